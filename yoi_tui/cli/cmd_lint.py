@@ -1,0 +1,70 @@
+"""``yoi lint``: check records against the rules of SPEC 4."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..core.errors import YoiError
+from ..core.kinds import iter_record_paths
+from ..core.lint import LintReport, format_diagnostics, lint_paths, lint_workspace
+from ..core.workspace import Workspace, find_workspace
+from .common import EXIT_FINDINGS, EXIT_OK
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "lint", parents=parents, help="check records against the record rules",
+        description="Lint the whole workspace, or the given record files / folders / workspaces. "
+                    "Exit 0 when no error is found (warnings allowed), 1 on errors, 2 on usage errors.",
+        epilog="Text output is 'path:line:col: rule message'; --format json prints a list of "
+               "{path, line, col, rule, severity, message, hint}; --format github prints workflow annotations.")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="record files, record folders, or workspace roots (default: the whole workspace)")
+    parser.add_argument("--format", choices=("text", "json", "github"), default="text", help="output format")
+    parser.add_argument("--json", action="store_const", const="json", dest="format",
+                        help="same as --format json")
+    parser.set_defaults(handler=run)
+
+
+def _usage_frequencies(ws: Workspace) -> dict[tuple[str, str], float] | None:
+    try:
+        from ..core.usage import frequencies_for_lint  # lands with the usage metrics
+    except ImportError:
+        return None
+    return frequencies_for_lint(ws)
+
+
+def _lint_target(path: Path, explicit_ws: str | None) -> LintReport:
+    if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
+        ws = Workspace(path)
+        return lint_workspace(ws, frequencies=_usage_frequencies(ws))
+    if not path.exists() and not path.is_symlink():
+        raise YoiError("no such file or folder", path=path)
+    start = path.parent if not path.is_dir() else path
+    ws = find_workspace(explicit=explicit_ws) if explicit_ws else find_workspace(start)
+    if path.is_dir() and not path.name.endswith(".md"):
+        resolved = path.resolve()
+        files = [p for p in iter_record_paths(ws) if p.resolve().is_relative_to(resolved) or p.parent.resolve() == resolved]
+    else:
+        files = [path]
+    return lint_paths(ws, files, frequencies=_usage_frequencies(ws))
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.paths:
+        reports = [_lint_target(Path(p), args.workspace) for p in args.paths]
+    else:
+        ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
+        reports = [lint_workspace(ws, frequencies=_usage_frequencies(ws))]
+    diags = sorted({d for report in reports for d in report.diagnostics})
+    output = format_diagnostics(diags, args.format)
+    if output:
+        print(output)
+    if args.format == "text":
+        errors = sum(d.is_error for d in diags)
+        files = sum(r.files for r in reports)
+        summary = f"{errors} error(s), {len(diags) - errors} warning(s) in {files} file(s)"
+        print(summary, file=sys.stderr)
+    return EXIT_FINDINGS if any(d.is_error for d in diags) else EXIT_OK

@@ -1,0 +1,39 @@
+"""Error types for expected failures.
+
+Every error a user can cause (bad config, missing workspace, locked file) is a ``YoiError`` whose
+message names the file or key at fault. The CLI turns these into one line on stderr and exit 2;
+anything else is a bug and may show a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class YoiError(Exception):
+    """An expected error with a message meant for the user."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        self.path = str(path) if path is not None else None
+        super().__init__(f"{path}: {message}" if path is not None else message)
+        self.message = message
+
+
+class WorkspaceNotFound(YoiError):
+    """No folder holding ``memory/`` or ``.yoi/`` above the starting directory."""
+
+
+class ConfigError(YoiError):
+    """``.yoi/config.toml`` is unreadable, not TOML, or holds a bad key or value."""
+
+
+class RecordLockedError(YoiError):
+    """A record's write bits are removed: a person locked it against automated rewriting."""
+
+
+class RecordChangedError(YoiError):
+    """A file changed on disk since it was read; writing would lose someone's edit."""
+
+
+class UnsafePathError(YoiError):
+    """A path leaves the folders a writer may touch (``..``, absolute, or a symlink out)."""

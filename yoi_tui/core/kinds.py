@@ -1,0 +1,90 @@
+"""Record kinds, slugs, and the mapping between a kind+slug and its path in the workspace."""
+
+from __future__ import annotations
+
+import os
+import re
+from enum import StrEnum
+from pathlib import Path
+
+from .workspace import Workspace
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+SLUG_MAX = 64
+
+
+class RecordKind(StrEnum):
+    SUMMARY = "summary"
+    DECISION = "decision"
+    REQUEST = "request"
+    KNOWLEDGE = "knowledge"
+
+
+MEMORY_KINDS = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST)
+
+
+def is_valid_slug(slug: str) -> bool:
+    return len(slug) <= SLUG_MAX and SLUG_RE.match(slug) is not None
+
+
+def slugify(title: str, max_len: int = SLUG_MAX) -> str:
+    """A kebab-case slug from free text, cut at a word boundary within ``max_len``."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    slug = ""
+    for word in words:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > max_len:
+            break
+        slug = candidate
+    return slug or (words[0][:max_len] if words else "untitled")
+
+
+def folder_for(ws: Workspace, kind: RecordKind) -> Path:
+    return {
+        RecordKind.DECISION: ws.decisions_dir,
+        RecordKind.REQUEST: ws.requests_dir,
+        RecordKind.KNOWLEDGE: ws.knowledge_dir,
+        RecordKind.SUMMARY: ws.memory_dir,
+    }[kind]
+
+
+def path_for(ws: Workspace, kind: RecordKind, slug: str) -> Path:
+    if kind is RecordKind.SUMMARY:
+        return ws.summary_path
+    return folder_for(ws, kind) / f"{slug}.md"
+
+
+def kind_for_path(ws: Workspace, path: Path) -> RecordKind | None:
+    """The record kind a path would hold by its place in the layout (None: not a record path)."""
+    try:
+        rel = Path(os.path.abspath(path)).relative_to(ws.root).parts
+    except ValueError:
+        return None
+    if not rel or not rel[-1].endswith(".md"):
+        return None
+    if rel == ("memory", "summary.md"):
+        return RecordKind.SUMMARY
+    if len(rel) == 3 and rel[0] == "memory":
+        return {"decisions": RecordKind.DECISION, "requests": RecordKind.REQUEST}.get(rel[1])
+    if len(rel) == 2 and rel[0] == "knowledge":
+        return RecordKind.KNOWLEDGE
+    return None
+
+
+def slug_of(path: Path) -> str:
+    name = Path(path).name
+    return name[:-3] if name.endswith(".md") else name
+
+
+def iter_record_paths(ws: Workspace) -> list[Path]:
+    """Every path where a record may live, sorted (files, folders and links named ``*.md``)."""
+    found: list[Path] = []
+    if os.path.lexists(ws.summary_path):
+        found.append(ws.summary_path)
+    for folder in (ws.decisions_dir, ws.requests_dir, ws.knowledge_dir):
+        try:
+            with os.scandir(folder) as entries:
+                found.extend(Path(e.path) for e in entries if e.name.endswith(".md"))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+    return sorted(found)

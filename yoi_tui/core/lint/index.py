@@ -1,0 +1,132 @@
+"""The workspace index: slugs per kind and the ``replaced_by`` graph, built once per run.
+
+Cross-record rules (dangling references, replacement chains, similar slugs) ask the index instead
+of re-reading the workspace, so linting one file stays proportional to that file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ..kinds import RecordKind, folder_for, path_for, slug_of
+from ..records import Record, read_record
+from ..workspace import Workspace
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    kind: RecordKind
+    slug: str
+    rel: str
+    replaced_by: str | None
+    status: str | None
+    description: str
+    user_invocable: bool
+    model_invokation: bool
+    knowledge_kind: str | None
+
+    @property
+    def is_replaced(self) -> bool:
+        return self.replaced_by is not None or self.status == "replaced"
+
+
+@dataclass
+class WorkspaceIndex:
+    """Every known record by kind and slug.
+
+    Built from parsed records (a whole-workspace run), or lazily (``from_names``): slugs come from
+    folder listings and a record's frontmatter is read only when a rule asks about it, so linting
+    one file reads that file and the few records it points at.
+    """
+
+    entries: dict[RecordKind, dict[str, IndexEntry | None]] = field(
+        default_factory=lambda: {kind: {} for kind in RecordKind})
+    workspace: Workspace | None = None
+
+    @classmethod
+    def from_names(cls, ws: Workspace) -> WorkspaceIndex:
+        index = cls(workspace=ws)
+        for kind in (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE):
+            try:
+                with os.scandir(folder_for(ws, kind)) as found:
+                    index.entries[kind] = {slug_of(e.name): None for e in found if e.name.endswith(".md")}
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+        if os.path.lexists(ws.summary_path):
+            index.entries[RecordKind.SUMMARY]["summary"] = None
+        return index
+
+    @classmethod
+    def from_records(cls, records: list[Record], unparsed: list[tuple[RecordKind, str, str]] = ()) -> WorkspaceIndex:
+        index = cls()
+        for record in records:
+            index.add(record)
+        for kind, slug, rel in unparsed:
+            index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
+        return index
+
+    def add(self, record: Record) -> None:
+        self.entries[record.kind][record.slug] = IndexEntry(
+            kind=record.kind, slug=record.slug, rel=record.rel, replaced_by=record.replaced_by,
+            status=record.status, description=record.description, user_invocable=record.user_invocable,
+            model_invokation=record.model_invokation, knowledge_kind=record.knowledge_kind)
+
+    def remove(self, kind: RecordKind, slug: str) -> None:
+        self.entries[kind].pop(slug, None)
+
+    def has(self, kind: RecordKind, slug: str) -> bool:
+        return slug in self.entries[kind]
+
+    def get(self, kind: RecordKind, slug: str) -> IndexEntry | None:
+        """The entry for ``slug`` (read from disk on first use in a lazy index); None: no such record."""
+        bucket = self.entries[kind]
+        if slug not in bucket:
+            return None
+        entry = bucket[slug]
+        if entry is None:
+            entry = self._load(kind, slug)
+            bucket[slug] = entry
+        return entry
+
+    def _load(self, kind: RecordKind, slug: str) -> IndexEntry:
+        record = read_record(self.workspace, path_for(self.workspace, kind, slug)).record if self.workspace else None
+        if record is None:
+            return IndexEntry(kind, slug, "", None, None, "", False, False, None)
+        self.add(record)
+        return self.entries[kind][slug]  # type: ignore[return-value]
+
+    def slugs(self, kind: RecordKind) -> list[str]:
+        return sorted(self.entries[kind])
+
+    def all_entries(self, kind: RecordKind) -> list[IndexEntry]:
+        """Every entry of ``kind`` (loads all of them in a lazy index)."""
+        return [entry for slug in self.slugs(kind) if (entry := self.get(kind, slug)) is not None]
+
+    def chain_problem(self, kind: RecordKind, slug: str) -> str | None:
+        """Why following ``replaced_by`` from ``slug`` fails: a missing target or a loop (None: fine)."""
+        seen = [slug]
+        current = self.get(kind, slug)
+        while current is not None and current.replaced_by:
+            target = current.replaced_by
+            if target in seen:
+                return "replacement chain loops: " + " → ".join([*seen, target])
+            seen.append(target)
+            current = self.get(kind, target)
+            if current is None:
+                return f"replaced_by names no {kind.value} record '{target}'"
+        return None
+
+    def final_replacement(self, kind: RecordKind, slug: str) -> str | None:
+        """The end of the ``replaced_by`` chain from ``slug`` (None on a loop or a missing record)."""
+        seen = {slug}
+        current = self.get(kind, slug)
+        while current is not None and current.replaced_by:
+            if current.replaced_by in seen:
+                return None
+            seen.add(current.replaced_by)
+            nxt = self.get(kind, current.replaced_by)
+            if nxt is None:
+                return None
+            current = nxt
+        return current.slug if current is not None else None

@@ -1,0 +1,217 @@
+"""The static lint rules of SPEC 4, applied to one parsed record against the workspace index."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterator, Mapping
+
+from pydantic import ValidationError
+from rapidfuzz import fuzz, process
+
+from ..config import Config
+from ..diagnostics import Diagnostic
+from ..kinds import SLUG_MAX, RecordKind, is_valid_slug
+from ..models import DECISION_STATUSES, KNOWN_KEYS, META_MODELS
+from ..records import Record
+from ..slugrefs import iter_slug_refs
+from .index import WorkspaceIndex
+from .injection import find_injections
+
+RecordRule = Callable[[Record, WorkspaceIndex, Config, "LintContext"], Iterator[Diagnostic]]
+
+_CONFLICT_RE = re.compile(r"^(<{7}(?: .*)?|>{7}(?: .*)?|\|{7}(?: .*)?)$", re.MULTILINE)
+
+
+class LintContext:
+    """Per-run inputs beyond the index: usage frequencies for ``compressible``."""
+
+    def __init__(self, frequencies: Mapping[tuple[str, str], float] | None = None) -> None:
+        self.frequencies = frequencies or {}
+
+    def frequency(self, kind: RecordKind, slug: str) -> float:
+        return self.frequencies.get((kind.value, slug), 0.0)
+
+
+def _at(record: Record, key: str, rule: str, message: str, *, severity: str = "error",
+        hint: str | None = None) -> Diagnostic:
+    line, col = record.line_of(key)
+    return Diagnostic(record.rel, line, col, rule, severity, message, hint)  # type: ignore[arg-type]
+
+
+def body_position(record: Record, offset: int) -> tuple[int, int]:
+    """File line/column (1-based) of an offset into the record's body."""
+    before = record.body[:offset]
+    line = record.body_line + before.count("\n")
+    col = offset - (before.rfind("\n") + 1) + 1
+    return line, col
+
+
+def _in_body(record: Record, offset: int, rule: str, message: str, *, severity: str = "error",
+             hint: str | None = None) -> Diagnostic:
+    line, col = body_position(record, offset)
+    return Diagnostic(record.rel, line, col, rule, severity, message, hint)  # type: ignore[arg-type]
+
+
+def check_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
+    """missing-field, field-type, bad-status (and the knowledge kind set)."""
+    model = META_MODELS[record.kind]
+    try:
+        model.model_validate(record.meta)
+    except ValidationError as exc:
+        for error in exc.errors():
+            loc = error["loc"]
+            key = str(loc[0])
+            where = key + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[1:])
+            if error["type"] == "missing" and len(loc) == 1:
+                default = {"model_invokation": "false", "user_invocable": "true"}.get(key)
+                hint = f"add '{key}: {default}' (the default)" if default else f"add '{key}:' to the frontmatter"
+                yield Diagnostic(record.rel, 1, 1, "missing-field",
+                                 "error", f"required field '{key}' is missing for a {record.kind.value}", hint)
+            else:
+                message = str(error["msg"]).removeprefix("Value error, ")
+                yield _at(record, key, "field-type", f"'{where}': {message}", hint=_type_hint(key))
+    if record.kind is RecordKind.DECISION:
+        status = record.meta.get("status")
+        if isinstance(status, str) and status not in DECISION_STATUSES:
+            yield _at(record, "status", "bad-status", f"status '{status}' is not one of open|resolved|replaced")
+        if status == "replaced" and not record.meta.get("replaced_by"):
+            yield _at(record, "status", "bad-status", "status 'replaced' without 'replaced_by'",
+                      hint="name the replacing decision in 'replaced_by:'")
+    if record.kind is RecordKind.KNOWLEDGE:
+        kind = record.meta.get("kind")
+        allowed = config.records.knowledge_kinds
+        if isinstance(kind, str) and kind not in allowed:
+            yield _at(record, "kind", "field-type", f"knowledge kind '{kind}' is not one of {', '.join(allowed)}",
+                      hint="use one of those, or add it to records.knowledge_kinds in .yoi/config.toml")
+
+
+def _type_hint(key: str) -> str | None:
+    if key in ("created_at", "updated_at"):
+        return "write e.g. 2026-01-05T10:00:00+00:00"
+    if key in ("sources", "last_sources"):
+        return "each source is {session_id: ..., range: [start, end]}"
+    if key in ("model_invokation", "user_invocable"):
+        return "write true or false"
+    return None
+
+
+def check_slug(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
+    if record.kind is not RecordKind.SUMMARY and not is_valid_slug(record.slug):
+        yield Diagnostic(record.rel, 1, 1, "bad-slug", "error",
+                         f"file name '{record.slug}' is not a valid slug",
+                         f"use lowercase letters, digits and single hyphens, at most {SLUG_MAX} characters")
+
+
+def check_refs(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
+    """dangling-ref and ref-to-replaced for ``#slug`` in the body."""
+    for ref in iter_slug_refs(record.body):
+        entry = index.get(RecordKind.KNOWLEDGE, ref.slug)
+        line, col = record.body_line + ref.line - 1, ref.col
+        if entry is None:
+            close = process.extractOne(ref.slug, index.slugs(RecordKind.KNOWLEDGE), scorer=fuzz.ratio, score_cutoff=80)
+            hint = f"did you mean #{close[0]}?" if close else "create the knowledge record or remove the '#'"
+            yield Diagnostic(record.rel, line, col, "dangling-ref", "error",
+                             f"#{ref.slug} names no knowledge record", hint)
+        elif entry.is_replaced:
+            final = index.final_replacement(RecordKind.KNOWLEDGE, ref.slug)
+            hint = f"point at #{final}" if final and final != ref.slug else None
+            yield Diagnostic(record.rel, line, col, "ref-to-replaced", "warning",
+                             f"#{ref.slug} is replaced", hint)
+
+
+def check_replaced_by(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
+    target = record.meta.get("replaced_by")
+    if not isinstance(target, str) or not target:
+        return
+    entry = index.get(record.kind, target)
+    if entry is None:
+        yield _at(record, "replaced_by", "dangling-replaced-by",
+                  f"replaced_by '{target}' names no {record.kind.value} record")
+        return
+    problem = index.chain_problem(record.kind, record.slug)
+    if problem is not None and "loops" in problem:
+        yield _at(record, "replaced_by", "dangling-replaced-by", problem)
+    elif entry.is_replaced:
+        final = index.final_replacement(record.kind, target)
+        yield _at(record, "replaced_by", "ref-to-replaced", f"replaced_by '{target}' is itself replaced",
+                  severity="warning", hint=f"point at '{final}'" if final else None)
+
+
+def check_sizes(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
+    """over-cap, compressible, description-too-long, sources-overflow."""
+    cap = config.cap_for(record.kind.value)
+    length = len(record.body)
+    if length > cap:
+        yield Diagnostic(record.rel, record.body_line, 1, "over-cap", "error",
+                         f"body is {length} characters; the {record.kind.value} cap is {cap}",
+                         "densify it, or split it into several records")
+    elif length > cap * config.records.compressible_fraction and \
+            ctx.frequency(record.kind, record.slug) < config.usage.protect_threshold:
+        yield Diagnostic(record.rel, record.body_line, 1, "compressible", "warning",
+                         f"body is {length} of {cap} characters and the record is rarely used",
+                         "compress it: keep claims and rationale, drop repetition")
+    description = record.meta.get("description")
+    if record.model_invokation and isinstance(description, str) and len(description) > config.records.description_max:
+        yield _at(record, "description", "description-too-long",
+                  f"description is {len(description)} characters; at most {config.records.description_max} "
+                  "when model_invokation is true (it is injected into every prompt)")
+    sources = record.sources()
+    if len(sources) > config.records.sources_max:
+        key = "last_sources" if record.kind is RecordKind.KNOWLEDGE else "sources"
+        yield _at(record, key, "sources-overflow", f"{len(sources)} sources; keep the latest "
+                  f"{config.records.sources_max}, git has the rest", severity="warning")
+
+
+def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
+    """conflict-markers, secret, injection-pattern over the whole file text."""
+    text = record.text.replace("\r\n", "\n")
+    for match in _CONFLICT_RE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        yield Diagnostic(record.rel, line, 1, "conflict-markers", "error",
+                         f"git merge-conflict marker '{match.group()[:7]}'", "resolve the merge and remove the markers")
+    from ..sessions.redact import find_secrets  # the same patterns Phase 1 redacts with
+
+    for kind, start, _end in find_secrets(text):
+        line = text.count("\n", 0, start) + 1
+        col = start - (text.rfind("\n", 0, start) + 1) + 1
+        yield Diagnostic(record.rel, line, col, "secret", "error", f"secret-shaped string ({kind})",
+                         "remove it and rotate the secret if it was real")
+    for start, why in find_injections(text):
+        line = text.count("\n", 0, start) + 1
+        col = start - (text.rfind("\n", 0, start) + 1) + 1
+        yield Diagnostic(record.rel, line, col, "injection-pattern", "warning",
+                         f"text reads as instructions to an agent: {why}",
+                         "rephrase as a description, or quote it in a code span")
+
+
+def check_unknown_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
+    known = KNOWN_KEYS[record.kind]
+    all_known = set().union(*KNOWN_KEYS.values())
+    for key in record.meta:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key, sorted(all_known), n=1, cutoff=0.75)
+        if close and close[0] != key:
+            yield _at(record, key, "unknown-field", f"unknown field '{key}'", severity="warning",
+                      hint=f"did you mean '{close[0]}'?")
+
+
+def similar_slug_pairs(slugs: list[str], ratio: float) -> Iterator[tuple[str, str, float]]:
+    """Near-duplicate pairs among ``slugs`` (each pair once); rapidfuzz compares in C."""
+    ordered = sorted(slugs)
+    for position, slug in enumerate(ordered):
+        rest = ordered[position + 1:]
+        for other, score, _ in process.extract(slug, rest, scorer=fuzz.ratio, score_cutoff=ratio, limit=None):
+            yield slug, other, float(score)
+
+
+def similar_to(slug: str, slugs: list[str], ratio: float) -> list[tuple[str, float]]:
+    """Slugs near-identical to ``slug`` (excluding itself)."""
+    return [(other, score) for other, score, _ in
+            process.extract(slug, slugs, scorer=fuzz.ratio, score_cutoff=ratio, limit=None) if other != slug]
+
+
+RECORD_RULES: tuple[RecordRule, ...] = (
+    check_fields, check_slug, check_refs, check_replaced_by, check_sizes, check_text, check_unknown_fields,
+)

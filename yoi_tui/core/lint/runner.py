@@ -1,0 +1,133 @@
+"""Running the linter: the whole workspace, a list of files, or one text being edited.
+
+A whole-workspace run reads and parses every record once, builds the index from them, then applies
+the per-record rules and the cross-record ``similar-slugs`` rule. A one-file run uses a lazy index
+(folder listings plus the records the file points at), so its cost follows that file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import Config
+from ..diagnostics import Diagnostic
+from ..kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
+from ..records import Record, read_record
+from ..workspace import Workspace
+from .index import WorkspaceIndex
+from .rules import RECORD_RULES, LintContext, similar_slug_pairs, similar_to
+
+STATIC_RULES: tuple[str, ...] = (
+    "frontmatter-invalid", "field-type", "missing-field", "bad-slug", "dangling-ref", "dangling-replaced-by",
+    "bad-status", "description-too-long", "over-cap", "conflict-markers", "secret",
+    "compressible", "sources-overflow", "similar-slugs", "unknown-field", "ref-to-replaced", "injection-pattern",
+)
+WRITE_TIME_RULES: tuple[str, ...] = ("workflow-write", "slug-exists", "invented-source", "injection-pattern")
+FILE_RULES: tuple[str, ...] = ("file-unreadable", "encoding")
+
+
+@dataclass
+class LintReport:
+    """Findings of one run, sorted by path and position, plus what was read."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    records: list[Record] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(d.is_error for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.diagnostics) - self.errors
+
+
+def _filtered(diags: list[Diagnostic], config: Config) -> list[Diagnostic]:
+    disabled = set(config.lint.disable)
+    return sorted(d for d in diags if d.rule not in disabled) if disabled else sorted(diags)
+
+
+def lint_record(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext | None = None,
+                *, with_similar: bool = True) -> list[Diagnostic]:
+    """Every per-record rule on one parsed record (plus similar-slugs against the index)."""
+    ctx = ctx or LintContext()
+    found: list[Diagnostic] = []
+    for rule in RECORD_RULES:
+        found.extend(rule(record, index, config, ctx))
+    if with_similar and record.kind is not RecordKind.SUMMARY:
+        for other, score in similar_to(record.slug, index.slugs(record.kind), config.records.similar_slug_ratio):
+            found.append(_similar(record.rel, record.kind, other, score))
+    return found
+
+
+def _similar(rel: str, kind: RecordKind, other: str, score: float) -> Diagnostic:
+    return Diagnostic(rel, 1, 1, "similar-slugs", "warning",
+                      f"slug is near-identical to {kind.value} '{other}' (ratio {score:.0f})",
+                      "merge the two records if they are about the same subject")
+
+
+def load_records(ws: Workspace) -> tuple[list[Record], list[Diagnostic], WorkspaceIndex]:
+    """Read every record once: the parsed records, reading problems, and the index built from them."""
+    records: list[Record] = []
+    diags: list[Diagnostic] = []
+    unparsed: list[tuple[RecordKind, str, str]] = []
+    for path in iter_record_paths(ws):
+        result = read_record(ws, path)
+        diags.extend(result.diagnostics)
+        if result.record is not None:
+            records.append(result.record)
+        else:
+            kind = kind_for_path(ws, path)
+            if kind is not None:
+                unparsed.append((kind, slug_of(path) if kind is not RecordKind.SUMMARY else "summary", ws.rel(path)))
+    return records, diags, WorkspaceIndex.from_records(records, unparsed)
+
+
+def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None) -> LintReport:
+    """Lint every record of the workspace."""
+    config = ws.config
+    records, diags, index = load_records(ws)
+    ctx = LintContext(frequencies)
+    for record in records:
+        diags.extend(lint_record(record, index, config, ctx, with_similar=False))
+    rels = {(r.kind, r.slug): r.rel for r in records}
+    for kind in (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE):
+        for first, second, score in similar_slug_pairs(index.slugs(kind), config.records.similar_slug_ratio):
+            for slug, other in ((first, second), (second, first)):
+                if (kind, slug) in rels:
+                    diags.append(_similar(rels[(kind, slug)], kind, other, score))
+    total = len(records) + sum(1 for d in diags if d.rule == "file-unreadable")
+    return LintReport(_filtered(diags, config), files=total, records=records)
+
+
+def lint_paths(ws: Workspace, paths: list[Path], *,
+               frequencies: Mapping[tuple[str, str], float] | None = None,
+               index: WorkspaceIndex | None = None) -> LintReport:
+    """Lint the given record files against a lazy index of the workspace."""
+    config = ws.config
+    index = index or WorkspaceIndex.from_names(ws)
+    ctx = LintContext(frequencies)
+    report = LintReport()
+    for path in paths:
+        result = read_record(ws, path)
+        report.files += 1
+        report.diagnostics.extend(result.diagnostics)
+        if result.record is not None:
+            report.records.append(result.record)
+            report.diagnostics.extend(lint_record(result.record, index, config, ctx))
+    report.diagnostics = _filtered(report.diagnostics, config)
+    return report
+
+
+def lint_text(ws: Workspace, path: Path, text: str, index: WorkspaceIndex,
+              *, frequencies: Mapping[tuple[str, str], float] | None = None) -> list[Diagnostic]:
+    """Lint unsaved ``text`` as if it were the content of ``path`` (the editor's live lint)."""
+    result = read_record(ws, Path(os.path.abspath(path)), text=text)
+    diags = list(result.diagnostics)
+    if result.record is not None:
+        diags.extend(lint_record(result.record, index, ws.config, LintContext(frequencies)))
+    return _filtered(diags, ws.config)

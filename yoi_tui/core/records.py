@@ -1,0 +1,333 @@
+"""Reading records: bytes → frontmatter mapping (with key line numbers) + body, never a traceback.
+
+``read_record`` checks the file itself (symlinks out of the workspace, folders named like records,
+size, permissions, binary content, encoding), splits the frontmatter, parses it with a YAML loader
+that refuses aliases ("billion laughs") and keeps the line of every top-level key so diagnostics
+can point at it. Problems come back as ``Diagnostic``s; the file is never changed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .diagnostics import Diagnostic
+from .kinds import RecordKind, kind_for_path, slug_of
+from .workspace import Workspace
+
+try:  # The C loader is several times faster; fall back where libyaml is missing.
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _Loader = yaml.SafeLoader
+
+MAX_RECORD_BYTES = 1024 * 1024
+MAX_FRONTMATTER_CHARS = 64 * 1024
+_MAX_YAML_NODES = 20_000
+FENCE = "---"
+
+
+@dataclass
+class Record:
+    """A parsed record. ``meta`` keeps the frontmatter's key order; ``text`` is the file as read."""
+
+    kind: RecordKind
+    slug: str
+    path: Path
+    rel: str
+    meta: dict[str, Any]
+    body: str
+    text: str
+    key_lines: dict[str, tuple[int, int]] = field(default_factory=dict)
+    frontmatter_lines: list[str] = field(default_factory=list)
+    body_line: int = 1
+    newline: str = "\n"
+    bom: bool = False
+
+    @property
+    def replaced_by(self) -> str | None:
+        value = self.meta.get("replaced_by")
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def status(self) -> str | None:
+        value = self.meta.get("status")
+        return value if isinstance(value, str) else None
+
+    @property
+    def is_replaced(self) -> bool:
+        return self.replaced_by is not None or self.status == "replaced"
+
+    @property
+    def description(self) -> str:
+        value = self.meta.get("description")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def knowledge_kind(self) -> str | None:
+        value = self.meta.get("kind")
+        return value if isinstance(value, str) else None
+
+    @property
+    def model_invokation(self) -> bool:
+        return self.meta.get("model_invokation") is True
+
+    @property
+    def user_invocable(self) -> bool:
+        # SPEC 3 default: user_invocable true.
+        return self.meta.get("user_invocable", True) is not False
+
+    def sources(self) -> list[dict[str, Any]]:
+        key = "last_sources" if self.kind is RecordKind.KNOWLEDGE else "sources"
+        value = self.meta.get(key)
+        return [s for s in value if isinstance(s, dict)] if isinstance(value, list) else []
+
+    def line_of(self, key: str) -> tuple[int, int]:
+        return self.key_lines.get(key, (1, 1))
+
+
+@dataclass
+class ReadResult:
+    """A record (None when it could not be parsed) and what was found on the way."""
+
+    record: Record | None
+    diagnostics: list[Diagnostic]
+
+
+def _diag(rel: str, rule: str, message: str, *, line: int = 1, col: int = 1,
+          severity: str = "error", hint: str | None = None) -> Diagnostic:
+    return Diagnostic(rel, line, col, rule, severity, message, hint)  # type: ignore[arg-type]
+
+
+def _file_problem(ws: Workspace, path: Path, rel: str) -> tuple[Diagnostic | None, os.stat_result | None]:
+    try:
+        lst = os.lstat(path)
+    except FileNotFoundError:
+        return _diag(rel, "file-unreadable", "file does not exist"), None
+    except OSError as exc:
+        return _diag(rel, "file-unreadable", f"cannot stat: {exc.strerror}"), None
+    if stat.S_ISLNK(lst.st_mode):
+        target = os.path.realpath(path)
+        if not ws.contains(Path(target)):
+            return _diag(rel, "file-unreadable", f"symlink points outside the workspace ({target}); not read",
+                         hint="replace the link with the file itself"), None
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return _diag(rel, "file-unreadable", f"broken symlink or unreadable: {exc.strerror}"), None
+    if stat.S_ISDIR(st.st_mode):
+        return _diag(rel, "file-unreadable", "is a folder named like a record, not a file",
+                     hint="rename the folder or move its contents"), None
+    if not stat.S_ISREG(st.st_mode):
+        return _diag(rel, "file-unreadable", "is not a regular file"), None
+    if st.st_size > MAX_RECORD_BYTES:
+        size_mb = st.st_size / (1024 * 1024)
+        return _diag(rel, "file-unreadable",
+                     f"file is {size_mb:.1f} MiB; records are at most {MAX_RECORD_BYTES // (1024 * 1024)} MiB, not read",
+                     hint="split it into several records or move the data out of memory/"), None
+    return None, st
+
+
+def decode_record_bytes(data: bytes, rel: str) -> tuple[str | None, bool, list[Diagnostic]]:
+    """UTF-8 text of a record (BOM stripped) or None with the reason. Returns (text, had_bom, diags)."""
+    diags: list[Diagnostic] = []
+    if b"\x00" in data[:8192]:
+        return None, False, [_diag(rel, "file-unreadable", "binary file (NUL bytes); a record is UTF-8 text")]
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if bom:
+        data = data[3:]
+        diags.append(_diag(rel, "encoding", "file starts with a UTF-8 byte order mark", severity="warning",
+                           hint="save the file as UTF-8 without BOM"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        diags.append(_diag(rel, "file-unreadable",
+                           f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be decoded",
+                           line=line, col=col, hint="re-save the file as UTF-8"))
+        return None, bom, diags
+    if "\r\n" in text:
+        diags.append(_diag(rel, "encoding", "CRLF line endings", severity="warning",
+                           hint="yoi keeps them on rewrite; configure git/your editor for LF"))
+    return text, bom, diags
+
+
+def read_record(ws: Workspace, path: Path, *, text: str | None = None) -> ReadResult:
+    """Read and parse one record. With ``text`` given, parse that instead of the file's content."""
+    path = Path(os.path.abspath(path))
+    rel = ws.rel(path)
+    kind = kind_for_path(ws, path)
+    if kind is None:
+        return ReadResult(None, [_diag(rel, "file-unreadable", "not a record path (memory/summary.md, "
+                                       "memory/decisions/, memory/requests/ or knowledge/)")])
+    bom = False
+    diags: list[Diagnostic] = []
+    if text is None:
+        problem, _ = _file_problem(ws, path, rel)
+        if problem is not None:
+            return ReadResult(None, [problem])
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            return ReadResult(None, [_diag(rel, "file-unreadable", f"cannot read: {exc.strerror or exc}")])
+        decoded, bom, diags = decode_record_bytes(data, rel)
+        if decoded is None:
+            return ReadResult(None, diags)
+        text = decoded
+    record, parse_diags = parse_record_text(text, kind=kind, path=path, rel=rel, bom=bom)
+    return ReadResult(record, diags + parse_diags)
+
+
+def parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str,
+                      bom: bool = False) -> tuple[Record | None, list[Diagnostic]]:
+    """Split and parse a record's text (BOM already removed)."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    normalized = text.replace("\r\n", "\n") if newline == "\r\n" else text
+    if not normalized.strip():
+        return None, [_diag(rel, "frontmatter-invalid", "empty file; a record starts with a '---' frontmatter block",
+                            hint="create records with `yoi-tui` (n) or copy a template")]
+    lines = normalized.split("\n")
+    if lines[0].rstrip() != FENCE:
+        return None, [_diag(rel, "frontmatter-invalid", "missing frontmatter: the first line must be '---'",
+                            hint="start the file with '---', the YAML keys, then '---'")]
+    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in (FENCE, "...")), None)
+    if close is None:
+        return None, [_diag(rel, "frontmatter-invalid", "frontmatter block is not closed by a '---' line")]
+    fm_lines = lines[1:close]
+    body = "\n".join(lines[close + 1:])
+    body_line = close + 2
+    fm_text = "\n".join(fm_lines)
+    if len(fm_text) > MAX_FRONTMATTER_CHARS:
+        return None, [_diag(rel, "frontmatter-invalid", f"frontmatter is over {MAX_FRONTMATTER_CHARS} characters")]
+    meta, key_lines, problem = _parse_yaml_mapping(fm_text, rel)
+    if problem is not None:
+        return None, [problem]
+    diags: list[Diagnostic] = []
+    second = _second_frontmatter_line(lines, close + 1)
+    if second is not None:
+        diags.append(_diag(rel, "frontmatter-invalid", "more than one frontmatter block", line=second,
+                           hint="merge the keys into the first block and delete the second"))
+    record = Record(kind=kind, slug=slug_of(path) if kind is not RecordKind.SUMMARY else "summary",
+                    path=path, rel=rel, meta=meta, body=body, text=text, key_lines=key_lines,
+                    frontmatter_lines=fm_lines, body_line=body_line, newline=newline, bom=bom)
+    return record, diags
+
+
+def _second_frontmatter_line(lines: list[str], start: int) -> int | None:
+    """1-based line of a second '---' block holding a YAML mapping right after the first."""
+    i = start
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i >= len(lines) or lines[i].rstrip() != FENCE:
+        return None
+    end = next((j for j in range(i + 1, min(len(lines), i + 200)) if lines[j].rstrip() == FENCE), None)
+    if end is None or end == i + 1:
+        return None
+    try:
+        data = yaml.load("\n".join(lines[i + 1:end]), Loader=_Loader)  # noqa: S506 - safe loader
+    except yaml.YAMLError:
+        return None
+    return i + 1 if isinstance(data, dict) and data else None
+
+
+def _parse_yaml_mapping(fm_text: str, rel: str) -> tuple[dict[str, Any], dict[str, tuple[int, int]], Diagnostic | None]:
+    loader = _Loader(fm_text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}, {}, _diag(rel, "frontmatter-invalid", "frontmatter is empty", line=2,
+                                 hint="add the required keys for this kind")
+        alias_problem = _find_alias(node)
+        if alias_problem:
+            return {}, {}, _diag(rel, "frontmatter-invalid", alias_problem, line=2)
+        if not isinstance(node, yaml.MappingNode):
+            return {}, {}, _diag(rel, "frontmatter-invalid", "frontmatter is not a mapping of keys to values",
+                                 line=node.start_mark.line + 2, col=node.start_mark.column + 1)
+        key_lines: dict[str, tuple[int, int]] = {}
+        for key_node, _value in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            line, col = key_node.start_mark.line + 2, key_node.start_mark.column + 1
+            if not isinstance(key, str):
+                return {}, {}, _diag(rel, "frontmatter-invalid", "frontmatter keys must be plain strings",
+                                     line=line, col=col)
+            if key in key_lines:
+                return {}, {}, _diag(rel, "frontmatter-invalid", f"duplicate key '{key}'", line=line, col=col,
+                                     hint=f"'{key}' is first set on line {key_lines[key][0]}")
+            key_lines[key] = (line, col)
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        return {}, {}, _yaml_error(exc, rel)
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. an impossible date 2026-02-31
+        return {}, {}, _diag(rel, "frontmatter-invalid", f"YAML value cannot be read: {exc}", line=2)
+    finally:
+        loader.dispose()
+    return dict(data), key_lines, None
+
+
+def _find_alias(root: yaml.Node) -> str | None:
+    """Aliases let a few lines expand to gigabytes; records never need them, so refuse any."""
+    seen: set[int] = set()
+    stack = [root]
+    count = 0
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return "YAML anchors/aliases are not allowed in frontmatter"
+        seen.add(id(node))
+        count += 1
+        if count > _MAX_YAML_NODES:
+            return f"frontmatter has more than {_MAX_YAML_NODES} YAML nodes"
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None
+
+
+def _yaml_error(exc: yaml.YAMLError, rel: str) -> Diagnostic:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    line = mark.line + 2 if mark is not None else 2
+    col = mark.column + 1 if mark is not None else 1
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    hint = "YAML does not allow tabs for indentation; use spaces" if "\t" in str(exc) or "tab" in str(problem) else None
+    return _diag(rel, "frontmatter-invalid", f"frontmatter is not valid YAML: {problem}", line=line, col=col,
+                 hint=hint)
+
+
+def as_timestamp(value: Any) -> datetime | None:
+    """A timezone-aware datetime from a YAML value, or None when it is not one."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else None
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo is not None else None
+    return None
+
+
+def timestamp_problem(value: Any) -> str | None:
+    """Why ``value`` is not an ISO 8601 timestamp with a UTC offset (None when it is one)."""
+    if as_timestamp(value) is not None:
+        return None
+    if isinstance(value, datetime) or (isinstance(value, str) and _parses_naive(value)):
+        return "timestamp has no UTC offset"
+    if isinstance(value, date):
+        return "a date without a time and UTC offset"
+    return f"expected an ISO 8601 timestamp with a UTC offset, got {type(value).__name__} {value!r}"
+
+
+def _parses_naive(value: str) -> bool:
+    try:
+        datetime.fromisoformat(value.strip())
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,121 @@
+"""Shared plumbing for the adapters: reading JSONL lines and numbering entries.
+
+Owns two rules every adapter must follow:
+- a bad line (not JSON, not an object, bad UTF-8, truncated) becomes a ``LogProblem`` with its
+  1-based line number and never raises;
+- entries are numbered in emission order, and each line's entries depend only on that line and
+  the lines before it, so appending to a log never renumbers or changes earlier entries.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model import Entry, LogProblem, Role, SessionLogError
+
+
+@dataclass(frozen=True)
+class RawLine:
+    """One parsed JSONL line: its 1-based number and the decoded object."""
+
+    number: int
+    obj: dict[str, Any]
+
+
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """Read a log's bytes, turning OS errors into ``SessionLogError``."""
+    try:
+        if path.is_dir():
+            raise SessionLogError(path, "is a directory, not a session log file")
+        with path.open("rb") as handle:
+            return handle.read() if limit is None else handle.read(limit)
+    except SessionLogError:
+        raise
+    except FileNotFoundError as exc:
+        raise SessionLogError(path, "no such file") from exc
+    except PermissionError as exc:
+        raise SessionLogError(path, "permission denied") from exc
+    except OSError as exc:
+        raise SessionLogError(path, f"cannot read: {exc.strerror or exc}") from exc
+
+
+def split_lines(data: bytes, *, complete: bool = True) -> tuple[list[RawLine], list[LogProblem]]:
+    """Parse JSONL bytes into objects, recording a problem for every unusable line.
+
+    ``complete`` says ``data`` is the whole file; when false (a prefix read for detection) an
+    unterminated last line is silently dropped instead of reported as truncated.
+
+    Bad bytes inside one line are decoded with U+FFFD replacement and reported, but the line is
+    still used: one mangled character should not cost a whole tool result.
+    """
+    lines: list[RawLine] = []
+    problems: list[LogProblem] = []
+    chunks = data.split(b"\n")
+    # A file ending in "\n" leaves an empty last chunk; otherwise the last chunk is a line whose
+    # writer may still be busy (logs are read while being appended to).
+    unterminated = chunks[-1] != b""
+    if not unterminated:
+        chunks.pop()
+    for number, raw in enumerate(chunks, start=1):
+        is_last = number == len(chunks)
+        if is_last and unterminated and not complete:
+            break
+        raw = raw.rstrip(b"\r")
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            problems.append(LogProblem(line=number, message="invalid UTF-8 bytes replaced with U+FFFD"))
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if is_last and unterminated:
+                message = "truncated last line (the log may still be being written); skipped"
+            else:
+                message = f"invalid JSON ({exc.msg} at column {exc.colno}); skipped"
+            problems.append(LogProblem(line=number, message=message))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(LogProblem(line=number, message="not a JSON object; skipped"))
+            continue
+        lines.append(RawLine(number=number, obj=obj))
+    return lines, problems
+
+
+def read_lines(path: Path) -> tuple[list[RawLine], list[LogProblem]]:
+    """Read and parse a whole JSONL log."""
+    return split_lines(read_bytes(path))
+
+
+class Emitter:
+    """Collects entries and assigns indices in emission (= file) order."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+
+    def emit(self, role: Role, text: str = "", **fields: Any) -> Entry:
+        entry = Entry(index=len(self.entries), role=role, text=text, **fields)
+        self.entries.append(entry)
+        return entry
+
+
+def as_int(value: Any) -> int:
+    """An integer from a usage field, treating missing or odd values as 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    return 0
+
+
+def as_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,146 @@
+"""The workspace: where a project's memory lives, how it is found, and ``yoi init``.
+
+A workspace is the first folder, walking up from the current directory, that holds ``memory/`` or
+``.yoi/`` (SPEC 2). Paths of every part of the layout are derived here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from .config import DEFAULT_CONFIG_TEXT, Config, load_config
+from .errors import WorkspaceNotFound, YoiError
+
+GITIGNORE_ENTRY = ".yoi/state/"
+
+
+@dataclass
+class Workspace:
+    """A project root and the paths of its memory layout."""
+
+    root: Path
+    _config: Config | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root).resolve()
+
+    @property
+    def yoi_dir(self) -> Path:
+        return self.root / ".yoi"
+
+    @property
+    def config_path(self) -> Path:
+        return self.yoi_dir / "config.toml"
+
+    @property
+    def usage_dir(self) -> Path:
+        return self.yoi_dir / "usage"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.yoi_dir / "state"
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / "memory"
+
+    @property
+    def summary_path(self) -> Path:
+        return self.memory_dir / "summary.md"
+
+    @property
+    def decisions_dir(self) -> Path:
+        return self.memory_dir / "decisions"
+
+    @property
+    def requests_dir(self) -> Path:
+        return self.memory_dir / "requests"
+
+    @property
+    def workflow_dir(self) -> Path:
+        return self.memory_dir / "workflow"
+
+    @property
+    def staging_dir(self) -> Path:
+        return self.memory_dir / "_staging"
+
+    @property
+    def knowledge_dir(self) -> Path:
+        return self.root / "knowledge"
+
+    @cached_property
+    def config(self) -> Config:
+        """The validated config (defaults when the file is absent); loaded once."""
+        return self._config if self._config is not None else load_config(self.config_path)
+
+    def rel(self, path: Path) -> str:
+        """``path`` relative to the root, with forward slashes (as shown in diagnostics)."""
+        try:
+            return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def contains(self, path: Path) -> bool:
+        """True when ``path``, with symlinks resolved, lies inside the workspace."""
+        try:
+            Path(path).resolve().relative_to(self.root)
+        except (ValueError, OSError):
+            return False
+        return True
+
+
+def _is_workspace_root(folder: Path) -> bool:
+    return (folder / "memory").is_dir() or (folder / ".yoi").is_dir()
+
+
+def find_workspace(start: Path | None = None, explicit: Path | str | None = None) -> Workspace:
+    """The workspace named by ``explicit``, or found by walking up from ``start`` (default: cwd)."""
+    if explicit is not None:
+        root = Path(explicit).expanduser()
+        if not root.is_dir():
+            raise WorkspaceNotFound("workspace folder does not exist", path=root)
+        return Workspace(root)
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if _is_workspace_root(folder):
+            return Workspace(folder)
+    raise WorkspaceNotFound(
+        f"no yoi workspace here or above {here} (a folder holding memory/ or .yoi/); "
+        "run `yoi init` in the project root or pass --workspace PATH"
+    )
+
+
+def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
+    """Create the layout of SPEC 2 under ``root``; idempotent. Returns what was created."""
+    root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise YoiError("not a folder", path=root)
+    ws = Workspace(root if root.exists() else _mkdir(root))
+    created: list[str] = []
+    for folder in (ws.decisions_dir, ws.requests_dir, ws.workflow_dir, ws.staging_dir,
+                   ws.knowledge_dir, ws.usage_dir, ws.state_dir):
+        if not folder.is_dir():
+            _mkdir(folder)
+            created.append(ws.rel(folder) + "/")
+    if not ws.config_path.exists():
+        ws.config_path.write_text(DEFAULT_CONFIG_TEXT, encoding="utf-8")
+        created.append(ws.rel(ws.config_path))
+    gitignore = ws.root / ".gitignore"
+    existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+    if GITIGNORE_ENTRY not in {line.strip() for line in existing.splitlines()}:
+        prefix = "" if not existing or existing.endswith("\n") else "\n"
+        with gitignore.open("a", encoding="utf-8") as handle:
+            handle.write(f"{prefix}{GITIGNORE_ENTRY}\n")
+        created.append(".gitignore entry " + GITIGNORE_ENTRY)
+    return ws, created
+
+
+def _mkdir(folder: Path) -> Path:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise YoiError(f"cannot create folder: {exc.strerror or exc}", path=folder) from exc
+    return folder
