@@ -240,9 +240,8 @@ def _parse_yaml_mapping(fm_text: str, rel: str) -> tuple[dict[str, Any], dict[st
     loader = _Loader(fm_text)
     try:
         node = loader.get_single_node()
-        if node is None:
-            return {}, {}, _diag(rel, "frontmatter-invalid", "frontmatter is empty", line=2,
-                                 hint="add the required keys for this kind")
+        if node is None:  # an empty block: every required key is reported missing by the linter
+            return {}, {}, None
         alias_problem = _find_alias(node)
         if alias_problem:
             return {}, {}, _diag(rel, "frontmatter-invalid", alias_problem, line=2)
@@ -262,7 +261,7 @@ def _parse_yaml_mapping(fm_text: str, rel: str) -> tuple[dict[str, Any], dict[st
             key_lines[key] = (line, col)
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        return {}, {}, _yaml_error(exc, rel)
+        return {}, {}, _yaml_error(exc, rel, fm_text)
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. an impossible date 2026-02-31
         return {}, {}, _diag(rel, "frontmatter-invalid", f"YAML value cannot be read: {exc}", line=2)
     finally:
@@ -291,12 +290,14 @@ def _find_alias(root: yaml.Node) -> str | None:
     return None
 
 
-def _yaml_error(exc: yaml.YAMLError, rel: str) -> Diagnostic:
+def _yaml_error(exc: yaml.YAMLError, rel: str, fm_text: str) -> Diagnostic:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = mark.line + 2 if mark is not None else 2
     col = mark.column + 1 if mark is not None else 1
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    hint = "YAML does not allow tabs for indentation; use spaces" if "\t" in str(exc) or "tab" in str(problem) else None
+    lines = fm_text.split("\n")
+    bad_line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
+    hint = "YAML does not allow tabs for indentation; use spaces" if "\t" in bad_line else None
     return _diag(rel, "frontmatter-invalid", f"frontmatter is not valid YAML: {problem}", line=line, col=col,
                  hint=hint)
 

@@ -42,7 +42,11 @@ def _scalar(value: Any) -> str:
     text = str(value)
     if text and _PLAIN_RE.match(text) and not text.endswith(" ") and _plain_roundtrips(text):
         return text
-    return json.dumps(text, ensure_ascii=False)
+    return _NON_PRINTABLE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
+
+
+# Characters YAML refuses to read raw (C0/C1 controls, DEL, surrogates, non-characters): escape them.
+_NON_PRINTABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def _plain_roundtrips(text: str) -> bool:

@@ -12,7 +12,7 @@ from rapidfuzz import fuzz, process
 from ..config import Config
 from ..diagnostics import Diagnostic
 from ..kinds import SLUG_MAX, RecordKind, is_valid_slug
-from ..models import DECISION_STATUSES, KNOWN_KEYS, META_MODELS
+from ..models import DECISION_STATUSES, KNOWN_KEYS, META_MODELS, REQUIRED_KEYS
 from ..records import Record
 from ..slugrefs import iter_slug_refs
 from .index import WorkspaceIndex
@@ -55,6 +55,12 @@ def _in_body(record: Record, offset: int, rule: str, message: str, *, severity: 
 
 def check_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     """missing-field, field-type, bad-status (and the knowledge kind set)."""
+    for key in REQUIRED_KEYS[record.kind]:
+        if key not in record.meta:
+            default = {"model_invokation": "false", "user_invocable": "true"}.get(key)
+            hint = f"add '{key}: {default}' (the default)" if default else f"add '{key}:' to the frontmatter"
+            yield Diagnostic(record.rel, 1, 1, "missing-field", "error",
+                             f"required field '{key}' is missing for a {record.kind.value}", hint)
     model = META_MODELS[record.kind]
     try:
         model.model_validate(record.meta)
@@ -64,10 +70,7 @@ def check_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: Lin
             key = str(loc[0])
             where = key + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[1:])
             if error["type"] == "missing" and len(loc) == 1:
-                default = {"model_invokation": "false", "user_invocable": "true"}.get(key)
-                hint = f"add '{key}: {default}' (the default)" if default else f"add '{key}:' to the frontmatter"
-                yield Diagnostic(record.rel, 1, 1, "missing-field",
-                                 "error", f"required field '{key}' is missing for a {record.kind.value}", hint)
+                continue  # reported above from REQUIRED_KEYS
             else:
                 message = str(error["msg"]).removeprefix("Value error, ")
                 yield _at(record, key, "field-type", f"'{where}': {message}", hint=_type_hint(key))

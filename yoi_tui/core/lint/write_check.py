@@ -2,7 +2,8 @@
 
 Adds to the static rules: ``workflow-write`` (agents never write ``memory/workflow/``),
 ``slug-exists`` (no creating over an existing slug; agents update only what they have read),
-``invented-source`` (sources are copied from the record or consumed staging, never invented) and
+``invented-source`` (an agent's sources are copied from the record or consumed staging, never
+invented) and
 ``injection-pattern`` as an error for agents. A result with any error means: do not write.
 """
 
@@ -80,8 +81,8 @@ def check_write(ws: Workspace, index: WorkspaceIndex, path: Path, new_text: str,
     diags.extend(lint_text(ws, path, new_text, index))
     if kind is None:
         return sorted(diags)
-    new = read_record(ws, path, text=new_text).record
-    if new is not None:
+    new = read_record(ws, path, text=new_text).record if agent else None
+    if new is not None:  # people may cite sessions by hand; agents only copy
         before_sources: set[SourceKey] = set()
         if before_text is not None:
             before = read_record(ws, path, text=before_text).record
