@@ -310,7 +310,9 @@ class _Parser:
         if ltype in _IGNORED_TYPES:
             return
         if ltype not in _CONTENT_TYPES:
-            self.problems.append(LogProblem(line=raw.number, message=f"unknown record type {ltype!r}; skipped"))
+            self.problems.append(
+                LogProblem(line=raw.number, message=f"unknown record type {ltype!r}; skipped")
+            )
             return
         uuid = as_str(line.get("uuid"))
         if uuid is not None:
@@ -330,7 +332,9 @@ class _Parser:
             return
         message = line.get("message")
         if not isinstance(message, dict):
-            self.problems.append(LogProblem(line=raw.number, message=f"{ltype} line without a message; skipped"))
+            self.problems.append(
+                LogProblem(line=raw.number, message=f"{ltype} line without a message; skipped")
+            )
             return
         if ltype == "user":
             self.user(line, message, ts)

@@ -70,7 +70,9 @@ def parse(path: Path, lines: list[RawLine], problems: list[LogProblem]) -> Parse
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "line"
-            problems.append(LogProblem(line=line.number, message=f"bad entry ({where}: {first['msg']}); skipped"))
+            problems.append(
+                LogProblem(line=line.number, message=f"bad entry ({where}: {first['msg']}); skipped")
+            )
             continue
         emitter.entries.append(entry)
     return ParsedLog(

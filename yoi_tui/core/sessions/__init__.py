@@ -1,0 +1,38 @@
+"""Session logs: reading harness transcripts into normalised entries, and cleaning them.
+
+SPEC section 7 (session logs) and the cleaning step of section 8. Public entry points:
+
+- ``load_session(path) -> ParsedLog``: detect the format from content and normalise the log;
+- ``detect_format(path) -> str``;
+- ``clean_entries(entries) -> list[Entry]``: redact secrets and drop injected text;
+- ``redact(text)`` / ``find_secrets(text)``: the secret pattern table, shared with the linter.
+
+Adapters: ``native`` (yoi's own JSONL), ``claude_code``, ``codex``. Never imports Textual.
+"""
+
+from __future__ import annotations
+
+from .clean import clean_entries, clean_entry, clean_text
+from .detect import FORMAT_EMPTY, FORMATS, detect_format, load_session
+from .model import INJECTED_KINDS, Entry, LogProblem, ParsedLog, Role, SessionLogError
+from .redact import SECRET_PATTERNS, find_secrets, redact, redact_value
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_EMPTY",
+    "INJECTED_KINDS",
+    "SECRET_PATTERNS",
+    "Entry",
+    "LogProblem",
+    "ParsedLog",
+    "Role",
+    "SessionLogError",
+    "clean_entries",
+    "clean_entry",
+    "clean_text",
+    "detect_format",
+    "find_secrets",
+    "load_session",
+    "redact",
+    "redact_value",
+]

@@ -1,0 +1,349 @@
+"""Adapter for Codex rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``).
+
+Each line is ``{"timestamp", "type", "payload"}`` (Codex 0.4x onwards). What becomes an entry:
+
+- user text: ``event_msg``/``user_message`` (the clean prompt). The ``response_item`` user
+  ``message`` twin is skipped, except when it is harness-injected context (``<environment_context>``,
+  ``<user_instructions>``, ``# AGENTS.md instructions for ...``, ...), which is kept as role system
+  kind ``context`` so cleaning can drop it visibly.
+- assistant text and reasoning: ``response_item`` ``message``/``reasoning`` only. Codex writes the
+  same text again as ``event_msg`` ``agent_message``/``agent_reasoning``; those are ignored so
+  nothing is doubled (the redacted 0.104 sample shows the twins cannot be matched by text).
+- tool calls: ``function_call`` (arguments parsed from their JSON string), ``custom_tool_call``
+  (raw ``input`` string, e.g. ``apply_patch``), ``local_shell_call``, ``web_search_call``.
+- tool results: ``function_call_output``/``custom_tool_call_output``. Codex writes **no success
+  flag**, so ``exit_code`` is read from the output (``Exit code: N`` of 0.6x ``shell_command``,
+  ``metadata.exit_code`` of JSON outputs such as ``apply_patch``, ``Process exited with code N`` of
+  unified exec) and ``is_error = exit_code != 0``. With no exit code ``is_error`` is ``None``.
+- ``developer``/``system`` messages -> role system kind ``developer``; ``compacted`` -> kind
+  ``compact_summary``; ``turn_aborted`` -> kind ``interrupt``.
+- ``token_count`` events -> an assistant entry of kind ``usage`` with empty text and
+  ``input_tokens`` = the model call's input (``last_token_usage.input_tokens``, which includes cached
+  input). Codex repeats each count once or twice; a count whose ``total_token_usage`` did not move
+  is skipped. The count arrives *after* the call's output lines, so it is its own entry: attaching
+  it to an earlier entry would change that entry when the log grows.
+
+``session_meta`` gives the session id (the first one; resumed logs may hold several).
+``turn_context``, ``ghost_snapshot`` and UI-only events are skipped quietly; an unknown top-level
+``type`` or ``response_item`` type is a ``LogProblem``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ._common import Emitter, RawLine, as_int, as_str
+from .model import (
+    KIND_COMPACT_SUMMARY,
+    KIND_CONTEXT,
+    KIND_DEVELOPER,
+    KIND_INTERRUPT,
+    KIND_MESSAGE,
+    KIND_THINKING,
+    KIND_TOOL_CALL,
+    KIND_TOOL_RESULT,
+    KIND_USAGE,
+    LogProblem,
+    ParsedLog,
+)
+
+FORMAT = "codex"
+
+_ITEM_TYPES = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "world_state",
+        "inter_agent_communication",
+    }
+)
+# response_item payload types that carry nothing for memory (git snapshots for undo, encrypted
+# compaction state, newer bookkeeping items).
+_IGNORED_RESPONSE_ITEMS = frozenset(
+    {
+        "ghost_snapshot",
+        "compaction",
+        "compaction_summary",
+        "other",
+        "agent_message",
+        "image_generation_call",
+        "tool_search_call",
+        "tool_search_output",
+    }
+)
+
+IMAGE_PLACEHOLDER = "[image]"
+
+# Text Codex puts into role-user messages on its own (FORMATS.md 2.4; prefixes as Codex writes them).
+INJECTED_USER_PREFIXES: tuple[str, ...] = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions for ",
+    "<INSTRUCTIONS>",
+    "<permissions instructions>",
+    "<collaboration_mode>",
+    "<skills_instructions>",
+    "<recommended_plugins>",
+    "<turn_aborted>",
+)
+
+_EXIT_CODE_RES = (
+    re.compile(r"^Exit code: (-?\d+)\s*$", re.MULTILINE),  # shell_command, 0.6x
+    re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE),  # exec_command, >= 0.10x
+)
+
+
+def looks_like(obj: dict[str, Any]) -> bool:
+    """True when ``obj`` is a Codex rollout line."""
+    return obj.get("type") in _ITEM_TYPES and "payload" in obj
+
+
+def parse_output(output: Any) -> tuple[str, int | None, bool | None]:
+    """Text, exit code and failure flag of a Codex tool output.
+
+    ``output`` is a string (plain text, or a JSON string ``{"output", "metadata": {"exit_code"}}``),
+    or in the newest builds an object/array of content items.
+    """
+    exit_code: int | None = None
+    is_error: bool | None = None
+    text = ""
+    data: Any = output
+    if isinstance(output, str):
+        text = output
+        stripped = output.lstrip()
+        if stripped.startswith(("{", "[")):
+            try:
+                data = json.loads(stripped)
+            except json.JSONDecodeError:
+                data = None
+        else:
+            data = None
+    if isinstance(data, dict):
+        if "output" in data or "metadata" in data:
+            inner = data.get("output")
+            text = inner if isinstance(inner, str) else _content_text(inner) or text
+            metadata = data.get("metadata")
+            if isinstance(metadata, dict) and isinstance(metadata.get("exit_code"), int):
+                exit_code = metadata["exit_code"]
+        elif "content" in data:
+            text = _content_text(data.get("content")) or text
+        if isinstance(data.get("isError"), bool):  # MCP CallToolResult
+            is_error = data["isError"]
+        elif isinstance(data.get("success"), bool):
+            is_error = not data["success"]
+    elif isinstance(data, list):
+        text = _content_text(data) or text
+    if exit_code is None:
+        for pattern in _EXIT_CODE_RES:
+            match = pattern.search(text)
+            if match:
+                exit_code = int(match.group(1))
+                break
+    if exit_code is not None:
+        is_error = exit_code != 0
+    return text, exit_code, is_error
+
+
+def _content_text(items: Any) -> str:
+    """Text of a list of content items (``input_text``/``output_text``/``text``/images)."""
+    if isinstance(items, str):
+        return items
+    if not isinstance(items, list):
+        return ""
+    parts: list[str] = []
+    for item in items:
+        if isinstance(item, str):
+            parts.append(item)
+        elif isinstance(item, dict):
+            itype = item.get("type")
+            if itype in ("input_image", "image", "output_image"):
+                parts.append(IMAGE_PLACEHOLDER)
+            elif isinstance(item.get("text"), str):
+                parts.append(item["text"])
+    return "\n".join(parts)
+
+
+def _is_injected(text: str) -> bool:
+    return text.lstrip().startswith(INJECTED_USER_PREFIXES)
+
+
+class _Parser:
+    def __init__(self, problems: list[LogProblem]) -> None:
+        self.problems = problems
+        self.out = Emitter()
+        self.session_id: str | None = None
+        self.tool_names: dict[str, str] = {}
+        self.last_total: Any = None
+
+    def feed(self, raw: RawLine) -> None:
+        line = raw.obj
+        ltype = line.get("type")
+        payload = line.get("payload")
+        if not isinstance(ltype, str):
+            self.problems.append(LogProblem(line=raw.number, message="no 'type' field; skipped"))
+            return
+        if ltype not in _ITEM_TYPES:
+            self.problems.append(
+                LogProblem(line=raw.number, message=f"unknown record type {ltype!r}; skipped")
+            )
+            return
+        if not isinstance(payload, dict):
+            self.problems.append(
+                LogProblem(line=raw.number, message=f"{ltype} line without a payload; skipped")
+            )
+            return
+        ts = as_str(line.get("timestamp"))
+        if ltype == "session_meta":
+            if self.session_id is None:
+                self.session_id = as_str(payload.get("id")) or as_str(payload.get("session_id"))
+        elif ltype == "compacted":
+            message = as_str(payload.get("message")) or ""
+            if message.strip():
+                self.out.emit("system", message, kind=KIND_COMPACT_SUMMARY, timestamp=ts)
+        elif ltype == "event_msg":
+            self.event(payload, ts)
+        elif ltype == "response_item":
+            self.response_item(raw, payload, ts)
+        # turn_context, world_state, inter_agent_communication: metadata only.
+
+    def event(self, payload: dict[str, Any], ts: str | None) -> None:
+        etype = payload.get("type")
+        if etype == "user_message":
+            text = as_str(payload.get("message")) or ""
+            images = [*(payload.get("images") or []), *(payload.get("local_images") or [])]
+            if images:
+                text = "\n".join([text, *([IMAGE_PLACEHOLDER] * len(images))]).strip("\n")
+            if text.strip():
+                self.out.emit("user", text, kind=KIND_MESSAGE, timestamp=ts)
+        elif etype == "token_count":
+            self.token_count(payload, ts)
+        elif etype == "turn_aborted":
+            reason = as_str(payload.get("reason")) or "interrupted"
+            self.out.emit("system", f"[turn aborted: {reason}]", kind=KIND_INTERRUPT, timestamp=ts)
+        # Other events are UI notifications or twins of response items (agent_message,
+        # agent_reasoning, task_started/complete, ...): nothing new for memory.
+
+    def token_count(self, payload: dict[str, Any], ts: str | None) -> None:
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            return  # rate-limit-only updates carry no usage
+        total = info.get("total_token_usage")
+        last = info.get("last_token_usage")
+        if not isinstance(total, dict):
+            return
+        key = json.dumps(total, sort_keys=True)
+        if key == self.last_total:
+            return  # Codex repeats the same count after each output; count it once
+        previous = self.last_total
+        self.last_total = key
+        if isinstance(last, dict):
+            used = as_int(last.get("input_tokens"))
+        else:
+            before = as_int(json.loads(previous).get("input_tokens")) if previous else 0
+            used = max(as_int(total.get("input_tokens")) - before, 0)
+        if used > 0:
+            self.out.emit("assistant", "", kind=KIND_USAGE, input_tokens=used, timestamp=ts)
+
+    def response_item(self, raw: RawLine, payload: dict[str, Any], ts: str | None) -> None:
+        itype = payload.get("type")
+        if itype == "message":
+            role = payload.get("role")
+            text = _content_text(payload.get("content"))
+            if role == "assistant":
+                if text.strip():
+                    self.out.emit("assistant", text, kind=KIND_MESSAGE, timestamp=ts)
+            elif role == "user":
+                # The typed prompt is taken from the user_message event; only injected context
+                # is kept from here.
+                if _is_injected(text):
+                    self.out.emit("system", text, kind=KIND_CONTEXT, timestamp=ts)
+            elif role in ("developer", "system"):
+                if text.strip():
+                    self.out.emit("system", text, kind=KIND_DEVELOPER, timestamp=ts)
+            else:
+                self.problems.append(
+                    LogProblem(line=raw.number, message=f"message with unknown role {role!r}; skipped")
+                )
+        elif itype == "reasoning":
+            summary = payload.get("summary")
+            parts = [
+                s["text"] for s in summary or [] if isinstance(s, dict) and isinstance(s.get("text"), str)
+            ]
+            text = "\n\n".join(part for part in parts if part.strip())
+            if text:
+                self.out.emit("assistant", text, kind=KIND_THINKING, timestamp=ts)
+        elif itype in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            self.tool_call(itype, payload, ts)
+        elif itype in ("function_call_output", "custom_tool_call_output"):
+            call_id = as_str(payload.get("call_id"))
+            text, exit_code, is_error = parse_output(payload.get("output"))
+            self.out.emit(
+                "tool",
+                text,
+                tool_name=self.tool_names.get(call_id) if call_id else None,
+                tool_call_id=call_id,
+                is_error=is_error,
+                exit_code=exit_code,
+                kind=KIND_TOOL_RESULT,
+                timestamp=ts,
+            )
+        elif itype in _IGNORED_RESPONSE_ITEMS:
+            return
+        else:
+            self.problems.append(
+                LogProblem(line=raw.number, message=f"unknown response_item type {itype!r}; skipped")
+            )
+
+    def tool_call(self, itype: str, payload: dict[str, Any], ts: str | None) -> None:
+        call_id = as_str(payload.get("call_id")) or as_str(payload.get("id"))
+        tool_input: dict[str, Any] | str | None
+        if itype == "function_call":
+            name = as_str(payload.get("name")) or "unknown"
+            arguments = payload.get("arguments")
+            tool_input = arguments if isinstance(arguments, (dict, str)) else None
+            if isinstance(arguments, str):
+                try:
+                    decoded = json.loads(arguments)
+                except json.JSONDecodeError:
+                    decoded = None
+                if isinstance(decoded, dict):
+                    tool_input = decoded
+        elif itype == "custom_tool_call":
+            name = as_str(payload.get("name")) or "unknown"
+            raw_input = payload.get("input")
+            tool_input = raw_input if isinstance(raw_input, (dict, str)) else None
+        else:
+            name = "local_shell" if itype == "local_shell_call" else "web_search"
+            action = payload.get("action")
+            tool_input = action if isinstance(action, dict) else None
+        if call_id:
+            self.tool_names[call_id] = name
+        self.out.emit(
+            "assistant",
+            "",
+            tool_name=name,
+            tool_input=tool_input,
+            tool_call_id=call_id,
+            kind=KIND_TOOL_CALL,
+            timestamp=ts,
+        )
+
+
+def parse(path: Path, lines: list[RawLine], problems: list[LogProblem]) -> ParsedLog:
+    """Normalise a Codex rollout whose lines were already read."""
+    parser = _Parser(list(problems))
+    for raw in lines:
+        parser.feed(raw)
+    return ParsedLog(
+        path=path,
+        format=FORMAT,
+        session_id=parser.session_id or path.stem,
+        entries=parser.out.entries,
+        problems=sorted(parser.problems, key=lambda p: p.line),
+    )

@@ -1,0 +1,299 @@
+"""Secret detection and redaction: the one pattern table yoi uses for secrets.
+
+Phase 1 cleaning (``redact``) and the record linter's ``secret`` rule (``find_secrets``) share
+``SECRET_PATTERNS`` so that what the linter flags in a record is exactly what cleaning would have
+removed from a session log.
+
+Each pattern names a *kind*; a match is replaced by ``[REDACTED:<kind>]``. For assignments,
+headers and URLs only the value is replaced (``password=[REDACTED:password]``), so the text stays
+readable and the reader still learns that a password was set.
+
+False positives matter as much as misses: session logs are full of code (``token: string``,
+``api_key=settings.api_key``, ``max_tokens=4096``) and prose ("the token expired"). Generic
+assignment patterns therefore require a value that looks like a literal secret, and vendor
+patterns require their fixed prefixes and lengths. Redaction is idempotent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Span = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    """One kind of secret.
+
+    ``span`` picks the part of a match to redact (default: the whole match) and may reject the
+    match by returning None, for checks a regex cannot express well.
+    """
+
+    kind: str
+    regex: re.Pattern[str]
+    span: Callable[[re.Match[str]], tuple[int, int] | None] | None = None
+
+    def finditer(self, text: str) -> list[Span]:
+        found: list[Span] = []
+        for match in self.regex.finditer(text):
+            where = self.span(match) if self.span else match.span()
+            if where is not None and where[1] > where[0]:
+                found.append((self.kind, where[0], where[1]))
+        return found
+
+
+def _group(name: str) -> Callable[[re.Match[str]], tuple[int, int] | None]:
+    def pick(match: re.Match[str]) -> tuple[int, int] | None:
+        return match.span(name) if match.group(name) is not None else None
+
+    return pick
+
+
+def _has_digit_and_letter(match: re.Match[str]) -> tuple[int, int] | None:
+    value = match.group(0)
+    ok = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    return match.span() if ok else None
+
+
+def _bare_bearer(match: re.Match[str]) -> tuple[int, int] | None:
+    value = match.group("secret")
+    return match.span("secret") if any(c.isdigit() for c in value) else None
+
+
+# -- generic "key = value" assignments ------------------------------------------------------------
+
+_PLACEHOLDERS = frozenset(
+    {
+        "null",
+        "none",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "string",
+        "str",
+        "bytes",
+        "int",
+        "number",
+        "boolean",
+        "bool",
+        "optional",
+        "required",
+        "redacted",
+        "changeme",
+        "example",
+        "your_password",
+        "your_token",
+        "your_api_key",
+        "password",
+        "token",
+        "secret",
+        "api_key",
+        "apikey",
+        "xxx",
+        "...",
+        "empty",
+        "env",
+        "omitted",
+        "hidden",
+        "masked",
+        "placeholder",
+    }
+)
+_IDENTIFIER_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _is_placeholder(value: str) -> bool:
+    lowered = value.lower()
+    return (
+        lowered in _PLACEHOLDERS
+        or lowered.startswith(
+            ("[redacted", "redacted", "<", "${", "$", "%(", "{{", "process.env", "os.environ")
+        )
+        or len(set(value)) == 1  # "********", "xxxxxxxx"
+    )
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _shell_context(text: str, start: int) -> bool:
+    """True when the key starts a shell/env line or a URL query (``export KEY=``, ``?token=``)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    prefix = text[line_start:start]
+    return prefix.strip() in ("", "export", "set", "ENV") or prefix.endswith(("?", "&", ";"))
+
+
+def _assignment_span(kind: str) -> Callable[[re.Match[str]], tuple[int, int] | None]:
+    """Accept an assignment only when its value looks like a literal secret."""
+
+    def pick(match: re.Match[str]) -> tuple[int, int] | None:
+        for group in ("dq", "sq"):
+            value = match.group(group)
+            if value is not None:
+                if len(value) < 4 or _is_placeholder(value):
+                    return None
+                # A quoted token/secret with spaces is a description, not a value.
+                if kind != "password" and any(c.isspace() for c in value):
+                    return None
+                return match.span(group)
+        value = match.group("bare")
+        if value is None or len(value) < 4 or _is_placeholder(value) or _IDENTIFIER_CHAIN.fullmatch(value):
+            return None
+        has_digit = any(c.isdigit() for c in value)
+        identifier = _IDENTIFIER.fullmatch(value) is not None
+        word = match.group("word").lower().replace("-", "_")
+        # Code passes variables around: token=token, token=auth_token, apiKey: apiKey.
+        if identifier and word in value.lower() and (not has_digit or "_" in value):
+            return None
+        if value.isdigit() and kind != "password":
+            return None  # "token: 16038" is a count, not a credential
+        span = match.span("bare")
+        if match.group("key").isupper():
+            return span  # DB_PASSWORD=..., API_TOKEN: ... are configuration, not code
+        if match.group("sep") == "=":  # key=value with no spaces
+            if not identifier or has_digit or _shell_context(match.string, match.start("key")):
+                return span
+            return None  # f(password=pw_input): a keyword argument holding a variable
+        # "key: value" / "key = value": code and prose live here, so demand a non-word value.
+        if len(value) >= 6 and (has_digit or not identifier):
+            return span
+        return None
+
+    return pick
+
+
+def _assignment(kind: str, words: str) -> SecretPattern:
+    regex = re.compile(
+        r"(?P<key>(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?P<word>" + words + r"))(?![A-Za-z0-9])"
+        r"[\"']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*)"
+        r"(?:\"(?P<dq>[^\"\n]{1,200})\"|'(?P<sq>[^'\n]{1,200})'"
+        r"|(?P<bare>[^\s\"',;&(){}\[\]<>`|]+))",
+        re.IGNORECASE,
+    )
+    return SecretPattern(kind, regex, _assignment_span(kind))
+
+
+def _cli_flag(kind: str, words: str) -> SecretPattern:
+    # --password hunter2 / --api-key=abc123: a value after a space is common on command lines.
+    regex = re.compile(
+        r"(?<![A-Za-z0-9-])--(?:[a-z0-9]+-)*(?:" + words + r")(?:=|[ \t]+)(?P<secret>[^\s\"'-][^\s\"']{3,})",
+        re.IGNORECASE,
+    )
+
+    def pick(match: re.Match[str]) -> tuple[int, int] | None:
+        value = match.group("secret")
+        return None if _is_placeholder(value) else match.span("secret")
+
+    return SecretPattern(kind, regex, pick)
+
+
+def _url_credentials(match: re.Match[str]) -> tuple[int, int] | None:
+    return None if _is_placeholder(match.group("secret")) else match.span("secret")
+
+
+# Order is priority: when two patterns cover the same text, the earlier (more specific) kind wins.
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    SecretPattern(
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+            r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?:(?:\s|\\n)*[A-Za-z0-9+/=:,-]{16,})+)"
+        ),
+    ),
+    SecretPattern("anthropic_key", re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}")),
+    SecretPattern(
+        "openai_key",
+        re.compile(r"(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+        _has_digit_and_letter,
+    ),
+    SecretPattern("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    SecretPattern(
+        "aws_secret",
+        re.compile(
+            r"aws_?secret_?(?:access_?)?key[\"']?[ \t]*(?::=|=>|=|:)[ \t]*[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+            re.IGNORECASE,
+        ),
+        _group("secret"),
+    ),
+    SecretPattern("github_token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b")),
+    SecretPattern("github_token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
+    SecretPattern("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
+    SecretPattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+    SecretPattern("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}\b")),
+    SecretPattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    SecretPattern(
+        "bearer_token",
+        re.compile(
+            r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|basic|token)[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+            re.IGNORECASE,
+        ),
+        _group("secret"),
+    ),
+    SecretPattern(
+        "bearer_token", re.compile(r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)"), _bare_bearer
+    ),
+    SecretPattern(
+        "url_credentials",
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"<>]+:(?P<secret>[^\s@/'\"<>]+)@"),
+        _url_credentials,
+    ),
+    _assignment("password", r"password|passwd|passphrase"),
+    _assignment("api_key", r"api[_-]?key"),
+    _assignment("secret", r"secret(?:[_-]?key)?|secret[_-]?access[_-]?key"),
+    _assignment("token", r"token"),
+    _cli_flag("password", r"password|passwd|passphrase"),
+    _cli_flag("api_key", r"api-?key"),
+    _cli_flag("secret", r"secret"),
+    _cli_flag("token", r"token"),
+)
+
+
+def find_secrets(text: str) -> list[Span]:
+    """Every secret in ``text`` as ``(kind, start, end)``, sorted, never overlapping."""
+    candidates: list[tuple[int, int, int, str]] = []
+    for rank, pattern in enumerate(SECRET_PATTERNS):
+        for kind, start, end in pattern.finditer(text):
+            candidates.append((start, -(end - start), rank, kind))
+    candidates.sort()
+    chosen: list[Span] = []
+    last_end = -1
+    for start, negative_length, _rank, kind in candidates:
+        if start < last_end:
+            continue  # overlaps a longer or higher-priority match
+        end = start - negative_length
+        chosen.append((kind, start, end))
+        last_end = end
+    return chosen
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    parts: list[str] = []
+    cursor = 0
+    for kind, start, end in spans:
+        parts.append(text[cursor:start])
+        parts.append(f"[REDACTED:{kind}]")
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
+def redact_value(value: Any) -> Any:
+    """Redact every string inside a JSON-like value (tool inputs); keys are left alone."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_value(item) for item in value]
+    return value
+
+
+__all__ = ["SECRET_PATTERNS", "SecretPattern", "find_secrets", "redact", "redact_value"]
