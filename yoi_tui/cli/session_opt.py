@@ -1,0 +1,51 @@
+"""Options and output helpers shared by the retrieval commands (search, expand, context, usage, mcp).
+
+``--session ID`` names the usage session the command's events go to (else ``$YOI_SESSION_ID``, else
+one generated for this process); ``--no-record`` reads without recording usage. Library warnings
+(``logging``, e.g. "usage not recorded") are shown on stderr as ``yoi: ...`` lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+_HANDLER_FLAG = "_yoi_cli_handler"
+
+
+def session_parent(*, no_record: bool = True) -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--session", metavar="ID",
+                        help="usage session id for recorded events (default: $YOI_SESSION_ID, "
+                             "else a new id for this process)")
+    if no_record:
+        parent.add_argument("--no-record", action="store_true",
+                            help="do not record usage events (read only)")
+    return parent
+
+
+def session_from(args: argparse.Namespace) -> str | None:
+    """The validated ``--session`` value, or None to use the environment / process default."""
+    from ..core.usage import validate_session_id
+
+    value = getattr(args, "session", None)
+    return validate_session_id(value) if value else None
+
+
+def show_library_warnings() -> None:
+    """Route ``yoi.*`` log warnings to stderr once per process, formatted like other CLI messages."""
+    logger = logging.getLogger("yoi")
+    if any(getattr(h, _HANDLER_FLAG, False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("yoi: %(message)s"))
+    setattr(handler, _HANDLER_FLAG, True)
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+
+
+def report_problems(problems: list[str]) -> None:
+    for problem in problems:
+        print(f"yoi: warning: {problem}", file=sys.stderr)

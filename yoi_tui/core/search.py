@@ -1,0 +1,432 @@
+"""The retrieval tools of SPEC 5: ``knowledge_search``, ``memory_search`` and reading one record.
+
+Every call scans the real files; there is no index file to go stale. This is a hot path (benchmarked
+at 10,000 records against ripgrep), so each file is read once with raw ``os`` calls, matched on its
+lower-cased text, and only files whose raw text holds every query term (and the ``kind`` asked for)
+get their YAML frontmatter parsed. Results come in sorted-path order; the scan stops at the limit.
+
+Matching: the query is split on whitespace; every term must occur, case-insensitively, somewhere in
+the file (frontmatter included). The excerpt is the lines around the first matching line, looked
+for in the body first (a line holding every term, else one holding any term) and only then in the
+frontmatter; with no query it is the start of the body.
+
+Every hit counts as one explicit invoke (SPEC 6): ``via="slug"`` when looked up by ``slug=``,
+``via="search"`` otherwise. Files that cannot be read or parsed are skipped (the linter reports
+them); pass ``problems=[]`` to collect a one-line reason for each.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from .errors import YoiError
+from .kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
+from .records import MAX_RECORD_BYTES, Record, parse_record_text, read_record
+from .usage import record_quietly
+from .workspace import Workspace
+
+_BOM = "\ufeff"
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_MEMORY_KIND_VALUES = tuple(k.value for k in MEMORY_KINDS)
+
+
+class SearchError(YoiError):
+    """A search was asked for with a bad argument (unknown kind, bad limit or slug)."""
+
+
+@dataclass(slots=True)
+class KnowledgeHit:
+    """A knowledge record found by ``knowledge_search``."""
+
+    slug: str
+    kind: str
+    description: str
+    model_invokation: bool
+    excerpt: str
+    path: str = ""
+    line: int | None = None
+    replaced_by: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields of SPEC 5: slug, kind, description, model_invokation, excerpt."""
+        data: dict[str, Any] = {"slug": self.slug, "kind": self.kind, "description": self.description,
+                                "model_invokation": self.model_invokation, "excerpt": self.excerpt}
+        if self.replaced_by:
+            data["replaced_by"] = self.replaced_by
+        return data
+
+
+@dataclass(slots=True)
+class MemoryHit:
+    """A summary, decision or request found by ``memory_search``."""
+
+    slug: str
+    kind: str
+    description: str | None
+    status: str | None
+    excerpt: str
+    path: str = ""
+    line: int | None = None
+    replaced_by: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """slug, kind, excerpt; ``status``/``description``/``replaced_by`` only where the record has one."""
+        data: dict[str, Any] = {"slug": self.slug, "kind": self.kind}
+        if self.description is not None:
+            data["description"] = self.description
+        if self.status is not None:
+            data["status"] = self.status
+        if self.replaced_by:
+            data["replaced_by"] = self.replaced_by
+        data["excerpt"] = self.excerpt
+        return data
+
+
+# --------------------------------------------------------------------------- reading files
+
+
+def read_text_fast(path: str) -> tuple[str | None, str | None]:
+    """A record file's text (BOM dropped) or ``(None, reason)``. One open, reads until EOF."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        return None, f"cannot open: {exc.strerror or exc}"
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(fd, MAX_RECORD_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_RECORD_BYTES:
+                return None, f"over {MAX_RECORD_BYTES // (1024 * 1024)} MiB"
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if b"\x00" in data:
+        return None, "binary file (NUL bytes)"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    return (text[1:] if text.startswith(_BOM) else text), None
+
+
+def _entry_is_readable(ws: Workspace, entry: os.DirEntry[str]) -> bool:
+    """Regular files, and symlinks to regular files inside the workspace (never FIFOs or folders)."""
+    try:
+        if entry.is_file(follow_symlinks=False):
+            return True
+        if not entry.is_symlink():
+            return False
+        target = os.path.realpath(entry.path)
+        return ws.contains(Path(target)) and stat.S_ISREG(os.stat(target).st_mode)
+    except OSError:
+        return False
+
+
+def iter_folder_texts(ws: Workspace, folder: Path, prefix: str,
+                      problems: list[str] | None = None) -> Iterator[tuple[str, str, str]]:
+    """``(slug, rel, text)`` of every readable ``*.md`` in ``folder``, in sorted order."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted((e for e in it if e.name.endswith(".md")), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        if problems is not None:
+            problems.append(f"{prefix}: cannot list folder: {exc.strerror or exc}")
+        return
+    for entry in entries:
+        rel = prefix + entry.name
+        if not _entry_is_readable(ws, entry):
+            if problems is not None:
+                problems.append(f"{rel}: not a regular file inside the workspace; skipped")
+            continue
+        text, reason = read_text_fast(entry.path)
+        if text is None:
+            if problems is not None:
+                problems.append(f"{rel}: {reason}; skipped")
+            continue
+        yield entry.name[:-3], rel, text
+
+
+def _read_one(ws: Workspace, path: Path, rel: str, problems: list[str] | None) -> str | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None  # no such record: not a problem, just no hit
+    if stat.S_ISLNK(st.st_mode):
+        target = os.path.realpath(path)
+        if not ws.contains(Path(target)) or not os.path.isfile(target):
+            if problems is not None:
+                problems.append(f"{rel}: symlink out of the workspace or to a non-file; skipped")
+            return None
+    elif not stat.S_ISREG(st.st_mode):
+        if problems is not None:
+            problems.append(f"{rel}: not a regular file; skipped")
+        return None
+    text, reason = read_text_fast(str(path))
+    if text is None and problems is not None:
+        problems.append(f"{rel}: {reason}; skipped")
+    return text
+
+
+# --------------------------------------------------------------------------- matching
+
+
+def query_terms(query: str | None) -> list[str]:
+    """Lower-cased whitespace-separated terms (duplicates dropped, order kept)."""
+    return list(dict.fromkeys((query or "").lower().split()))
+
+
+def _matches(text: str, terms: list[str]) -> bool:
+    if not terms:
+        return True
+    low = text.lower()
+    return all(term in low for term in terms)
+
+
+def excerpt_for(record: Record, terms: list[str], context_lines: int) -> tuple[str, int | None]:
+    """The lines around the first matching line (body first) and that line's 1-based number."""
+    lines = record.text.split("\n")
+    if record.newline == "\r\n":
+        lines = [line.rstrip("\r") for line in lines]
+    body_start = max(record.body_line - 1, 0)
+    fm_start, fm_end = 1, max(body_start - 1, 1)  # frontmatter lines, between the two fences
+    found: tuple[int, int, int] | None = None  # (index, lower bound, upper bound)
+    if terms:
+        lowered = [line.lower() for line in lines]
+        for lo, hi in ((body_start, len(lines)), (fm_start, fm_end)):
+            for wanted in (all, any):
+                index = next((i for i in range(lo, hi) if wanted(t in lowered[i] for t in terms)), None)
+                if index is not None:
+                    found = (index, lo, hi)
+                    break
+            if found:
+                break
+    if found is None:
+        index = next((i for i in range(body_start, len(lines)) if lines[i].strip()), None)
+        if index is None:
+            return "", None
+        start, stop = index, min(len(lines), index + 2 * context_lines + 1)
+        return "\n".join(lines[start:stop]).rstrip(), (index + 1 if terms else None)
+    index, lo, hi = found
+    start, stop = max(lo, index - context_lines), min(hi, index + context_lines + 1)
+    window = lines[start:stop]
+    while window and not window[0].strip() and start < index:  # trim blank edges, keep the match
+        window.pop(0)
+        start += 1
+    while window and not window[-1].strip() and stop - 1 > index:
+        window.pop()
+        stop -= 1
+    return "\n".join(window), index + 1
+
+
+def _check_limit(ws: Workspace, limit: int | None) -> int:
+    if limit is None:
+        return ws.config.search.limit
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise SearchError(f"limit must be a whole number >= 1, got {limit!r}")
+    return limit
+
+
+def _context_lines(ws: Workspace, context_lines: int | None) -> int:
+    if context_lines is None:
+        return ws.config.search.context_lines
+    if isinstance(context_lines, bool) or not isinstance(context_lines, int) or context_lines < 0:
+        raise SearchError(f"context_lines must be a whole number >= 0, got {context_lines!r}")
+    return context_lines
+
+
+def _check_slug(slug: str) -> None:
+    if not isinstance(slug, str) or not slug:
+        raise SearchError(f"slug must be a non-empty string, got {slug!r}")
+
+
+# --------------------------------------------------------------------------- the tools
+
+
+def knowledge_search(ws: Workspace, query: str = "", *, slug: str | None = None, kind: str | None = None,
+                     limit: int | None = None, include_replaced: bool = False, record: bool = True,
+                     context_lines: int | None = None, session_id: str | None = None,
+                     problems: list[str] | None = None) -> list[KnowledgeHit]:
+    """Knowledge records holding every query term (SPEC 5), in sorted-path order.
+
+    ``slug`` looks up that one record (exact file name); ``kind`` keeps records of that knowledge
+    kind; ``limit`` defaults to ``[search] limit``; replaced records only with ``include_replaced``.
+    """
+    terms = query_terms(query)
+    max_hits = _check_limit(ws, limit)
+    around = _context_lines(ws, context_lines)
+    if slug is not None:
+        _check_slug(slug)
+        if not is_valid_slug(slug):
+            return []
+        text = _read_one(ws, ws.knowledge_dir / f"{slug}.md", f"knowledge/{slug}.md", problems)
+        candidates: Iterator[tuple[str, str, str]] = iter(
+            [(slug, f"knowledge/{slug}.md", text)] if text is not None else [])
+    else:
+        candidates = iter_folder_texts(ws, ws.knowledge_dir, "knowledge/", problems)
+    hits: list[KnowledgeHit] = []
+    for name, rel, text in candidates:
+        if kind is not None and kind not in text:
+            continue  # cheap pre-filter: the kind's value must appear somewhere in the raw text
+        if not _matches(text, terms):
+            continue
+        parsed, diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path=ws.root / rel, rel=rel)
+        if parsed is None:
+            if problems is not None:
+                problems.append(f"{rel}: {diags[0].message if diags else 'unreadable'}; skipped (run yoi lint)")
+            continue
+        if kind is not None and parsed.knowledge_kind != kind:
+            continue
+        if parsed.is_replaced and not include_replaced:
+            continue
+        excerpt, line = excerpt_for(parsed, terms, around)
+        hits.append(KnowledgeHit(slug=name, kind=parsed.knowledge_kind or "", description=parsed.description,
+                                 model_invokation=parsed.model_invokation, excerpt=excerpt, path=rel, line=line,
+                                 replaced_by=parsed.replaced_by))
+        if len(hits) >= max_hits:
+            break
+    if record:
+        via = "slug" if slug is not None else "search"
+        record_quietly(ws, [(h.slug, "knowledge", via) for h in hits], session_id)
+    return hits
+
+
+def _memory_candidates(ws: Workspace, slug: str | None, kind: str | None,
+                       problems: list[str] | None) -> Iterator[tuple[RecordKind, str, str, str]]:
+    """``(kind, slug, rel, text)`` of memory records in sorted-path order."""
+    kinds = [RecordKind(kind)] if kind else list(MEMORY_KINDS)
+    # Sorted paths: memory/decisions/ < memory/requests/ < memory/summary.md.
+    order = {RecordKind.DECISION: 0, RecordKind.REQUEST: 1, RecordKind.SUMMARY: 2}
+    for record_kind in sorted(kinds, key=order.__getitem__):
+        if record_kind is RecordKind.SUMMARY:
+            if slug is not None and slug != "summary":
+                continue
+            text = _read_one(ws, ws.summary_path, "memory/summary.md", problems)
+            if text is not None:
+                yield record_kind, "summary", "memory/summary.md", text
+            continue
+        folder_rel = "memory/decisions/" if record_kind is RecordKind.DECISION else "memory/requests/"
+        if slug is not None:
+            if not is_valid_slug(slug):
+                continue
+            rel = f"{folder_rel}{slug}.md"
+            text = _read_one(ws, path_for(ws, record_kind, slug), rel, problems)
+            if text is not None:
+                yield record_kind, slug, rel, text
+            continue
+        folder = ws.decisions_dir if record_kind is RecordKind.DECISION else ws.requests_dir
+        for name, rel, text in iter_folder_texts(ws, folder, folder_rel, problems):
+            yield record_kind, name, rel, text
+
+
+def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, kind: str | None = None,
+                  limit: int | None = None, include_replaced: bool = False, record: bool = True,
+                  context_lines: int | None = None, session_id: str | None = None,
+                  problems: list[str] | None = None) -> list[MemoryHit]:
+    """Summary, decisions and requests holding every query term (SPEC 5), in sorted-path order.
+
+    ``kind`` is ``summary``, ``decision`` or ``request``; ``slug`` is exact (``summary`` names the
+    summary; a decision and a request may share a slug, and then both are returned).
+    """
+    if kind is not None and kind not in _MEMORY_KIND_VALUES:
+        raise SearchError(f"memory kind must be one of {', '.join(_MEMORY_KIND_VALUES)}, got {kind!r}")
+    if slug is not None:
+        _check_slug(slug)
+    terms = query_terms(query)
+    max_hits = _check_limit(ws, limit)
+    around = _context_lines(ws, context_lines)
+    hits: list[MemoryHit] = []
+    for record_kind, name, rel, text in _memory_candidates(ws, slug, kind, problems):
+        if not _matches(text, terms):
+            continue
+        parsed, diags = parse_record_text(text, kind=record_kind, path=ws.root / rel, rel=rel)
+        if parsed is None:
+            if problems is not None:
+                problems.append(f"{rel}: {diags[0].message if diags else 'unreadable'}; skipped (run yoi lint)")
+            continue
+        if parsed.is_replaced and not include_replaced:
+            continue
+        excerpt, line = excerpt_for(parsed, terms, around)
+        description = parsed.meta.get("description")
+        hits.append(MemoryHit(slug=name, kind=record_kind.value,
+                              description=description if isinstance(description, str) else None,
+                              status=parsed.status, excerpt=excerpt, path=rel, line=line,
+                              replaced_by=parsed.replaced_by))
+        if len(hits) >= max_hits:
+            break
+    if record:
+        via = "slug" if slug is not None else "search"
+        record_quietly(ws, [(h.slug, h.kind, via) for h in hits], session_id)
+    return hits
+
+
+# --------------------------------------------------------------------------- one record
+
+
+@dataclass(slots=True)
+class RecordView:
+    """One record as the read-only record tool returns it."""
+
+    slug: str
+    kind: str
+    path: str
+    meta: dict[str, Any]
+    body: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"slug": self.slug, "kind": self.kind, "path": self.path, "meta": self.meta, "body": self.body}
+
+
+def json_safe(value: Any) -> Any:
+    """Frontmatter values as JSON types (timestamps as ISO 8601 strings)."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def get_record(ws: Workspace, slug: str, kind: str, *, record: bool = True,
+               session_id: str | None = None) -> RecordView:
+    """The frontmatter and body of one record by kind and slug (replaced records too: asked by name).
+
+    Raises ``SearchError`` when the kind is unknown, the slug invalid, or the record missing or
+    unreadable. A successful read counts as one invoke with ``via="slug"``.
+    """
+    kinds = tuple(k.value for k in RecordKind)
+    if kind not in kinds:
+        raise SearchError(f"kind must be one of {', '.join(kinds)}, got {kind!r}")
+    record_kind = RecordKind(kind)
+    if record_kind is RecordKind.SUMMARY:
+        slug = "summary"
+    elif not isinstance(slug, str) or not is_valid_slug(slug):
+        raise SearchError(f"bad slug {slug!r}: lower-case words joined by '-', at most 64 characters")
+    path = path_for(ws, record_kind, slug)
+    if not os.path.lexists(path):
+        raise SearchError(f"no {kind} record named {slug!r}", path=ws.rel(path))
+    result = read_record(ws, path)
+    if result.record is None:
+        reason = result.diagnostics[0].message if result.diagnostics else "unreadable"
+        raise SearchError(f"cannot read record: {reason}", path=ws.rel(path))
+    parsed = result.record
+    if record:
+        record_quietly(ws, [(slug, kind, "slug")], session_id)
+    return RecordView(slug=slug, kind=kind, path=parsed.rel, meta=json_safe(parsed.meta), body=parsed.body)
