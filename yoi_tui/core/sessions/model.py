@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from ..errors import YoiError
+
 Role = Literal["user", "assistant", "tool", "system"]
 
 # Finer labels for what an entry is. ``role`` answers "who speaks"; ``kind`` answers "what sort of
@@ -100,7 +102,7 @@ class ParsedLog(BaseModel):
     parent_session_id: str | None = None
 
 
-class SessionLogError(Exception):
+class SessionLogError(YoiError):
     """The log as a whole cannot be read: missing, unreadable, or not a known format.
 
     Line-level trouble never raises; it becomes a ``LogProblem``. Callers turn this into a message
@@ -108,6 +110,5 @@ class SessionLogError(Exception):
     """
 
     def __init__(self, path: Path | str, message: str) -> None:
-        self.path = Path(path)
-        self.message = message
-        super().__init__(f"{path}: {message}")
+        super().__init__(message, path=path)
+        self.path = Path(path)  # type: ignore[assignment]  # callers use it as a Path

@@ -1,0 +1,50 @@
+"""``yoi phase1``: extract what happened in agent session logs into staging files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import EXIT_OK, EXIT_USAGE, json_parent, print_json, workspace_from
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "phase1", parents=[*parents, json_parent()], help="extract session logs into memory/_staging/",
+        description="Read agent session logs (Claude Code transcripts, Codex rollouts, yoi native JSONL; the "
+                    "format is detected from content), take the entries after each session's pointer, redact "
+                    "secrets and drop injected text, and write what happened (decisions, discussions, attempts, "
+                    "requests) as staging JSON for Phase 2. Runs only when the session consumed at least "
+                    "phase1.token_threshold input tokens since the pointer, unless --force.",
+        epilog="Example: yoi phase1 ~/.claude/projects/my-repo/*.jsonl --force\n"
+               "Exit status: 0 done (including nothing to do), 2 when a log could not be read.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("logs", nargs="+", metavar="LOG", help="session log files")
+    parser.add_argument("--force", action="store_true", help="ignore the token threshold")
+    parser.add_argument("--engine", choices=("rules", "llm"), help="extraction engine (default: phase1.engine)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.phase1.runner import run_phase1
+
+    ws = workspace_from(args)
+    progress = None if args.json else (lambda message: print(f"  … {message}", file=sys.stderr))
+    results = run_phase1(ws, [Path(p) for p in args.logs], force=args.force, engine=args.engine, progress=progress)
+    if args.json:
+        print_json([r.to_json() for r in results])
+    for result in results:
+        for problem in result.problems:
+            print(f"{result.log}:{problem.line}: skipped: {problem.message}", file=sys.stderr)
+        if result.status == "error":
+            print(f"yoi: {result.log}: {result.message}", file=sys.stderr)
+            continue
+        if args.json:
+            continue
+        print(f"{result.log} [{result.format}, session {result.session_id}]: {result.status} — {result.message}")
+        for staging in result.staging:
+            counts = ", ".join(f"{n} {k}" for k, n in staging.counts.items() if n)
+            print(f"  wrote {ws.rel(ws.staging_dir / (staging.id + '.json'))} "
+                  f"(entries {staging.range[0]}-{staging.range[1]}): {counts}")
+    return EXIT_USAGE if any(r.status == "error" for r in results) else EXIT_OK
