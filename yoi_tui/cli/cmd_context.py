@@ -1,0 +1,44 @@
+"""``yoi context``: print the resident context block for an agent's system prompt."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import json_parent, print_json, workspace_from
+from .session_opt import report_problems, session_from, session_parent, show_library_warnings
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "context", parents=[*parents, json_parent(), session_parent()],
+        help="print the resident context (summary + #slug index)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Print the text a harness puts into a normal agent's system prompt: the body of "
+                    "memory/summary.md plus one line '#slug — description' per knowledge record with "
+                    "model_invokation: true that is not replaced, between <yoi-context> and </yoi-context>. "
+                    "Records an 'inject' event with the block's estimated token cost (unless --no-record). "
+                    "Prints nothing when there is nothing to inject.",
+        epilog="examples:\n"
+               "  yoi context > /tmp/system-extra.md\n"
+               "  yoi context --json   # {text, slugs, tokens}")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.context import build_resident_context, record_injection
+
+    show_library_warnings()
+    ws = workspace_from(args)
+    session_id = session_from(args)
+    built = build_resident_context(ws)
+    report_problems(built.problems)
+    if not args.no_record:
+        record_injection(ws, built, session_id)
+    if args.json:
+        print_json(built.to_json())
+    elif built.text:
+        sys.stdout.write(built.text)
+    else:
+        print("yoi: nothing to inject (no summary body, no model_invokation knowledge)", file=sys.stderr)
+    return 0

@@ -1,0 +1,100 @@
+"""Resident context (SPEC 5): the block a harness puts into a normal agent's system prompt.
+
+It is the summary's body plus one line ``#slug — description`` for every knowledge record with
+``model_invokation: true`` that is not replaced, wrapped in ``markers.CONTEXT_BEGIN``/``END`` so
+Phase 1 strips it from session logs. Each injection is recorded as an ``inject`` event with its
+estimated token cost — tracked apart from invokes, so being resident never protects a record.
+
+Only knowledge files whose raw text mentions ``model_invokation`` have their YAML parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import YoiError
+from .kinds import RecordKind
+from .markers import CONTEXT_BEGIN, CONTEXT_END
+from .records import parse_record_text, read_record
+from .search import iter_folder_texts
+from .usage import estimate_tokens, log, record_inject
+from .workspace import Workspace
+
+INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug=SLUG, "
+               "or `yoi search knowledge --slug SLUG`):")
+_NEUTRALISE = (("</yoi-context>", "&lt;/yoi-context>"), ("<yoi-context>", "&lt;yoi-context>"))
+_SPACES_RE = re.compile(r"\s+")
+
+
+@dataclass
+class ResidentContext:
+    """The block, the knowledge slugs listed in it, its token estimate, and skipped files."""
+
+    text: str
+    slugs: list[str] = field(default_factory=list)
+    tokens: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {"text": self.text, "slugs": self.slugs, "tokens": self.tokens}
+
+
+def _one_line(text: str) -> str:
+    return _SPACES_RE.sub(" ", text).strip()
+
+
+def build_resident_context(ws: Workspace) -> ResidentContext:
+    """Assemble the block without recording anything ("" when there is nothing to inject)."""
+    problems: list[str] = []
+    summary_body = ""
+    if ws.summary_path.exists() or ws.summary_path.is_symlink():
+        result = read_record(ws, ws.summary_path)
+        if result.record is not None:
+            summary_body = result.record.body.strip()
+        else:
+            reason = result.diagnostics[0].message if result.diagnostics else "unreadable"
+            problems.append(f"memory/summary.md: {reason}; left out")
+    index: list[tuple[str, str]] = []
+    for slug, rel, text in iter_folder_texts(ws, ws.knowledge_dir, "knowledge/", problems):
+        if "model_invokation" not in text:
+            continue
+        record, diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path=ws.root / rel, rel=rel)
+        if record is None:
+            problems.append(f"{rel}: {diags[0].message if diags else 'unreadable'}; left out")
+            continue
+        if record.model_invokation and not record.is_replaced:
+            index.append((slug, _one_line(record.description)))
+    if not summary_body and not index:
+        return ResidentContext(text="", problems=problems)
+    parts: list[str] = []
+    if summary_body:
+        parts.append(summary_body)
+    if index:
+        lines = [INDEX_INTRO, *(f"#{slug} — {desc}" if desc else f"#{slug}" for slug, desc in index)]
+        parts.append("\n".join(lines))
+    inner = "\n\n".join(parts)
+    # A marker inside a record would end the block early when Phase 1 strips it; neutralise it.
+    for marker, safe in _NEUTRALISE:
+        inner = inner.replace(marker, safe)
+    text = f"{CONTEXT_BEGIN}\n{inner}\n{CONTEXT_END}\n"
+    return ResidentContext(text=text, slugs=[s for s, _ in index], tokens=estimate_tokens(text),
+                           problems=problems)
+
+
+def record_injection(ws: Workspace, built: ResidentContext, session_id: str | None = None) -> None:
+    """Record ``built`` as an ``inject`` event (a failure to write is logged, never raised)."""
+    if not built.text:
+        return
+    try:
+        record_inject(ws, built.slugs, built.tokens, session_id)
+    except YoiError as exc:
+        log.warning("usage not recorded: %s", exc)
+
+
+def resident_context(ws: Workspace, *, record: bool = True, session_id: str | None = None) -> str:
+    """The resident context block; with ``record`` an ``inject`` event notes its token cost."""
+    built = build_resident_context(ws)
+    if record:
+        record_injection(ws, built, session_id)
+    return built.text
