@@ -1,0 +1,705 @@
+"""Change sets: what a writer run (Phase 2, GC) proposes, how it is applied, journalled and reverted.
+
+A run never writes the workspace while it thinks. It works on a **scratch copy** (``Scratch``) of
+``memory/`` and ``knowledge/``; every file it touches is remembered with its text as read, and at
+the end the differences become a ``ChangeSet``: per file the operation (add/modify/delete), the
+before and after text, and *why* (the staging ids behind it; for GC a category and a reason).
+
+``apply(ws, changeset, only=...)`` then writes the chosen files (all, or the subset a reviewer
+accepted), each atomically, and refuses a file whose current content is not the run's "before" (a
+human edit wins: reported as a conflict, the file is left alone). Applying is crash-safe:
+
+1. the journal ``.yoi/state/runs/<run-id>.pending.json`` (every before/after, every consumed input)
+   is written first;
+2. the files are written; a file already holding its "after" counts as applied, so redoing the
+   step after a crash is harmless;
+3. the journal is marked ``applied``; then the consumed inputs (Phase 2's staging files) are
+   deleted — except those behind a conflicting change (their content did not land) or held back
+   by the engine;
+4. the final journal ``<run-id>.json`` replaces the pending one.
+
+``recover_pending(ws)`` finishes any run a crash interrupted (roll forward: steps 2–4 again). The
+journal keeps the exact text of every file and input, so ``revert(ws, run)`` restores the exact
+bytes the run replaced and puts the consumed inputs back, refusing any file changed since.
+
+Texts are exact: files are decoded as UTF-8 with ``surrogateescape`` (a BOM stays a ``\\ufeff``
+character, CRLF stays CRLF), so before → after → revert round-trips byte for byte.
+
+Callers hold the consolidation lock (``core.lock``) around ``apply``/``recover_pending``;
+``revert`` takes it itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from .atomic import atomic_write_bytes, is_locked
+from .crashpoints import crashpoint
+from .errors import RecordLockedError, YoiError
+from .workspace import Workspace
+
+ChangeOp = Literal["add", "modify", "delete"]
+JOURNAL_VERSION = 1
+
+
+# --------------------------------------------------------------------------- exact text
+
+
+def encode_exact(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def read_exact(path: Path) -> str | None:
+    """The file's bytes as text that encodes back to the same bytes (None: no such file)."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as exc:
+        raise YoiError("is a folder, not a file", path=path) from exc
+    except OSError as exc:
+        raise YoiError(f"cannot read: {exc.strerror or exc}", path=path) from exc
+    return data.decode("utf-8", "surrogateescape")
+
+
+def write_exact(path: Path, text: str) -> None:
+    """Atomically write ``text`` (exact bytes; refuses a locked file with ``RecordLockedError``)."""
+    atomic_write_bytes(Path(path), encode_exact(text))
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def unified_diff(path: str, before: str | None, after: str | None, *, context: int = 3) -> str:
+    """A ``git diff``-style unified diff of one file (``/dev/null`` for an added/deleted side)."""
+    old = (before or "").splitlines(keepends=True)
+    new = (after or "").splitlines(keepends=True)
+    for lines in (old, new):
+        if lines and not lines[-1].endswith(("\n", "\r")):
+            lines[-1] += "\n\\ No newline at end of file\n"
+    fromfile = f"a/{path}" if before is not None else "/dev/null"
+    tofile = f"b/{path}" if after is not None else "/dev/null"
+    return "".join(difflib.unified_diff(old, new, fromfile=fromfile, tofile=tofile, n=context))
+
+
+# --------------------------------------------------------------------------- the model
+
+
+@dataclass
+class FileChange:
+    """One file of a change set.
+
+    ``why``: the staging ids behind the change (Phase 2). ``category``/``reason``: GC's categories
+    (outdated, superseded, unused, noisy) and one-line reason. ``derived``: the file is regenerated
+    from other records (the summary); a conflict on it does not hold back any staging.
+    """
+
+    path: str
+    op: ChangeOp
+    before: str | None
+    after: str | None
+    why: list[str] = field(default_factory=list)
+    category: list[str] = field(default_factory=list)
+    reason: str | None = None
+    derived: bool = False
+
+    def diff(self, context: int = 3) -> str:
+        return unified_diff(self.path, self.before, self.after, context=context)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "op": self.op, "before": self.before, "after": self.after,
+                "why": list(self.why), "category": list(self.category), "reason": self.reason,
+                "derived": self.derived}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileChange:
+        return cls(path=str(data["path"]), op=data["op"], before=data.get("before"), after=data.get("after"),
+                   why=list(data.get("why") or []), category=list(data.get("category") or []),
+                   reason=data.get("reason"), derived=bool(data.get("derived")))
+
+
+@dataclass
+class ConsumedInput:
+    """A file the run consumes (a staging file): deleted after a successful apply, restored on revert."""
+
+    id: str
+    path: str
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "path": self.path, "text": self.text}
+
+
+@dataclass
+class ChangeSet:
+    """Everything one run proposes. ``held``: input ids the engine did not fully use (kept, with why)."""
+
+    run_id: str
+    purpose: str
+    engine: str
+    created_at: str
+    changes: list[FileChange] = field(default_factory=list)
+    inputs: list[ConsumedInput] = field(default_factory=list)
+    held: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def paths(self) -> list[str]:
+        return [c.path for c in self.changes]
+
+    def get(self, path: str) -> FileChange | None:
+        return next((c for c in self.changes if c.path == path), None)
+
+    def counts(self) -> dict[str, int]:
+        counts = {"add": 0, "modify": 0, "delete": 0}
+        for change in self.changes:
+            counts[change.op] += 1
+        return counts
+
+    def diff(self, context: int = 3) -> str:
+        return "".join(change.diff(context) for change in self.changes)
+
+    def to_json(self, *, with_text: bool = True) -> dict[str, Any]:
+        changes = []
+        for change in self.changes:
+            item = change.to_json()
+            if not with_text:
+                item.pop("before")
+                item.pop("after")
+            changes.append(item)
+        return {"run_id": self.run_id, "purpose": self.purpose, "engine": self.engine,
+                "created_at": self.created_at, "changes": changes,
+                "inputs": [i.id for i in self.inputs], "held": dict(self.held), "notes": list(self.notes)}
+
+
+# --------------------------------------------------------------------------- scratch copy
+
+
+@dataclass
+class _Touch:
+    before: str | None
+    why: list[str] = field(default_factory=list)
+    category: list[str] = field(default_factory=list)
+    reason: str | None = None
+    derived: bool = False
+
+
+def _copy_ignore(folder: str, names: list[str]) -> set[str]:
+    # Leftover temporary files of interrupted atomic writes are nobody's records.
+    return {n for n in names if n.startswith(".") and n.endswith(".tmp")}
+
+
+class Scratch:
+    """A throw-away copy of the workspace's ``memory/`` (without ``_staging/`` and ``workflow/``)
+    and ``knowledge/`` that a run reads and writes; ``.ws`` is a ``Workspace`` rooted there (same
+    config), so the linter and the search tools work on it unchanged.
+
+    Files keep their mode bits, so a locked (read-only) record is refused in the scratch copy too.
+    Writes go through ``write``/``delete``, which remember each file's text before its first change.
+    """
+
+    def __init__(self, ws: Workspace, *, parent: Path | None = None) -> None:
+        self.real = ws
+        self._tmp = tempfile.TemporaryDirectory(prefix="yoi-scratch-", dir=parent, ignore_cleanup_errors=True)
+        root = Path(self._tmp.name)
+        self.problems: list[str] = []
+        self._copy(ws.memory_dir, root / "memory", skip_top={"_staging", "workflow"})
+        self._copy(ws.knowledge_dir, root / "knowledge", skip_top=set())
+        self.ws = Workspace(root, _config=ws.config)
+        self.touched: dict[str, _Touch] = {}
+
+    def _copy(self, source: Path, target: Path, *, skip_top: set[str]) -> None:
+        if not source.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            return
+
+        def ignore(folder: str, names: list[str]) -> set[str]:
+            skipped = _copy_ignore(folder, names)
+            if Path(folder) == source:
+                skipped |= {n for n in names if n in skip_top}
+            return skipped
+
+        try:
+            shutil.copytree(source, target, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+        except shutil.Error as exc:  # copies what it can, then lists what it could not
+            for _src, _dst, why in exc.args[0]:
+                self.problems.append(f"{self.real.rel(Path(_src))}: not copied to the scratch workspace ({why})")
+        except OSError as exc:
+            raise YoiError(f"cannot copy to the scratch workspace: {exc.strerror or exc}", path=source) from exc
+
+    @property
+    def root(self) -> Path:
+        return self.ws.root
+
+    def path(self, rel: str) -> Path:
+        return self.ws.root / rel
+
+    def read(self, rel: str) -> str | None:
+        return read_exact(self.path(rel))
+
+    def _touch(self, rel: str, why: Iterable[str], category: Iterable[str], reason: str | None,
+               derived: bool) -> None:
+        touch = self.touched.get(rel)
+        if touch is None:
+            touch = self.touched[rel] = _Touch(before=self.read(rel))
+        for item in why:
+            if item not in touch.why:
+                touch.why.append(item)
+        for item in category:
+            if item not in touch.category:
+                touch.category.append(item)
+        if reason:
+            touch.reason = reason if not touch.reason or touch.reason == reason else f"{touch.reason}; {reason}"
+        touch.derived = touch.derived or derived
+
+    def write(self, rel: str, text: str, *, why: Iterable[str] = (), category: Iterable[str] = (),
+              reason: str | None = None, derived: bool = False) -> None:
+        """Write ``text`` to ``rel`` in the scratch copy (``RecordLockedError`` for a locked file)."""
+        path = self.path(rel)
+        if is_locked(path):
+            raise RecordLockedError("file is read-only (locked against automated rewriting); not changed",
+                                    path=rel)
+        self._touch(rel, why, category, reason, derived)
+        write_exact(path, text)
+
+    def delete(self, rel: str, *, why: Iterable[str] = (), category: Iterable[str] = (),
+               reason: str | None = None) -> None:
+        path = self.path(rel)
+        if is_locked(path):
+            raise RecordLockedError("file is read-only (locked against automated rewriting); not deleted",
+                                    path=rel)
+        self._touch(rel, why, category, reason, False)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+    def changes(self) -> list[FileChange]:
+        """Touched files whose text differs from the text first read, in path order."""
+        found: list[FileChange] = []
+        for rel in sorted(self.touched):
+            touch = self.touched[rel]
+            after = self.read(rel)
+            if after == touch.before:
+                continue
+            op: ChangeOp = "add" if touch.before is None else ("delete" if after is None else "modify")
+            found.append(FileChange(rel, op, touch.before, after, list(touch.why), list(touch.category),
+                                    touch.reason, touch.derived))
+        return found
+
+    def changeset(self, *, run_id: str, purpose: str, engine: str, inputs: Iterable[ConsumedInput] = (),
+                  held: dict[str, str] | None = None, notes: Iterable[str] = ()) -> ChangeSet:
+        return ChangeSet(run_id=run_id, purpose=purpose, engine=engine, created_at=_now_iso(),
+                         changes=self.changes(), inputs=list(inputs), held=dict(held or {}),
+                         notes=[*self.problems, *notes])
+
+    def close(self) -> None:
+        # Read-only files in a writable folder are still removable; a read-only folder is not, so
+        # restore write bits on folders before cleaning up.
+        for folder, _dirs, _files in os.walk(self._tmp.name):
+            with contextlib.suppress(OSError):
+                os.chmod(folder, 0o755)
+        self._tmp.cleanup()
+
+    def __enter__(self) -> Scratch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+# --------------------------------------------------------------------------- journal
+
+
+def runs_dir(ws: Workspace) -> Path:
+    return ws.state_dir / "runs"
+
+
+def _journal_path(ws: Workspace, run_id: str, *, pending: bool) -> Path:
+    return runs_dir(ws) / (f"{run_id}.pending.json" if pending else f"{run_id}.json")
+
+
+def _write_journal(path: Path, journal: dict[str, Any]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise YoiError(f"cannot create the run journal folder: {exc.strerror or exc}", path=path.parent) from exc
+    # ensure_ascii: lone surrogates (undecodable bytes kept exact) survive a JSON round trip.
+    atomic_write_bytes(path, (json.dumps(journal, indent=1, ensure_ascii=True) + "\n").encode("ascii"))
+
+
+def _read_journal(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="ascii", errors="replace"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise YoiError(f"unreadable run journal: {exc}", path=path) from exc
+    if not isinstance(data, dict) or "changes" not in data or "run_id" not in data:
+        raise YoiError("not a run journal", path=path)
+    return data
+
+
+@dataclass
+class ApplyResult:
+    """What ``apply`` (or a recovery) did."""
+
+    run_id: str
+    applied: list[FileChange] = field(default_factory=list)
+    conflicts: list[tuple[FileChange, str]] = field(default_factory=list)
+    rejected: list[FileChange] = field(default_factory=list)
+    inputs_deleted: list[str] = field(default_factory=list)
+    inputs_kept: dict[str, str] = field(default_factory=dict)
+    journal_path: Path | None = None
+    recovered: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.conflicts
+
+    def counts(self) -> dict[str, int]:
+        counts = {"add": 0, "modify": 0, "delete": 0}
+        for change in self.applied:
+            counts[change.op] += 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "applied": [{"path": c.path, "op": c.op, "why": c.why} for c in self.applied],
+                "conflicts": [{"path": c.path, "reason": r} for c, r in self.conflicts],
+                "rejected": [c.path for c in self.rejected], "inputs_deleted": self.inputs_deleted,
+                "inputs_kept": self.inputs_kept, "journal": str(self.journal_path) if self.journal_path else None,
+                "recovered": self.recovered}
+
+
+def _inside(ws: Workspace, rel: str) -> Path:
+    path = ws.root / rel
+    if Path(rel).is_absolute() or ".." in Path(rel).parts or not ws.contains(path.parent):
+        raise YoiError("journal names a path outside the workspace; refused", path=rel)
+    return path
+
+
+def _apply_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
+    """Bring one file from before to after; ("applied"|"conflict", detail)."""
+    try:
+        path = _inside(ws, change["path"])
+        current = read_exact(path)
+    except YoiError as exc:
+        return "conflict", exc.message
+    before, after = change.get("before"), change.get("after")
+    if current == after:
+        return "applied", None
+    if current != before:
+        what = ("was created" if before is None else "was deleted" if current is None else "changed")
+        return "conflict", f"file {what} on disk since the run read it; left as it is (the edit wins)"
+    if is_locked(path):
+        return "conflict", "file is read-only (locked against automated rewriting); left as it is"
+    try:
+        if after is None:
+            path.unlink()
+            _fsync_dir(path.parent)
+        else:
+            write_exact(path, after)
+    except FileNotFoundError:
+        return "applied", None
+    except RecordLockedError:
+        return "conflict", "file is read-only (locked against automated rewriting); left as it is"
+    except (YoiError, OSError) as exc:
+        return "conflict", f"cannot write: {getattr(exc, 'message', None) or exc}"
+    return "applied", None
+
+
+def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered: bool) -> ApplyResult:
+    result = ApplyResult(run_id=journal["run_id"], recovered=recovered)
+    if journal["status"] == "applying":
+        for change in journal["changes"]:
+            if change["state"] != "pending":
+                continue
+            change["state"], change["detail"] = _apply_one(ws, change)
+            crashpoint("apply:file")
+        kept: dict[str, str] = dict(journal.get("held") or {})
+        for change in journal["changes"]:
+            if change["state"] == "conflict" and not change.get("derived"):
+                for staging_id in change.get("why") or []:
+                    kept.setdefault(staging_id, f"its change to {change['path']} conflicted: {change['detail']}")
+        for item in journal["inputs"]:
+            if item["id"] in kept:
+                item["state"], item["detail"] = "kept", kept[item["id"]]
+            else:
+                item["state"] = "delete"
+        journal["status"] = "applied"
+        journal["applied_at"] = _now_iso()
+        _write_journal(pending, journal)
+        crashpoint("apply:journal-applied")
+    for item in journal["inputs"]:
+        if item["state"] != "delete":
+            continue
+        try:
+            path = _inside(ws, item["path"])
+            current = read_exact(path)
+        except YoiError as exc:
+            item["state"], item["detail"] = "kept", exc.message
+            continue
+        if current is None:
+            item["state"] = "deleted"
+        elif current != item["text"]:
+            item["state"], item["detail"] = "kept", "changed since the run read it"
+        else:
+            try:
+                path.unlink()
+                _fsync_dir(path.parent)
+                item["state"] = "deleted"
+            except FileNotFoundError:
+                item["state"] = "deleted"
+            except OSError as exc:
+                item["state"], item["detail"] = "kept", f"cannot delete: {exc.strerror or exc}"
+        crashpoint("apply:input")
+    final = _journal_path(ws, journal["run_id"], pending=False)
+    _write_journal(final, journal)
+    crashpoint("apply:journal-final")
+    with contextlib.suppress(FileNotFoundError):
+        pending.unlink()
+    _fsync_dir(pending.parent)
+    result.journal_path = final
+    for change in journal["changes"]:
+        fc = FileChange.from_json(change)
+        if change["state"] == "applied":
+            result.applied.append(fc)
+        elif change["state"] == "conflict":
+            result.conflicts.append((fc, change.get("detail") or "conflict"))
+        elif change["state"] == "rejected":
+            result.rejected.append(fc)
+    for item in journal["inputs"]:
+        if item["state"] == "deleted":
+            result.inputs_deleted.append(item["id"])
+        else:
+            result.inputs_kept[item["id"]] = item.get("detail") or item["state"]
+    return result
+
+
+def apply(ws: Workspace, changeset: ChangeSet, *, only: Iterable[str] | None = None) -> ApplyResult:
+    """Apply ``changeset`` (or only the files in ``only``) to the workspace; see the module docstring.
+
+    Files not in ``only`` are recorded as rejected. Consumed inputs are deleted after the files are
+    written, except inputs the engine held back and inputs behind a conflicting change.
+    """
+    paths = set(changeset.paths())
+    selected = paths if only is None else set(only)
+    unknown = selected - paths
+    if unknown:
+        raise YoiError(f"not in the change set: {', '.join(sorted(unknown))}")
+    journal: dict[str, Any] = {
+        "version": JOURNAL_VERSION, "run_id": changeset.run_id, "purpose": changeset.purpose,
+        "engine": changeset.engine, "created_at": changeset.created_at, "status": "applying",
+        "applied_at": None, "reverted_at": None, "held": dict(changeset.held), "notes": list(changeset.notes),
+        "changes": [{**c.to_json(), "state": "pending" if c.path in selected else "rejected", "detail": None}
+                    for c in changeset.changes],
+        "inputs": [{**i.to_json(), "state": "pending", "detail": None} for i in changeset.inputs],
+    }
+    pending = _journal_path(ws, changeset.run_id, pending=True)
+    if pending.exists() or _journal_path(ws, changeset.run_id, pending=False).exists():
+        raise YoiError(f"run {changeset.run_id} was already applied")
+    _write_journal(pending, journal)
+    crashpoint("apply:journal")
+    return _finish(ws, journal, pending, recovered=False)
+
+
+def recover_pending(ws: Workspace) -> list[ApplyResult]:
+    """Finish every run a crash interrupted (roll forward), oldest first. Hold the lock when calling."""
+    folder = runs_dir(ws)
+    try:
+        pendings = sorted(folder.glob("*.pending.json"))
+    except OSError:
+        return []
+    results: list[ApplyResult] = []
+    for pending in pendings:
+        run_id = pending.name[: -len(".pending.json")]
+        if _journal_path(ws, run_id, pending=False).exists():
+            # Crashed after the final journal was written: only the pending copy is left to remove.
+            with contextlib.suppress(FileNotFoundError):
+                pending.unlink()
+            continue
+        journal = _read_journal(pending)
+        results.append(_finish(ws, journal, pending, recovered=True))
+    return results
+
+
+# --------------------------------------------------------------------------- runs and revert
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    purpose: str
+    engine: str
+    status: str
+    created_at: str
+    applied_at: str | None
+    reverted_at: str | None
+    files: int
+    pending: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _journal_files(ws: Workspace) -> dict[str, Path]:
+    """run id → journal path (the final journal wins over a pending one)."""
+    found: dict[str, Path] = {}
+    try:
+        entries = sorted(runs_dir(ws).glob("*.json"))
+    except OSError:
+        return found
+    for path in entries:
+        if path.name.endswith(".pending.json"):
+            found.setdefault(path.name[: -len(".pending.json")], path)
+        else:
+            found[path.name[: -len(".json")]] = path
+    return found
+
+
+def list_runs(ws: Workspace) -> list[RunSummary]:
+    """Journalled runs, oldest first (run ids are UUIDv7, so they sort by time)."""
+    runs: list[RunSummary] = []
+    for run_id, path in sorted(_journal_files(ws).items()):
+        try:
+            data = _read_journal(path)
+        except YoiError:
+            continue
+        runs.append(RunSummary(run_id=run_id, purpose=str(data.get("purpose")), engine=str(data.get("engine")),
+                               status=str(data.get("status")), created_at=str(data.get("created_at")),
+                               applied_at=data.get("applied_at"), reverted_at=data.get("reverted_at"),
+                               files=sum(c.get("state") == "applied" for c in data["changes"]),
+                               pending=path.name.endswith(".pending.json")))
+    return runs
+
+
+def find_run(ws: Workspace, ref: str) -> tuple[str, Path]:
+    """The journal of run ``ref``: a full run id, a unique prefix of one, or ``last``."""
+    journals = _journal_files(ws)
+    if not journals:
+        raise YoiError("no applied runs are journalled in .yoi/state/runs/")
+    if ref == "last":
+        run_id = max(journals)
+        return run_id, journals[run_id]
+    if ref in journals:
+        return ref, journals[ref]
+    matches = [run_id for run_id in journals if run_id.startswith(ref)]
+    if len(matches) == 1:
+        return matches[0], journals[matches[0]]
+    if not matches:
+        raise YoiError(f"no journalled run '{ref}' (see `yoi revert --list`)")
+    raise YoiError(f"'{ref}' matches {len(matches)} runs; give more of the run id")
+
+
+@dataclass
+class RevertResult:
+    run_id: str
+    restored: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    inputs_restored: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.refused
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "restored": self.restored, "already": self.already,
+                "refused": [{"path": p, "reason": r} for p, r in self.refused],
+                "inputs_restored": self.inputs_restored}
+
+
+def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
+    try:
+        path = _inside(ws, change["path"])
+        current = read_exact(path)
+    except YoiError as exc:
+        return "refused", exc.message
+    before, after = change.get("before"), change.get("after")
+    if current == before:
+        return "already", None
+    if current != after:
+        return "refused", "changed since the run applied it; left as it is"
+    if is_locked(path):
+        return "refused", "file is read-only (locked); left as it is"
+    try:
+        if before is None:
+            path.unlink()
+            _fsync_dir(path.parent)
+        else:
+            write_exact(path, before)
+    except RecordLockedError:
+        return "refused", "file is read-only (locked); left as it is"
+    except (YoiError, OSError) as exc:
+        return "refused", f"cannot write: {getattr(exc, 'message', None) or exc}"
+    return "restored", None
+
+
+def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
+    """Undo an applied run: restore every file it wrote (exact bytes) and the inputs it consumed.
+
+    A file changed since the run is refused and left as it is (reported). Idempotent: reverting
+    again restores what is left and reports the rest as already reverted.
+    """
+    run_id, path = find_run(ws, ref)
+    lock = None
+    if take_lock:
+        from .lock import ConsolidationLock
+
+        lock = ConsolidationLock(ws, purpose="revert").acquire()
+    try:
+        journal = _read_journal(path)
+        result = RevertResult(run_id=run_id)
+        for change in journal["changes"]:
+            if change.get("state") not in ("applied", "pending"):
+                continue
+            outcome, detail = _revert_one(ws, change)
+            crashpoint("revert:file")
+            change["revert"] = outcome
+            if outcome == "restored":
+                result.restored.append(change["path"])
+            elif outcome == "already":
+                result.already.append(change["path"])
+            else:
+                result.refused.append((change["path"], detail or "refused"))
+        for item in journal.get("inputs") or []:
+            if item.get("state") not in ("deleted", "delete"):
+                continue
+            try:
+                target = _inside(ws, item["path"])
+                if read_exact(target) is None:
+                    write_exact(target, item["text"])
+                    result.inputs_restored.append(item["id"])
+            except (YoiError, OSError) as exc:
+                result.refused.append((item["path"], f"cannot restore: {getattr(exc, 'message', None) or exc}"))
+        journal["status"] = "reverted" if result.ok else "partially-reverted"
+        journal["reverted_at"] = _now_iso()
+        final = _journal_path(ws, run_id, pending=False)
+        _write_journal(final, journal)
+        if path != final:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        return result
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+__all__ = ["ApplyResult", "ChangeSet", "ConsumedInput", "FileChange", "RevertResult", "RunSummary", "Scratch",
+           "apply", "find_run", "list_runs", "read_exact", "recover_pending", "revert", "runs_dir",
+           "unified_diff", "write_exact"]
