@@ -118,3 +118,20 @@ def test_cli_context_empty(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     done = run_yoi("context", "-w", str(ws.root))
     assert done.returncode == 0 and done.stdout == "" and "nothing to inject" in done.stderr
+
+
+@pytest.mark.parametrize(("frontmatter_value", "body", "resident"), [
+    ("true", "", True),
+    ("yes", "", True),                              # YAML 1.1 boolean, decided by the parser
+    ("false", "", False),
+    ("false", "Mentions model_invokation: true in the body.", False),
+    ('"true"', "", False),                          # a string is not the boolean true
+])
+def test_resident_flag_is_decided_by_yaml(tmp_path: Path, frontmatter_value: str, body: str,
+                                          resident: bool) -> None:
+    ws = make_ws(tmp_path)
+    text = ("---\nkind: fact\ndescription: D.\nmodel_invokation: " + frontmatter_value +
+            "\nuser_invocable: true\nlast_sources: []\ncreated_at: 2026-11-02T09:00:00+00:00\n"
+            "updated_at: 2026-11-02T09:00:00+00:00\n---\n" + body + "\n")
+    (ws.knowledge_dir / "flag.md").write_text(text, encoding="utf-8")
+    assert build_resident_context(ws).slugs == (["flag"] if resident else [])

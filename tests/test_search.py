@@ -330,3 +330,32 @@ def test_cli_search_errors_exit_2(ws: Workspace) -> None:
 def test_cli_search_no_hits(ws: Workspace) -> None:
     done = run_yoi("search", "knowledge", "zebra", "-w", str(ws.root))
     assert done.returncode == 0 and done.stdout == "" and "no matching records" in done.stderr
+
+
+def test_case_folding_matches_str_lower_exactly(ws: Workspace) -> None:
+    # U+212A KELVIN SIGN lower-cases to ASCII "k": the raw-bytes fast path must not miss it
+    write_record(ws, "knowledge/kelvin.md", knowledge_meta(), "\nTemperatures in \u212aELVIN.\n")
+    write_record(ws, "knowledge/accents.md", knowledge_meta(), "\nÉCOLE and Straße.\n")
+    assert slugs(knowledge_search(ws, "kelvin", record=False)) == ["kelvin"]
+    assert slugs(knowledge_search(ws, "école", record=False)) == ["accents"]
+    assert slugs(knowledge_search(ws, "STRASSE", record=False)) == []  # lower(), not casefold()
+    assert slugs(knowledge_search(ws, "straße", record=False)) == ["accents"]
+
+
+def test_non_matching_files_are_not_decoded(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    decoded: list[bytes] = []
+    real = search_mod.decode_text
+    monkeypatch.setattr(search_mod, "decode_text", lambda data: decoded.append(data) or real(data))
+    knowledge_search(ws, "conftest", record=False)
+    assert len(decoded) == 1
+
+
+def test_big_files(ws: Workspace) -> None:
+    from yoi_tui.core.records import MAX_RECORD_BYTES
+
+    head = (ws.knowledge_dir / "tenant.md").read_text()
+    (ws.knowledge_dir / "long.md").write_text(head + "x" * 70_000 + "\nneedle at the end\n", encoding="utf-8")
+    (ws.knowledge_dir / "huge.md").write_text(head + "x" * MAX_RECORD_BYTES + "\nneedle\n", encoding="utf-8")
+    problems: list[str] = []
+    assert slugs(knowledge_search(ws, "needle", record=False, problems=problems)) == ["long"]
+    assert any("knowledge/huge.md: over 1 MiB" in p for p in problems)

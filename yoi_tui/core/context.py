@@ -17,7 +17,7 @@ from .errors import YoiError
 from .kinds import RecordKind
 from .markers import CONTEXT_BEGIN, CONTEXT_END
 from .records import parse_record_text, read_record
-from .search import iter_folder_texts
+from .search import decode_text, iter_folder_bytes
 from .usage import estimate_tokens, log, record_inject
 from .workspace import Workspace
 
@@ -25,6 +25,8 @@ INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug
                "or `yoi search knowledge --slug SLUG`):")
 _NEUTRALISE = (("</yoi-context>", "&lt;/yoi-context>"), ("<yoi-context>", "&lt;yoi-context>"))
 _SPACES_RE = re.compile(r"\s+")
+_FALSE_LINE_RE = re.compile(
+    rb"(?m)^model_invokation:[ \t]*(?:false|False|FALSE|no|No|NO|off|Off|OFF)[ \t]*(?:#[^\n]*)?\r?$")
 
 
 @dataclass
@@ -38,6 +40,18 @@ class ResidentContext:
 
     def to_json(self) -> dict[str, object]:
         return {"text": self.text, "slugs": self.slugs, "tokens": self.tokens}
+
+
+def _surely_not_resident(data: bytes) -> bool:
+    """True when the raw file cannot have ``model_invokation: true`` (so its YAML is not parsed).
+
+    That is: the key is never mentioned (the default is false), or mentioned exactly once, as a
+    top-level ``model_invokation: false`` line. Anything else is parsed and decided by YAML.
+    """
+    count = data.count(b"model_invokation")
+    if count == 0:
+        return True
+    return count == 1 and _FALSE_LINE_RE.search(data) is not None
 
 
 def _one_line(text: str) -> str:
@@ -56,8 +70,12 @@ def build_resident_context(ws: Workspace) -> ResidentContext:
             reason = result.diagnostics[0].message if result.diagnostics else "unreadable"
             problems.append(f"memory/summary.md: {reason}; left out")
     index: list[tuple[str, str]] = []
-    for slug, rel, text in iter_folder_texts(ws, ws.knowledge_dir, "knowledge/", problems):
-        if "model_invokation" not in text:
+    for slug, rel, data in iter_folder_bytes(ws, ws.knowledge_dir, "knowledge/", problems):
+        if _surely_not_resident(data):
+            continue
+        text, reason = decode_text(data)
+        if text is None:
+            problems.append(f"{rel}: {reason}; left out")
             continue
         record, diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path=ws.root / rel, rel=rel)
         if record is None:

@@ -33,6 +33,7 @@ from .workspace import Workspace
 
 _BOM = "\ufeff"
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_CHUNK = 64 * 1024
 _MEMORY_KIND_VALUES = tuple(k.value for k in MEMORY_KINDS)
 
 
@@ -91,28 +92,39 @@ class MemoryHit:
 # --------------------------------------------------------------------------- reading files
 
 
-def read_text_fast(path: str) -> tuple[str | None, str | None]:
-    """A record file's text (BOM dropped) or ``(None, reason)``. One open, reads until EOF."""
+def read_bytes_fast(path: str) -> tuple[bytes | None, str | None]:
+    """A file's bytes or ``(None, reason)``: one open, 64 KiB reads until EOF, at most 1 MiB."""
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         return None, f"cannot open: {exc.strerror or exc}"
     try:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            chunk = os.read(fd, MAX_RECORD_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        # 64 KiB reads: asking for 1 MiB at once makes every read allocate (mmap) a 1 MiB buffer,
+        # which made a scan 3x slower. Records are small, so the common case is one read with
+        # data and one returning b"" (EOF); the loop is for the rare big file.
+        data = os.read(fd, _CHUNK)
+        more = os.read(fd, _CHUNK) if data else b""
+        if more:
+            chunks = [data, more]
+            size = len(data) + len(more)
+            while size <= MAX_RECORD_BYTES:
+                more = os.read(fd, _CHUNK)
+                if not more:
+                    break
+                chunks.append(more)
+                size += len(more)
             if size > MAX_RECORD_BYTES:
                 return None, f"over {MAX_RECORD_BYTES // (1024 * 1024)} MiB"
+            data = b"".join(chunks)
     except OSError as exc:
         return None, f"cannot read: {exc.strerror or exc}"
     finally:
         os.close(fd)
-    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return data, None
+
+
+def decode_text(data: bytes) -> tuple[str | None, str | None]:
+    """UTF-8 text (BOM dropped) of a record's bytes, or ``(None, reason)``."""
     if b"\x00" in data:
         return None, "binary file (NUL bytes)"
     try:
@@ -120,6 +132,12 @@ def read_text_fast(path: str) -> tuple[str | None, str | None]:
     except UnicodeDecodeError:
         return None, "not UTF-8"
     return (text[1:] if text.startswith(_BOM) else text), None
+
+
+def read_text_fast(path: str) -> tuple[str | None, str | None]:
+    """A record file's text (BOM dropped) or ``(None, reason)``."""
+    data, reason = read_bytes_fast(path)
+    return (None, reason) if data is None else decode_text(data)
 
 
 def _entry_is_readable(ws: Workspace, entry: os.DirEntry[str]) -> bool:
@@ -135,9 +153,9 @@ def _entry_is_readable(ws: Workspace, entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def iter_folder_texts(ws: Workspace, folder: Path, prefix: str,
-                      problems: list[str] | None = None) -> Iterator[tuple[str, str, str]]:
-    """``(slug, rel, text)`` of every readable ``*.md`` in ``folder``, in sorted order."""
+def iter_folder_bytes(ws: Workspace, folder: Path, prefix: str,
+                      problems: list[str] | None = None) -> Iterator[tuple[str, str, bytes]]:
+    """``(slug, rel, bytes)`` of every readable ``*.md`` in ``folder``, in sorted order."""
     try:
         with os.scandir(folder) as it:
             entries = sorted((e for e in it if e.name.endswith(".md")), key=lambda e: e.name)
@@ -153,15 +171,15 @@ def iter_folder_texts(ws: Workspace, folder: Path, prefix: str,
             if problems is not None:
                 problems.append(f"{rel}: not a regular file inside the workspace; skipped")
             continue
-        text, reason = read_text_fast(entry.path)
-        if text is None:
+        data, reason = read_bytes_fast(entry.path)
+        if data is None:
             if problems is not None:
                 problems.append(f"{rel}: {reason}; skipped")
             continue
-        yield entry.name[:-3], rel, text
+        yield entry.name[:-3], rel, data
 
 
-def _read_one(ws: Workspace, path: Path, rel: str, problems: list[str] | None) -> str | None:
+def _read_one(ws: Workspace, path: Path, rel: str, problems: list[str] | None) -> bytes | None:
     try:
         st = os.lstat(path)
     except OSError:
@@ -176,13 +194,25 @@ def _read_one(ws: Workspace, path: Path, rel: str, problems: list[str] | None) -
         if problems is not None:
             problems.append(f"{rel}: not a regular file; skipped")
         return None
-    text, reason = read_text_fast(str(path))
-    if text is None and problems is not None:
+    data, reason = read_bytes_fast(str(path))
+    if data is None and problems is not None:
         problems.append(f"{rel}: {reason}; skipped")
-    return text
+    return data
 
 
 # --------------------------------------------------------------------------- matching
+
+# The only characters whose str.lower() contains ASCII letters: U+0130 (İ -> i̇) and U+212A
+# (Kelvin sign -> k). A file holding neither can be matched against ASCII terms on its raw bytes.
+def _lowers_to_ascii(data: bytes) -> bool:
+    """True when ``data`` may hold U+0130 or U+212A (then the decoded text decides).
+
+    Checked cheaply: ``isascii`` and one-byte searches (memchr) run in well under a microsecond per
+    record, while a multi-byte needle is searched for only when its lead byte is present.
+    """
+    if data.isascii():
+        return False
+    return (b"\xc4" in data and b"\xc4\xb0" in data) or (b"\xe2" in data and b"\xe2\x84\xaa" in data)
 
 
 def query_terms(query: str | None) -> list[str]:
@@ -190,11 +220,31 @@ def query_terms(query: str | None) -> list[str]:
     return list(dict.fromkeys((query or "").lower().split()))
 
 
-def _matches(text: str, terms: list[str]) -> bool:
-    if not terms:
+class _Matcher:
+    """Every term, case-insensitively, decided on raw bytes where that is exact (see above)."""
+
+    def __init__(self, terms: list[str], kind: str | None = None) -> None:
+        self.terms = terms
+        self.byte_terms = [t.encode("ascii") for t in terms] if all(t.isascii() for t in terms) else None
+        self.byte_kind = kind.encode("utf-8") if kind else None
+
+    def may_match(self, data: bytes) -> bool:
+        """False only when the file surely does not match (no decoding, no YAML)."""
+        if self.byte_kind is not None and self.byte_kind not in data:
+            return False  # the kind's value must appear somewhere in the raw text
+        if not self.terms or self.byte_terms is None:
+            return True
+        low = data.lower()  # ASCII-only lowering, in C
+        for term in self.byte_terms:
+            if term not in low:
+                return _lowers_to_ascii(data)
         return True
-    low = text.lower()
-    return all(term in low for term in terms)
+
+    def matches(self, text: str) -> bool:
+        if not self.terms:
+            return True
+        low = text.lower()
+        return all(term in low for term in self.terms)
 
 
 def excerpt_for(record: Record, terms: list[str], context_lines: int) -> tuple[str, int | None]:
@@ -231,6 +281,13 @@ def excerpt_for(record: Record, terms: list[str], context_lines: int) -> tuple[s
         window.pop()
         stop -= 1
     return "\n".join(window), index + 1
+
+
+def _decode(data: bytes, rel: str, problems: list[str] | None) -> str | None:
+    text, reason = decode_text(data)
+    if text is None and problems is not None:
+        problems.append(f"{rel}: {reason}; skipped")
+    return text
 
 
 def _check_limit(ws: Workspace, limit: int | None) -> int:
@@ -273,16 +330,18 @@ def knowledge_search(ws: Workspace, query: str = "", *, slug: str | None = None,
         _check_slug(slug)
         if not is_valid_slug(slug):
             return []
-        text = _read_one(ws, ws.knowledge_dir / f"{slug}.md", f"knowledge/{slug}.md", problems)
-        candidates: Iterator[tuple[str, str, str]] = iter(
-            [(slug, f"knowledge/{slug}.md", text)] if text is not None else [])
+        data = _read_one(ws, ws.knowledge_dir / f"{slug}.md", f"knowledge/{slug}.md", problems)
+        candidates: Iterator[tuple[str, str, bytes]] = iter(
+            [(slug, f"knowledge/{slug}.md", data)] if data is not None else [])
     else:
-        candidates = iter_folder_texts(ws, ws.knowledge_dir, "knowledge/", problems)
+        candidates = iter_folder_bytes(ws, ws.knowledge_dir, "knowledge/", problems)
+    matcher = _Matcher(terms, kind)
     hits: list[KnowledgeHit] = []
-    for name, rel, text in candidates:
-        if kind is not None and kind not in text:
-            continue  # cheap pre-filter: the kind's value must appear somewhere in the raw text
-        if not _matches(text, terms):
+    for name, rel, data in candidates:
+        if not matcher.may_match(data):
+            continue
+        text = _decode(data, rel, problems)
+        if text is None or not matcher.matches(text):
             continue
         parsed, diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path=ws.root / rel, rel=rel)
         if parsed is None:
@@ -306,8 +365,8 @@ def knowledge_search(ws: Workspace, query: str = "", *, slug: str | None = None,
 
 
 def _memory_candidates(ws: Workspace, slug: str | None, kind: str | None,
-                       problems: list[str] | None) -> Iterator[tuple[RecordKind, str, str, str]]:
-    """``(kind, slug, rel, text)`` of memory records in sorted-path order."""
+                       problems: list[str] | None) -> Iterator[tuple[RecordKind, str, str, bytes]]:
+    """``(kind, slug, rel, bytes)`` of memory records in sorted-path order."""
     kinds = [RecordKind(kind)] if kind else list(MEMORY_KINDS)
     # Sorted paths: memory/decisions/ < memory/requests/ < memory/summary.md.
     order = {RecordKind.DECISION: 0, RecordKind.REQUEST: 1, RecordKind.SUMMARY: 2}
@@ -315,22 +374,22 @@ def _memory_candidates(ws: Workspace, slug: str | None, kind: str | None,
         if record_kind is RecordKind.SUMMARY:
             if slug is not None and slug != "summary":
                 continue
-            text = _read_one(ws, ws.summary_path, "memory/summary.md", problems)
-            if text is not None:
-                yield record_kind, "summary", "memory/summary.md", text
+            data = _read_one(ws, ws.summary_path, "memory/summary.md", problems)
+            if data is not None:
+                yield record_kind, "summary", "memory/summary.md", data
             continue
         folder_rel = "memory/decisions/" if record_kind is RecordKind.DECISION else "memory/requests/"
         if slug is not None:
             if not is_valid_slug(slug):
                 continue
             rel = f"{folder_rel}{slug}.md"
-            text = _read_one(ws, path_for(ws, record_kind, slug), rel, problems)
-            if text is not None:
-                yield record_kind, slug, rel, text
+            data = _read_one(ws, path_for(ws, record_kind, slug), rel, problems)
+            if data is not None:
+                yield record_kind, slug, rel, data
             continue
         folder = ws.decisions_dir if record_kind is RecordKind.DECISION else ws.requests_dir
-        for name, rel, text in iter_folder_texts(ws, folder, folder_rel, problems):
-            yield record_kind, name, rel, text
+        for name, rel, data in iter_folder_bytes(ws, folder, folder_rel, problems):
+            yield record_kind, name, rel, data
 
 
 def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, kind: str | None = None,
@@ -349,9 +408,13 @@ def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, ki
     terms = query_terms(query)
     max_hits = _check_limit(ws, limit)
     around = _context_lines(ws, context_lines)
+    matcher = _Matcher(terms)
     hits: list[MemoryHit] = []
-    for record_kind, name, rel, text in _memory_candidates(ws, slug, kind, problems):
-        if not _matches(text, terms):
+    for record_kind, name, rel, data in _memory_candidates(ws, slug, kind, problems):
+        if not matcher.may_match(data):
+            continue
+        text = _decode(data, rel, problems)
+        if text is None or not matcher.matches(text):
             continue
         parsed, diags = parse_record_text(text, kind=record_kind, path=ws.root / rel, rel=rel)
         if parsed is None:

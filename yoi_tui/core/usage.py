@@ -41,7 +41,7 @@ from typing import Any
 from .diagnostics import Diagnostic
 from .errors import YoiError
 from .ids import new_id
-from .kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
+from .kinds import RecordKind
 from .workspace import Workspace
 
 try:
@@ -485,11 +485,17 @@ class _Acc:
 
 
 def _existing_records(ws: Workspace) -> set[tuple[str, str]]:
+    """``(kind value, slug)`` of every record file present (names only: no file is opened)."""
     found: set[tuple[str, str]] = set()
-    for path in iter_record_paths(ws):
-        kind = kind_for_path(ws, path)
-        if kind is not None:
-            found.add((kind.value, "summary" if kind is RecordKind.SUMMARY else slug_of(path)))
+    if os.path.lexists(ws.summary_path):
+        found.add(("summary", "summary"))
+    for kind, folder in (("decision", ws.decisions_dir), ("request", ws.requests_dir),
+                         ("knowledge", ws.knowledge_dir)):
+        try:
+            with os.scandir(folder) as entries:
+                found.update((kind, e.name[:-3]) for e in entries if e.name.endswith(".md"))
+        except OSError:
+            continue
     return found
 
 
