@@ -1,0 +1,642 @@
+#!/usr/bin/env python3
+"""The benchmark harness of issue 6: yoi at 10,000 and 50,000 records, next to a same-run baseline.
+
+``python bench/run.py [--records 10000 50000] [--repeat 5]`` generates a workspace per size
+(``bench/generate.py``), checks that it lints exactly as planted, then measures each figure as the
+median of ``--repeat`` runs, interleaved with its baseline so both see the same machine load:
+
+==========================  ======================================  ==============================
+figure                      how                                      baseline (same run)
+==========================  ======================================  ==============================
+search knowledge / memory   ``yoi search knowledge|memory TERM``     ``rg -il TERM`` on the folder
+                            (whole process)                          (``grep -ril`` without rg)
+lint cold / warm            ``yoi lint`` (whole process), without    ``rg -il TERM memory knowledge``
+                            and with its cache in ``.yoi/state/``
+``#`` completion            one keystroke's ranking of 1-3 letters   (target: 16 ms)
+                            over the knowledge slugs, in-process
+one-file lint               the editor's live lint of an edited      (target: 20 ms)
+                            file (index + ``lint_text``)
+app first paint             ``bench/app_probe.py``: process start    (target: 1.5 s)
+                            to the populated main screen, headless
+Phase 1 throughput          ``rules`` engine over the Claude Code    ``json.loads`` of the same lines
+                            samples (MB/s)
+peak RSS                    ``yoi lint`` and the app                 --
+growth                      each figure at the largest size / the    (target: 5.5x for 5x records)
+                            same at the smallest
+==========================  ======================================  ==============================
+
+It prints a Markdown table and writes everything (samples included) to
+``bench/results/<date>.json``. A figure whose feature has not landed prints "not measurable yet".
+No figure is asserted: ``tests/test_bench_smoke.py`` runs this at 200 records so it never rots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import generate  # noqa: E402  (bench/generate.py)
+
+SESSION = "bench-harness"  # usage events of the searches go to .yoi/usage/bench-harness.jsonl (removed after)
+LINT_CACHE_DIRS = (".yoi/state/cache",)  # what "cold" removes before each run
+SAMPLES = REPO / "tests" / "data" / "samples"
+NOT_YET = "not measurable yet"
+
+TARGETS: dict[str, tuple[str, float, str]] = {
+    # key: (kind, limit, text) -- kind "ratio" compares value/baseline, "abs" the value itself.
+    "search_knowledge": ("ratio", 3.0, "≤ 3× rg"),
+    "search_memory": ("ratio", 3.0, "≤ 3× rg"),
+    "lint_cold": ("ratio", 20.0, "≤ 20× rg"),
+    "lint_warm": ("ratio", 3.0, "≤ 3× rg"),
+    "completion": ("abs", 0.016, "≤ 16 ms"),
+    "one_file_lint": ("abs", 0.020, "≤ 20 ms"),
+    "app_first_paint": ("abs", 1.5, "≤ 1.5 s"),
+}
+GROWTH_TARGET = 5.5
+ORDER = ("search_knowledge", "search_memory", "lint_cold", "lint_warm", "completion", "one_file_lint",
+         "app_first_paint", "app_loaded", "app_linted", "phase1", "rss_lint", "rss_app")
+
+
+@dataclass
+class Figure:
+    """One measured row at one size: the median of the samples, and its baseline's."""
+
+    key: str
+    label: str
+    unit: str  # "s" or "MB/s" or "MB"
+    value: float | None = None
+    samples: list[float] = field(default_factory=list)
+    baseline: float | None = None
+    baseline_samples: list[float] = field(default_factory=list)
+    baseline_label: str = ""
+    note: str = ""
+    higher_is_better: bool = False
+
+    @property
+    def ratio(self) -> float | None:
+        if self.value is None or not self.baseline:
+            return None
+        return self.baseline / self.value if self.higher_is_better else self.value / self.baseline
+
+    def status(self) -> str:
+        if self.value is None:
+            return "n/a"
+        target = TARGETS.get(self.key)
+        if target is None:
+            return ""
+        kind, limit, _text = target
+        measured = self.ratio if kind == "ratio" else self.value
+        if measured is None:
+            return "n/a"
+        return "met" if measured <= limit else "missed"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["ratio"] = self.ratio
+        data["status"] = self.status()
+        target = TARGETS.get(self.key)
+        data["target"] = target[2] if target else None
+        return data
+
+
+# --------------------------------------------------------------------------- running things
+
+
+def median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def run_timed(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
+              timeout: float = 3600.0) -> tuple[float, int, int]:
+    """Wall-clock seconds, exit code and peak RSS (KB) of one whole process, output discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.0005)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, proc.returncode, usage.ru_maxrss
+
+
+def yoi_command() -> list[str]:
+    """The installed ``yoi`` script next to this interpreter, else ``python -m yoi_tui.cli.main``."""
+    script = Path(sys.executable).parent / "yoi"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "yoi_tui.cli.main"]
+
+
+def scan_baseline(term: str, folders: list[Path]) -> tuple[list[str], str]:
+    """The command a plain text search of ``folders`` for ``term`` is, and its label."""
+    rg = shutil.which("rg")
+    if rg:
+        return [rg, "-il", term, *map(str, folders)], "rg -il"
+    return ["grep", "-ril", term, *map(str, folders)], "grep -ril (ripgrep not installed)"
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["YOI_SESSION_ID"] = SESSION
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    return env
+
+
+def interleaved(repeat: int, subject: Callable[[], float], baseline: Callable[[], float] | None,
+                warmup: bool = True) -> tuple[list[float], list[float]]:
+    """``repeat`` alternating runs of subject and baseline (one untimed warm-up of each first)."""
+    if warmup:
+        subject()
+        if baseline:
+            baseline()
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(repeat):
+        ours.append(subject())
+        if baseline:
+            theirs.append(baseline())
+    return ours, theirs
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def check_workspace(ws: Path, manifest: dict[str, Any], yoi: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """Lint once (JSON) and compare with the planted findings; search once and compare the hits."""
+    found: dict[str, Any] = {}
+    proc = subprocess.run([*yoi, "lint", "--workspace", str(ws), "--format", "json"], capture_output=True,
+                          text=True, env=env, timeout=3600)
+    try:
+        diags = json.loads(proc.stdout or "[]")
+    except json.JSONDecodeError:
+        diags = None
+    if diags is None:
+        found["lint"] = f"could not read lint output (exit {proc.returncode}): {proc.stderr.strip()[:300]}"
+    else:
+        expected = Counter((e["path"], e["rule"]) for e in manifest["expected"])
+        got = Counter((d["path"], d["rule"]) for d in diags)
+        missing, extra = expected - got, got - expected
+        found["lint_findings"] = len(diags)
+        found["lint_as_planted"] = not missing and not extra
+        if missing or extra:
+            found["lint_missing"] = sorted(f"{p} {r}" for p, r in missing.elements())[:20]
+            found["lint_unexpected"] = sorted(f"{p} {r}" for p, r in extra.elements())[:20]
+    hits: list[str] = []
+    for target in ("knowledge", "memory"):
+        proc = subprocess.run([*yoi, "search", target, manifest["search_term"], "--workspace", str(ws), "--json"],
+                              capture_output=True, text=True, env=env, timeout=600)
+        if proc.returncode != 0:
+            found[f"search_{target}"] = f"exit {proc.returncode}: {proc.stderr.strip()[:200]}"
+            continue
+        hits += [h.get("slug", "") for h in json.loads(proc.stdout or "[]")]
+    wanted = sorted(Path(p).stem for p in manifest["search_hits"])
+    found["search_as_planted"] = sorted(hits) == wanted
+    return found
+
+
+def has_command(yoi: list[str], name: str, env: dict[str, str]) -> bool:
+    proc = subprocess.run([*yoi, name, "--help"], capture_output=True, env=env, timeout=120)
+    return proc.returncode == 0
+
+
+def fig_search(ws: Path, target: str, term: str, repeat: int, yoi: list[str], env: dict[str, str]) -> Figure:
+    fig = Figure(f"search_{target}", f"`yoi search {target}` (whole process)", "s")
+    if not has_command(yoi, "search", env):
+        fig.note = NOT_YET
+        return fig
+    folder = ws / ("knowledge" if target == "knowledge" else "memory")
+    base_cmd, fig.baseline_label = scan_baseline(term, [folder])
+    cmd = [*yoi, "search", target, term, "--workspace", str(ws)]
+    ours, theirs = interleaved(repeat, lambda: run_timed(cmd, env=env)[0], lambda: run_timed(base_cmd)[0])
+    fig.samples, fig.baseline_samples = ours, theirs
+    fig.value, fig.baseline = median(ours), median(theirs)
+    fig.note = f"term '{term}' is in {generate.SEARCH_HITS if target == 'knowledge' else 4} files: every file is read"
+    return fig
+
+
+def clear_lint_cache(ws: Path) -> None:
+    for rel in LINT_CACHE_DIRS:
+        shutil.rmtree(ws / rel, ignore_errors=True)
+
+
+def has_lint_cache(ws: Path) -> bool:
+    return any((ws / rel).exists() and any((ws / rel).iterdir()) for rel in LINT_CACHE_DIRS)
+
+
+def fig_lint(ws: Path, term: str, repeat: int, yoi: list[str], env: dict[str, str]) -> tuple[Figure, Figure, Figure]:
+    cold = Figure("lint_cold", "`yoi lint` whole workspace, cold (no cache)", "s")
+    warm = Figure("lint_warm", "`yoi lint` whole workspace, warm (cache filled)", "s")
+    rss = Figure("rss_lint", "peak RSS of `yoi lint` (cold)", "MB")
+    base_cmd, label = scan_baseline(term, [ws / "memory", ws / "knowledge"])
+    cold.baseline_label = warm.baseline_label = label
+    cmd = [*yoi, "lint", "--workspace", str(ws)]
+    rss_samples: list[float] = []
+
+    def run_cold() -> float:
+        clear_lint_cache(ws)
+        elapsed, _code, maxrss = run_timed(cmd, env=env)
+        rss_samples.append(maxrss / 1024)
+        return elapsed
+
+    ours, theirs = interleaved(repeat, run_cold, lambda: run_timed(base_cmd)[0])
+    cold.samples, cold.baseline_samples = ours, theirs
+    cold.value, cold.baseline = median(ours), median(theirs)
+    rss.samples = rss_samples[1:] or rss_samples
+    rss.value = median(rss.samples)
+    run_timed(cmd, env=env)  # fill the cache (if there is one)
+    if not has_lint_cache(ws):
+        warm.note = "no lint cache: warm = cold"
+        warm.value, warm.baseline = cold.value, cold.baseline
+        return cold, warm, rss
+    ours, theirs = interleaved(repeat, lambda: run_timed(cmd, env=env)[0], lambda: run_timed(base_cmd)[0])
+    warm.samples, warm.baseline_samples = ours, theirs
+    warm.value, warm.baseline = median(ours), median(theirs)
+    return cold, warm, rss
+
+
+def fig_completion(ws: Path, repeat: int) -> Figure:
+    """One keystroke of ``#`` completion: ranking every knowledge slug for a 1-3 letter query."""
+    fig = Figure("completion", "`#` completion, one keystroke (in-process)", "s")
+    queries = ("c", "ca", "cat", "q", "qz", "xqz")  # prefix hits and misses (the fuzzy path)
+    try:
+        from yoi_tui.core.browse import RecordStore, rank_slugs
+        from yoi_tui.core.workspace import Workspace
+
+        store = RecordStore.load(Workspace(ws))
+
+        def keystroke(query: str) -> None:
+            rank_slugs(query, store.knowledge_candidates())
+
+        fig.note = "core.browse.rank_slugs over store.knowledge_candidates(), as the compose screen calls it"
+    except ImportError:
+        from rapidfuzz import fuzz, process
+
+        from yoi_tui.core.lint import load_records
+        from yoi_tui.core.workspace import Workspace
+
+        records, _diags, _index = load_records(Workspace(ws))
+        choices = [f"{r.slug} {r.description}" for r in records if r.kind.value == "knowledge"]
+
+        def keystroke(query: str) -> None:
+            process.extract(query, choices, scorer=fuzz.WRatio, limit=20)
+
+        fig.note = "app not landed: rapidfuzz WRatio over 'slug description'"
+    worst: list[float] = []
+    per_query: dict[str, float] = {}
+    for query in queries:
+        keystroke(query)
+        times = []
+        for _ in range(max(repeat, 3) * 3):
+            start = time.perf_counter()
+            keystroke(query)
+            times.append(time.perf_counter() - start)
+        per_query[query] = statistics.median(times)
+        worst.append(per_query[query])
+    fig.samples = worst
+    fig.value = max(worst)
+    fig.note += "; the slowest of " + ", ".join(f"'{q}' {t * 1000:.1f} ms" for q, t in per_query.items())
+    return fig
+
+
+def fig_one_file_lint(ws: Path, repeat: int) -> Figure:
+    """The editor's live lint after an edit: a fresh lazy index plus ``lint_text`` of the buffer."""
+    fig = Figure("one_file_lint", "lint one file after an edit (in-process)", "s")
+    from yoi_tui.core.lint import WorkspaceIndex, lint_text
+    from yoi_tui.core.workspace import Workspace
+
+    workspace = Workspace(ws)
+    paths = sorted((ws / "memory" / "decisions").glob("*.md"))
+    path = next((p for p in paths if "(see #" in p.read_text(encoding="utf-8")), paths[0])
+    text = path.read_text(encoding="utf-8")
+    edited = text + "\nOne more sentence typed in the editor, with a `code span`.\n"
+    lint_text(workspace, path, edited, WorkspaceIndex.from_names(workspace))
+    for _ in range(max(repeat, 3) * 3):
+        start = time.perf_counter()
+        lint_text(workspace, path, edited, WorkspaceIndex.from_names(workspace))
+        fig.samples.append(time.perf_counter() - start)
+    fig.value = median(fig.samples)
+    fig.note = f"{path.relative_to(ws)}: WorkspaceIndex.from_names + lint_text, as the editor does"
+    return fig
+
+
+def fig_app(ws: Path, repeat: int, env: dict[str, str]) -> tuple[Figure, Figure, Figure, Figure]:
+    paint = Figure("app_first_paint", "app start → first paint of the main screen (headless)", "s")
+    loaded = Figure("app_loaded", "app start → every record parsed", "s")
+    linted = Figure("app_linted", "app start → problems panel filled (full lint)", "s")
+    rss = Figure("rss_app", "peak RSS of the app (after its lint)", "MB")
+    try:
+        import yoi_tui.app  # noqa: F401
+    except ImportError as exc:
+        for fig in (paint, loaded, linted, rss):
+            fig.note = f"{NOT_YET} ({exc.name or exc})"
+        return paint, loaded, linted, rss
+    for _ in range(max(1, min(repeat, 3))):  # each run lints the whole workspace: 3 are plenty
+        proc = subprocess.run([sys.executable, str(BENCH / "app_probe.py"), str(ws), "--t0", str(time.time())],
+                              capture_output=True, text=True, env=env, timeout=3600)
+        try:
+            data = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (json.JSONDecodeError, IndexError):
+            data = {"error": f"probe exit {proc.returncode}: {proc.stderr.strip()[-300:]}"}
+        if "error" in data:
+            for fig in (paint, loaded, linted, rss):
+                fig.note = str(data["error"])
+            return paint, loaded, linted, rss
+        paint.samples.append(data["first_paint_s"])
+        loaded.samples.append(data.get("loaded_s", data["first_paint_s"]))
+        if "linted_s" in data:
+            linted.samples.append(data["linted_s"])
+        rss.samples.append(data["maxrss_kb"] / 1024)
+        paint.note = f"{data.get('rows')} rows listed at first paint"
+        linted.note = f"{data.get('problems')} problems shown"
+    for fig in (paint, loaded, linted, rss):
+        fig.value = median(fig.samples)
+    return paint, loaded, linted, rss
+
+
+def fig_phase1(repeat: int) -> Figure:
+    fig = Figure("phase1", "Phase 1 `rules` engine on the Claude Code samples", "MB/s", higher_is_better=True)
+    fig.baseline_label = "json.loads of the same lines"
+    logs = sorted(SAMPLES.glob("claude-code_*.jsonl"))
+    if not logs:
+        fig.note = f"no Claude Code samples in {SAMPLES}"
+        return fig
+    try:
+        from yoi_tui.core.phase1.runner import run_phase1
+        from yoi_tui.core.workspace import init_workspace
+    except ImportError as exc:
+        fig.note = f"{NOT_YET} ({exc.name or exc})"
+        return fig
+    size_mb = sum(p.stat().st_size for p in logs) / 1e6
+    blobs = [p.read_bytes() for p in logs]
+
+    def ours() -> float:
+        with tempfile.TemporaryDirectory(prefix="yoi-bench-p1-") as tmp:
+            ws, _ = init_workspace(Path(tmp) / "ws")
+            start = time.perf_counter()
+            results = run_phase1(ws, logs, force=True, engine="rules")
+            elapsed = time.perf_counter() - start
+            bad = [r for r in results if r.status == "error"]
+            if bad:
+                raise RuntimeError(f"phase1 failed on {bad[0].log}: {bad[0].message}")
+        return elapsed
+
+    def theirs() -> float:
+        start = time.perf_counter()
+        for blob in blobs:
+            for line in blob.split(b"\n"):
+                if line.strip():
+                    json.loads(line)
+        return time.perf_counter() - start
+
+    try:
+        times, base = interleaved(max(repeat, 3), ours, theirs)
+    except Exception as exc:  # noqa: BLE001 - reported as the row's note
+        fig.note = f"failed: {type(exc).__name__}: {exc}"
+        return fig
+    fig.samples = [size_mb / t for t in times]
+    fig.baseline_samples = [size_mb / t for t in base]
+    fig.value, fig.baseline = median(fig.samples), median(fig.baseline_samples)
+    fig.note = f"{len(logs)} logs, {size_mb:.2f} MB, fresh workspace each run (parse, clean, extract, write staging)"
+    return fig
+
+
+# --------------------------------------------------------------------------- one size
+
+
+def measure_size(n: int, args: argparse.Namespace, yoi: list[str]) -> dict[str, Any]:
+    ws = Path(args.workdir) / f"ws-{n}"
+    manifest_path = ws / generate.MANIFEST
+    reuse = False
+    if args.reuse and manifest_path.exists():
+        old = json.loads(manifest_path.read_text(encoding="utf-8"))
+        reuse = (old.get("records"), old.get("seed"), old.get("generator_version")) == \
+            (n, args.seed, generate.GENERATOR_VERSION)
+    started = time.perf_counter()
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if reuse else \
+        generate.generate(n, ws, args.seed, force=True)
+    gen_seconds = time.perf_counter() - started
+    env = child_env()
+    log(f"[{n}] workspace {'reused' if reuse else f'generated in {gen_seconds:.1f} s'}: {ws}")
+    term = manifest["search_term"]
+    figures: dict[str, Figure] = {}
+    skip = set(args.skip or ())
+    try:
+        log(f"[{n}] checking the workspace lints and searches as planted")
+        check = check_workspace(ws, manifest, yoi, env) if "check" not in skip else {}
+        if "search" not in skip:
+            for target in ("knowledge", "memory"):
+                log(f"[{n}] search {target}")
+                figures[f"search_{target}"] = fig_search(ws, target, term, args.repeat, yoi, env)
+        if "lint" not in skip:
+            log(f"[{n}] lint cold and warm")
+            cold, warm, rss = fig_lint(ws, term, args.repeat, yoi, env)
+            figures.update({cold.key: cold, warm.key: warm, rss.key: rss})
+        if "completion" not in skip:
+            log(f"[{n}] # completion")
+            figures["completion"] = fig_completion(ws, args.repeat)
+        if "one-file" not in skip:
+            log(f"[{n}] one-file lint")
+            figures["one_file_lint"] = fig_one_file_lint(ws, args.repeat)
+        if "app" not in skip:
+            log(f"[{n}] app start-up")
+            for fig in fig_app(ws, args.repeat, env):
+                figures[fig.key] = fig
+        if "phase1" not in skip:
+            log(f"[{n}] Phase 1 throughput")
+            figures["phase1"] = fig_phase1(args.repeat)
+    finally:
+        (ws / ".yoi" / "usage" / f"{SESSION}.jsonl").unlink(missing_ok=True)
+        if not args.keep and not args.reuse:
+            shutil.rmtree(ws, ignore_errors=True)
+    return {"records": n, "workspace": {k: manifest[k] for k in ("files", "record_bytes", "sessions",
+                                                                  "usage_events", "replaced")},
+            "planted_findings": len(manifest["expected"]), "check": check,
+            "figures": {k: figures[k].to_json() for k in ORDER if k in figures}}
+
+
+# --------------------------------------------------------------------------- output
+
+
+def fmt_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "s":
+        return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
+    if unit == "MB/s":
+        return f"{value:.2f} MB/s"
+    return f"{value:.0f} MB"
+
+
+def cell(fig: dict[str, Any]) -> str:
+    if fig["value"] is None:
+        return fig["note"] or "—"
+    text = fmt_value(fig["value"], fig["unit"])
+    if fig["baseline"] is not None and fig.get("ratio") is not None:
+        base = fmt_value(fig["baseline"], fig["unit"])
+        what = fig["baseline_label"].split(" (")[0]
+        if fig["higher_is_better"]:
+            text += f" vs {what} {base}: {fig['ratio']:.1f}× slower"
+        else:
+            text += f" vs {what} {base} = **{fig['ratio']:.1f}×**"
+    status = fig.get("status")
+    if status == "met":
+        text += " ✓"
+    elif status == "missed":
+        text += " ✗"
+    return text
+
+
+def growth(results: list[dict[str, Any]]) -> dict[str, float | None]:
+    if len(results) < 2:
+        return {}
+    first, last = results[0]["figures"], results[-1]["figures"]
+    out: dict[str, float | None] = {}
+    for key in ORDER:
+        a, b = first.get(key), last.get(key)
+        if a and b and a["value"] and b["value"] is not None:
+            ratio = b["value"] / a["value"]
+            out[key] = 1 / ratio if a["higher_is_better"] else ratio
+        else:
+            out[key] = None
+    return out
+
+
+def markdown(report: dict[str, Any]) -> str:
+    results = report["sizes"]
+    sizes = [r["records"] for r in results]
+    grow = report["growth"]
+    head = ["figure", "target", *[f"{n:,} records" for n in sizes]]
+    if grow:
+        head.append(f"growth {sizes[-1] // 1000}k / {sizes[0] // 1000}k" if sizes[0] >= 1000
+                    else f"growth {sizes[-1]} / {sizes[0]}")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    labels: dict[str, str] = {}
+    for r in results:
+        for key, fig in r["figures"].items():
+            labels.setdefault(key, fig["label"])
+    for key in ORDER:
+        if key not in labels:
+            continue
+        target = TARGETS.get(key, (None, None, "—"))[2]
+        row = [labels[key], target]
+        for r in results:
+            fig = r["figures"].get(key)
+            row.append(cell(fig) if fig else "—")
+        if grow:
+            g = grow.get(key)
+            row.append("—" if g is None else f"{g:.1f}×" + (" ✓" if g <= GROWTH_TARGET else " ✗"))
+        lines.append("| " + " | ".join(row) + " |")
+    machine = report["machine"]
+    lines.append("")
+    lines.append(f"{report['date']}, {machine['cpus']} CPUs ({machine['processor'] or machine['machine']}), "
+                 f"Python {machine['python']}, baseline {machine['baseline']}; median of {report['repeat']} "
+                 f"run(s), interleaved with the baseline; ratios are yoi ÷ baseline. Growth: 5× the records, "
+                 f"target ≤ {GROWTH_TARGET}×.")
+    for r in results:
+        check = r["check"]
+        if check:
+            planted = "as planted" if check.get("lint_as_planted") else \
+                f"NOT as planted (missing {check.get('lint_missing')}, unexpected {check.get('lint_unexpected')})"
+            search_ok = "as planted" if check.get("search_as_planted") else "NOT as planted"
+            lines.append(f"- {r['records']:,} records ({r['workspace']['record_bytes'] / 1e6:.1f} MB, "
+                         f"{r['workspace']['usage_events']:,} usage events): lint {planted} "
+                         f"({r['planted_findings']} planted findings), search hits {search_ok}.")
+    notes = sorted({f"{fig['label']}: {fig['note']}" for r in results for fig in r["figures"].values()
+                    if fig["note"]})
+    lines += [f"- {note}" for note in notes]
+    return "\n".join(lines)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def machine_info() -> dict[str, Any]:
+    rg = shutil.which("rg")
+    baseline = "grep -ril (ripgrep not installed)"
+    if rg:
+        version = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+        baseline = version
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = None
+    return {"cpus": os.cpu_count(), "machine": platform.machine(), "processor": platform.processor(),
+            "system": platform.platform(), "python": platform.python_version(), "baseline": baseline,
+            "loadavg_at_start": load}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Measure yoi at scale against a same-run baseline (issue 6); prints a Markdown table "
+                    "and writes JSON to bench/results/<date>.json.",
+        epilog="Example: python bench/run.py --records 10000 50000 --repeat 5\n"
+               "         python bench/run.py --records 200 --repeat 1 --out /tmp/bench  (the CI smoke run)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, nargs="+", default=[10_000, 50_000], help="workspace sizes")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure (median reported)")
+    parser.add_argument("--seed", type=int, default=1, help="generator seed")
+    parser.add_argument("--out", type=Path, default=BENCH / "results", help="folder for the JSON result")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="where workspaces are generated (default: a temporary folder)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated workspaces")
+    parser.add_argument("--reuse", action="store_true",
+                        help="reuse workspaces already generated in --workdir with the same size and seed")
+    parser.add_argument("--skip", nargs="*", choices=("check", "search", "lint", "completion", "one-file", "app",
+                                                      "phase1"), help="figures not to measure")
+    args = parser.parse_args(argv)
+    if args.repeat < 1 or any(n < 10 for n in args.records):
+        parser.error("--repeat must be >= 1 and every size >= 10")
+    temp: tempfile.TemporaryDirectory[str] | None = None
+    if args.workdir is None:
+        temp = tempfile.TemporaryDirectory(prefix="yoi-bench-")
+        args.workdir = Path(temp.name)
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    yoi = yoi_command()
+    report: dict[str, Any] = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "repeat": args.repeat,
+                              "seed": args.seed, "machine": machine_info(), "yoi": " ".join(yoi), "sizes": []}
+    try:
+        for n in sorted(args.records):
+            report["sizes"].append(measure_size(n, args, yoi))
+    finally:
+        if temp is not None:
+            temp.cleanup()
+    report["growth"] = growth(report["sizes"])
+    table = markdown(report)
+    report["markdown"] = table
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / f"{datetime.now(UTC).strftime('%Y-%m-%d')}.json"
+    out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(table)
+    log(f"results written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
