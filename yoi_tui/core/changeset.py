@@ -241,6 +241,30 @@ class Scratch:
                 self.problems.append(f"{self.real.rel(Path(_src))}: not copied to the scratch workspace ({why})")
         except OSError as exc:
             raise YoiError(f"cannot copy to the scratch workspace: {exc.strerror or exc}", path=source) from exc
+        self._relink(target, copy_root=target.parent)
+
+    def _relink(self, top: Path, *, copy_root: Path) -> None:
+        """Point absolute links into the real workspace at the same place in the copy.
+
+        Relative links already point inside the copy; links leading out stay as they are (and the
+        readers and tools refuse them there as they would in the workspace).
+        """
+        real_root = self.real.root
+        for current, dirs, files in os.walk(top):
+            for name in [*dirs, *files]:
+                link = Path(current) / name
+                if not link.is_symlink():
+                    continue
+                target = Path(os.readlink(link))
+                if not target.is_absolute():
+                    continue
+                try:
+                    rel = Path(os.path.realpath(target)).relative_to(real_root)
+                except ValueError:
+                    continue
+                with contextlib.suppress(OSError):
+                    link.unlink()
+                    link.symlink_to(copy_root / rel)
 
     @property
     def root(self) -> Path:

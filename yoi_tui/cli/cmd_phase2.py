@@ -1,0 +1,97 @@
+"""``yoi phase2``: consolidate staging into records (SPEC 9) — apply, or show the diff with --dry-run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .common import EXIT_FINDINGS, json_parent, print_json, workspace_from
+
+_OP_LETTER = {"add": "A", "modify": "M", "delete": "D"}
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "phase2", parents=[*parents, json_parent()],
+        help="consolidate staging into decisions, requests, knowledge and the summary",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Phase 2: fold the staging files in memory/_staging/ into records. Runs when the "
+                    "staging is over the trigger ([phase2] staging_files / staging_bytes) or with --flush. "
+                    "The engine works on a scratch copy; the result is a change set applied file by file "
+                    "(a file edited by someone meanwhile is left alone and reported as a conflict), "
+                    "journalled in .yoi/state/runs/ so `yoi revert RUN` can undo it. Only then are the "
+                    "consumed staging files deleted. One run at a time: a second one exits 1 at once.",
+        epilog="examples:\n"
+               "  yoi phase2 --flush --dry-run     # show the unified diff, change nothing\n"
+               "  yoi phase2 --flush               # apply; prints the run id\n"
+               "  yoi phase2 --engine llm --json   # the llm engine (llm.consolidation_model)\n"
+               "  yoi revert RUN                   # undo a run\n"
+               "exit status: 0 done (or nothing to do), 1 conflicts / another run holds the lock / the llm "
+               "engine aborted, 2 usage or environment error.")
+    parser.add_argument("--dry-run", action="store_true", help="print the unified diff of the change set; write nothing")
+    parser.add_argument("--flush", action="store_true", help="run even when the staging is under the trigger")
+    parser.add_argument("--engine", choices=("rules", "llm"), help="engine (default: [phase2] engine, 'rules')")
+    parser.set_defaults(handler=run)
+
+
+def _print_round(data: dict[str, Any], *, dry_run: bool) -> None:
+    out = sys.stderr if dry_run else sys.stdout
+    status = data["status"]
+    if status == "nothing-to-do":
+        print(f"phase2: {data.get('message') or 'nothing to do'}", file=out)
+    elif status == "aborted":
+        print(f"phase2: aborted: {data.get('message')}", file=sys.stderr)
+    elif dry_run:
+        counts = data.get("counts", {})
+        print(f"phase2 (dry run, {data['engine']}): would add {counts.get('add', 0)}, modify "
+              f"{counts.get('modify', 0)}, delete {counts.get('delete', 0)} file(s) from "
+              f"{len(data.get('consumed', []))} staging file(s); nothing was written", file=out)
+    else:
+        counts = data.get("applied_counts", {})
+        kept = data.get("staging_kept", {})
+        print(f"phase2 run {data['run_id']} ({data['engine']}): added {counts.get('add', 0)}, modified "
+              f"{counts.get('modify', 0)}, deleted {counts.get('delete', 0)}; staging consumed "
+              f"{len(data.get('staging_deleted', []))}, kept {len(kept)}; conflicts {len(data.get('conflicts', []))}",
+              file=out)
+        for item in data.get("applied", []):
+            print(f"  {_OP_LETTER[item['op']]} {item['path']}", file=out)
+        for item in data.get("conflicts", []):
+            print(f"  conflict: {item['path']} — {item['reason']}", file=out)
+        for staging_id, why in kept.items():
+            print(f"  kept staging {staging_id}: {why}", file=out)
+    for recovered in data.get("recovered", []):
+        print(f"  finished interrupted run {recovered['run_id']} ({len(recovered['applied'])} file(s))", file=out)
+    if data.get("takeover"):
+        print(f"  warning: took over a stale lock ({data['takeover']['reason']})", file=sys.stderr)
+    if status in ("applied", "dry-run"):
+        for note in data.get("notes", []):
+            print(f"  note: {note}", file=out)
+        if status == "applied" and data.get("applied"):
+            print(f"  revert with: yoi revert {data['run_id']}", file=out)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.lock import LockBusy
+    from ..core.phase2.runner import run_phase2
+
+    ws = workspace_from(args)
+    try:
+        report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=args.flush)
+    except LockBusy as exc:
+        if args.json:
+            print_json({"rounds": [], "status": "busy", "message": str(exc), "holder": exc.info.to_json(),
+                        "exit": EXIT_FINDINGS})
+        else:
+            print(f"yoi: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.json:
+        print_json(report.to_json(diff=args.dry_run))
+        return report.exit_code
+    for round_report in report.rounds:
+        if args.dry_run and round_report.changeset is not None:
+            diff = round_report.changeset.diff()
+            if diff:
+                sys.stdout.write(diff)
+        _print_round(round_report.to_json(), dry_run=args.dry_run)
+    return report.exit_code

@@ -1,0 +1,210 @@
+"""The ``llm`` Phase 2 engine: a pydantic-ai agent (``llm.consolidation_model``) with confined tools.
+
+The agent gets the consumed staging entries (with their ids and sources), the memory records (full
+text, or slugs and first lines when they are too large for the prompt), the knowledge candidate
+report, and the tools of ``tools.FileTools``: ``list_files``, ``read_file``, ``write_file``,
+``edit_file``, ``knowledge_search``, ``memory_search``. Every write is linted; a refusal goes back to
+the model as ``ModelRetry``; at ``phase2.max_failed_writes`` failed writes in total the run is
+aborted (``Phase2Aborted``) and the scratch copy is thrown away, so nothing is kept. Token usage is
+recorded as a ``tokens`` usage event even when the run aborts.
+
+pydantic-ai is imported when the engine runs, never when the CLI starts.
+"""
+
+# No ``from __future__ import annotations`` here: pydantic-ai reads the tool functions' type hints
+# with ``get_type_hints``, and ``RunContext`` is imported inside ``build_agent`` (lazily).
+import json
+from typing import Any
+
+from ..errors import YoiError
+from ..kinds import RecordKind, iter_record_paths, kind_for_path
+from ..records import read_record
+from .context import Phase2Aborted, Phase2Context
+from .tools import FileTools, ToolRefusal, TooManyFailedWrites
+
+PROMPT_RECORDS_CHARS = 60_000
+
+
+INSTRUCTIONS = """\
+You consolidate a coding project's memory. Memory is plain Markdown files with YAML frontmatter:
+memory/summary.md, memory/decisions/<slug>.md, memory/requests/<slug>.md and knowledge/<slug>.md.
+People edit the same files and review your changes as git diffs.
+
+Your input is a set of staging entries: what happened in agent sessions (decisions, discussions,
+attempts, requests), each with an id and a source. Fold them into the records:
+- Prefer updating an existing record with the same subject over creating a new slug. Read a record
+  (read_file) before you overwrite it; edit_file changes an exact excerpt.
+- Rewrite to integrate and densify, not to append. Lose no claim, rationale or source.
+- Express removal as replacement: a decision that is superseded gets `status: replaced` and
+  `replaced_by: <new-slug>`. Never delete records.
+- Attempts that failed and then succeeded belong in a "Failure and fix" section of the related
+  decision or request, so the failure is not repeated.
+- Keep memory/summary.md short: open decisions, recent requests, a knowledge index.
+- Create a knowledge record only from a record on the knowledge candidate report (pass it as
+  derived_from, e.g. "decision/use-sqlite"). Find existing knowledge with knowledge_search.
+- Never invent sources. Pass the ids of the staging entries a write is based on as staging_ids:
+  the tools copy their sources into the record and set the timestamps for you.
+- Slugs are kebab-case, at most 64 characters; the file name is the slug.
+- Frontmatter keys: decisions need created_at, updated_at, sources, status (open|resolved|replaced);
+  requests need created_at, updated_at, sources; knowledge needs kind, description,
+  model_invokation, user_invocable, last_sources, created_at, updated_at.
+- `#slug` in a body must name an existing knowledge record; put other `#words` in backticks.
+- Never write memory/workflow/ or memory/_staging/. A read-only file is locked by a person: leave it.
+Every write is checked by a linter; if it refuses, fix what it reports and write again. After a few
+failed writes the whole run is discarded. When you are done, answer with one short paragraph
+saying what you changed.
+"""
+
+
+def build_prompt(ctx: Phase2Context, tools: FileTools) -> str:
+    staging = [{"id": s.id, "source": s.source.as_yaml(), "activity": s.activity.model_dump()}
+               for s in ctx.staging]
+    parts = ["## Consumed staging entries\n", json.dumps(staging, indent=1, ensure_ascii=False), "\n\n"]
+    parts.append("## Knowledge candidate report\n")
+    if ctx.candidates:
+        for stat in ctx.candidates:
+            parts.append(f"- {stat.kind}/{stat.slug}: {stat.sessions} sessions, "
+                         f"{getattr(stat, 'candidate_frequency', stat.frequency):.2f} invokes per Mtoken\n")
+    else:
+        parts.append("(empty: no knowledge record may be created in this run)\n")
+    parts.append("\n## Memory records\n")
+    memory = [p for p in iter_record_paths(ctx.sws) if kind_for_path(ctx.sws, p) in
+              (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST)]
+    texts: list[tuple[str, str]] = []
+    for path in memory:
+        result = read_record(ctx.sws, path)
+        if result.record is not None:
+            texts.append((result.record.rel, result.record.text))
+    total = sum(len(t) for _, t in texts)
+    if total <= PROMPT_RECORDS_CHARS:
+        for rel, text in texts:
+            parts.append(f"\n### {rel}\n```markdown\n{text}\n```\n")
+            tools.mark_read(rel)
+    else:
+        parts.append(f"(too large to include: {len(texts)} records, {total} characters; read them with "
+                     "read_file or find them with memory_search)\n")
+        for rel, text in texts:
+            first = next((line for line in text.split("---", 2)[-1].splitlines() if line.strip()), "")
+            parts.append(f"- {rel}: {first[:120]}\n")
+    if not texts:
+        parts.append("(none yet)\n")
+    parts.append("\nKnowledge records are not listed: use knowledge_search, list_files('knowledge') and read_file.\n")
+    return "".join(parts)
+
+
+def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] | None = None) -> Any:
+    """The pydantic-ai agent with the tool wrappers (a refusal becomes ``ModelRetry``)."""
+    from pydantic_ai import Agent, ModelRetry, RunContext
+
+    agent: Any = Agent(model, deps_type=FileTools, output_type=str, instructions=INSTRUCTIONS,
+                       retries={"tools": max_failed_writes + 2, "output": 2}, model_settings=settings)
+
+    def _call(ctx: RunContext[FileTools], fn: Any, *args: Any) -> Any:
+        ctx.deps.last_usage = ctx.usage
+        try:
+            return fn(*args)
+        except ToolRefusal as exc:
+            raise ModelRetry(str(exc)) from None
+
+    @agent.tool
+    def list_files(ctx: RunContext[FileTools], folder: str = "") -> list[str]:
+        """List files under a folder (memory/..., knowledge/...; default: all the allowed folders)."""
+        return _call(ctx, ctx.deps.list_files, folder)
+
+    @agent.tool
+    def read_file(ctx: RunContext[FileTools], path: str) -> str:
+        """Read a file, e.g. memory/decisions/use-sqlite.md or knowledge/atomic-writes.md."""
+        return _call(ctx, ctx.deps.read_file, path)
+
+    @agent.tool
+    def write_file(ctx: RunContext[FileTools], path: str, content: str, staging_ids: list[str] | None = None,
+                   derived_from: str | None = None) -> str:
+        """Create or replace a record with its full text (frontmatter and body).
+
+        staging_ids: ids of the staging entries this write is based on (their sources are copied in).
+        derived_from: for a NEW knowledge record, the candidate-report record it comes from, e.g.
+        "decision/use-sqlite".
+        """
+        return _call(ctx, ctx.deps.write_file, path, content, staging_ids, derived_from)
+
+    @agent.tool
+    def edit_file(ctx: RunContext[FileTools], path: str, old: str, new: str,
+                  staging_ids: list[str] | None = None) -> str:
+        """Replace an exact excerpt `old` (occurring exactly once) of a record with `new`."""
+        return _call(ctx, ctx.deps.edit_file, path, old, new, staging_ids)
+
+    @agent.tool
+    def knowledge_search(ctx: RunContext[FileTools], query: str = "", slug: str | None = None,
+                         kind: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Search knowledge/*.md: every whitespace-separated term must occur; or look up one slug."""
+        return _call(ctx, ctx.deps.knowledge_search, query, slug, kind, limit)
+
+    @agent.tool
+    def memory_search(ctx: RunContext[FileTools], query: str = "", slug: str | None = None,
+                      kind: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Search the summary, decisions and requests (kind: summary|decision|request)."""
+        return _call(ctx, ctx.deps.memory_search, query, slug, kind, limit)
+
+    return agent
+
+
+class LlmEngine:
+    name = "llm"
+
+    def __init__(self, model: Any = None) -> None:
+        self.model = model
+
+    def _model(self, ctx: Phase2Context) -> tuple[Any, dict[str, Any] | None]:
+        if self.model is not None:
+            return self.model, None
+        from ..llm import build_model, model_settings
+
+        name = ctx.ws.config.llm.consolidation_model
+        return build_model(name, ctx.ws.config.llm), model_settings(name)
+
+    def run(self, ctx: Phase2Context) -> None:
+        from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UserError
+
+        max_failed = ctx.ws.config.phase2.max_failed_writes
+        tools = FileTools(ctx, max_failed_writes=max_failed)
+        model, settings = self._model(ctx)
+        agent = build_agent(model, max_failed_writes=max_failed, settings=settings)
+        prompt = build_prompt(ctx, tools)
+        usage: Any = None
+        try:
+            result = agent.run_sync(prompt, deps=tools)
+            usage = result.usage
+        except TooManyFailedWrites as exc:
+            usage = tools.last_usage
+            raise Phase2Aborted(exc.message) from exc
+        except ModelAPIError as exc:
+            usage = tools.last_usage
+            raise YoiError(f"the model call failed ({ctx.ws.config.llm.consolidation_model}): {exc}; "
+                           "nothing was changed") from exc
+        except AgentRunError as exc:
+            usage = tools.last_usage
+            raise Phase2Aborted(f"the llm engine stopped: {exc}; nothing it wrote is kept") from exc
+        except UserError as exc:
+            raise YoiError(f"the llm engine cannot run: {exc}") from exc
+        finally:
+            self._record_usage(ctx, usage)
+        ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused" for rel in tools.locked_refusals)
+        if tools.failures:
+            ctx.notes.append(f"llm: {len(tools.failures)} write(s) refused by the linter and fixed")
+        answer = " ".join(str(result.output).split())
+        if answer:
+            ctx.notes.append(f"llm: {answer[:600]}")
+
+    @staticmethod
+    def _record_usage(ctx: Phase2Context, usage: Any) -> None:
+        tokens = int(getattr(usage, "input_tokens", 0) or 0) if usage is not None else 0
+        ctx.usage = {"input_tokens": tokens, "output_tokens": int(getattr(usage, "output_tokens", 0) or 0)
+                     if usage is not None else 0}
+        if tokens <= 0:
+            return
+        try:
+            from ..usage import record_tokens
+
+            record_tokens(ctx.ws, tokens)
+        except (ImportError, YoiError, OSError) as exc:
+            ctx.notes.append(f"usage: tokens not recorded ({exc})")

@@ -1,0 +1,173 @@
+"""Merging Markdown bodies without losing a line (the rules engine's update rule).
+
+A body is read as blocks: the lines before the first heading, then one block per heading (any
+level, outside fenced code). ``merge_body(old, new)`` keeps every line of ``old`` exactly where it
+is and adds each non-blank line of ``new`` that the matching block of ``old`` does not already
+hold (compared without surrounding whitespace): into the block with the same heading, or, when
+``old`` has no such block, as a new block at the end. A new body's top ``# Title`` is dropped when
+``old`` already has a title. Merging the same text twice changes nothing (idempotent), which is
+what lets an interrupted or repeated Phase 2 run converge.
+
+``replace_sections`` (for the summary) swaps the content of named ``##`` sections and keeps every
+other section and the preamble as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+@dataclass
+class Block:
+    heading: str | None  # the heading line itself (None for the preamble)
+    level: int
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str | None:
+        if self.heading is None:
+            return None
+        match = _HEADING_RE.match(self.heading)
+        title = match.group(2) if match else self.heading
+        return f"{self.level}:{' '.join(title.lower().split())}"
+
+
+def split_blocks(body: str) -> list[Block]:
+    blocks = [Block(None, 0)]
+    fence: str | None = None
+    for line in body.split("\n"):
+        fence_match = _FENCE_RE.match(line)
+        if fence is not None:
+            if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
+                fence = None
+            blocks[-1].lines.append(line)
+            continue
+        if fence_match:
+            fence = fence_match.group(1)
+            blocks[-1].lines.append(line)
+            continue
+        heading = _HEADING_RE.match(line)
+        if heading:
+            blocks.append(Block(line, len(heading.group(1))))
+        else:
+            blocks[-1].lines.append(line)
+    return blocks
+
+
+def join_blocks(blocks: list[Block]) -> str:
+    lines: list[str] = []
+    for block in blocks:
+        if block.heading is not None:
+            lines.append(block.heading)
+        lines.extend(block.lines)
+    return "\n".join(lines)
+
+
+def _content_end(lines: list[str]) -> int:
+    end = len(lines)
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def title_of_body(body: str) -> str | None:
+    """The text of the first level-1 heading, if any."""
+    for block in split_blocks(body):
+        if block.level == 1 and block.heading is not None:
+            match = _HEADING_RE.match(block.heading)
+            return match.group(2) if match else None
+    return None
+
+
+def merge_body(old: str, new: str) -> str:
+    """``old`` with the lines of ``new`` it lacks; never drops or reorders a line of ``old``."""
+    if not old.strip():
+        return new
+    old_blocks = split_blocks(old)
+    old_has_title = any(b.level == 1 for b in old_blocks)
+    for block in split_blocks(new):
+        if block.level == 1 and old_has_title:
+            # The old record's title stays; what follows the new title joins the old title's block.
+            target = next(b for b in old_blocks if b.level == 1)
+        else:
+            target = next((b for b in old_blocks if b.key == block.key), None)
+        content = [line for line in block.lines if line.strip()]
+        if target is None:
+            if not content and block.heading is None:
+                continue
+            _ensure_gap(old_blocks)
+            added = Block(block.heading, block.level, [*_strip_blank_edges(block.lines), ""])
+            old_blocks.append(added)
+            continue
+        present = {_norm(line) for line in target.lines}
+        if target.heading is not None:
+            present.add(_norm(target.heading))
+        missing = [line for line in content if _norm(line) not in present]
+        if not missing:
+            continue
+        end = _content_end(target.lines)
+        tail = target.lines[end:]
+        if end == 0 and target.heading is not None and not target.lines:
+            tail = [""]
+        target.lines[end:] = []
+        previous = target.lines[end - 1] if end > 0 else target.heading
+        for line in missing:
+            # Paragraph lines get a blank line between them (else Markdown joins them); list
+            # items follow each other directly.
+            if previous is not None and not (_is_list_item(previous) and _is_list_item(line)):
+                target.lines.append("")
+            target.lines.append(line)
+            previous = line
+        target.lines.extend(tail or ([""] if target is not old_blocks[-1] else []))
+    merged = join_blocks(old_blocks)
+    return merged if merged.endswith("\n") else merged + "\n"
+
+
+def _is_list_item(line: str) -> bool:
+    return bool(re.match(r"^\s*([-*+]|\d+[.)])\s", line))
+
+
+def _strip_blank_edges(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end] if lines[start:end] else []
+
+
+def _ensure_gap(blocks: list[Block]) -> None:
+    """Make the body end with exactly one blank line before an appended block."""
+    last = blocks[-1]
+    end = _content_end(last.lines)
+    if end == 0 and last.heading is None and len(blocks) == 1:
+        return
+    last.lines[end:] = [""]
+
+
+def replace_sections(body: str, sections: dict[str, list[str]]) -> str:
+    """Set the content of the ``##`` sections named in ``sections`` (heading text → lines).
+
+    Other sections and the preamble are kept verbatim; a missing section is appended in the order
+    given. Section names compare case-insensitively.
+    """
+    blocks = split_blocks(body)
+    for name, lines in sections.items():
+        key = f"2:{' '.join(name.lower().split())}"
+        target = next((b for b in blocks if b.key == key), None)
+        new_lines = [*lines, ""]
+        if target is None:
+            _ensure_gap(blocks)
+            blocks.append(Block(f"## {name}", 2, new_lines))
+        else:
+            target.lines = new_lines
+    text = join_blocks(blocks).rstrip("\n") + "\n"
+    return text if text.startswith("\n") or not body.startswith("\n") else "\n" + text

@@ -1,0 +1,510 @@
+"""The ``rules`` Phase 2 engine: deterministic, offline consolidation of staging into records.
+
+For each consumed staging file, in id (time) order:
+
+* each **decision** becomes a decision record, slug from its title (kebab-case, ≤ 64 characters);
+  with a chosen option it is ``resolved``, without one ``open``;
+* each **request** becomes a request record, slug from its intent (and target);
+* an existing record with the same or a near-identical slug (rapidfuzz ratio ≥
+  ``records.similar_slug_ratio``; a replaced record is followed to its replacement) is **updated**
+  instead: the staging source is appended to ``sources`` (no duplicates), the new text is merged
+  into the body without losing a line of the old one (``merge.merge_body``), ``updated_at`` is
+  bumped — only when something actually changed, so consuming the same staging twice changes nothing;
+* **attempts** that failed and then succeeded become lines of a "Failure and fix" section of the
+  related decision or request: one made from the same staging file (best title match), else the
+  record whose sources lie nearest in the same session; failures without a later success are kept
+  too ("not fixed yet");
+* **discussions** join a "Discussion" section of the related record of the same staging file; with
+  none, they become an ``open`` decision (the plan keeps undecided discussions as open decisions).
+
+Then a knowledge record is created for each decision/request on the knowledge candidate report
+that has none yet (and refreshed when its origin changed in this run), and the summary's "Open
+decisions", "Recent requests" and "Knowledge index" sections are regenerated within the summary cap
+(other summary sections are a person's and are kept).
+
+Every text passes the write-time linter before it enters the scratch copy. A write the linter
+refuses is reported and its staging files are *held* (not deleted); a locked (read-only) record
+is never modified and is reported. Staging text never creates a ``#slug`` reference by accident: a
+``#word`` naming no knowledge record is put in a code span.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from ..kinds import RecordKind, path_for, slugify
+from ..models import Source
+from ..records import Record, as_timestamp
+from ..slugrefs import iter_slug_refs
+from ..staging import Attempt, Decision, Discussion, Request, StagingFile
+from ..writer import new_record_text, render_record
+from .context import LintedWriter, Phase2Context, format_errors
+from .merge import replace_sections, title_of_body
+
+_NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
+SUMMARY_SECTIONS = ("Open decisions", "Recent requests", "Knowledge index")
+RECENT_REQUESTS = 10
+_DIGITS_RE = re.compile(r"\d+")
+RELATE_RATIO = 60  # rapidfuzz token_set_ratio above which an attempt/discussion "names" a record
+KNOWLEDGE_KIND_FOR = {"decision": "policy", "request": "rule"}
+
+
+def one_line(text: str) -> str:
+    """Collapse whitespace: staging text becomes one Markdown line (no stray headings or fences)."""
+    return " ".join(str(text).split())
+
+
+def _has_choice(chosen: str) -> bool:
+    return one_line(chosen).lower().strip(" .") not in _NO_CHOICE
+
+
+@dataclass
+class Target:
+    """A record one staging file created or updated (for relating attempts and discussions)."""
+
+    kind: RecordKind
+    slug: str
+    title: str
+
+
+class RulesEngine:
+    name = "rules"
+
+    def run(self, ctx: Phase2Context) -> None:
+        self.ctx = ctx
+        self.w = LintedWriter(ctx)
+        self.now: datetime = ctx.now
+        self.run_sources: dict[tuple[RecordKind, str], list[dict[str, Any]]] = {}
+        self.changed: set[tuple[RecordKind, str]] = set()
+        self._session_records: list[Record] | None = None
+        for staging in ctx.staging:
+            self._consume(staging)
+        self._knowledge_from_candidates()
+        self._summary()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _note(self, message: str) -> None:
+        if message not in self.ctx.notes:
+            self.ctx.notes.append(message)
+
+    def _defang(self, text: str) -> str:
+        """Put ``#word`` that names no knowledge record into a code span (not a reference)."""
+        refs = [r for r in iter_slug_refs(text) if not self.w.index.has(RecordKind.KNOWLEDGE, r.slug)]
+        for ref in reversed(refs):
+            text = f"{text[:ref.start]}`#{ref.slug}`{text[ref.end:]}"
+        return text
+
+    def _line(self, text: str) -> str:
+        return self._defang(one_line(text))
+
+    def _resolve(self, kind: RecordKind, base: str) -> str | None:
+        """The existing slug to update for ``base``: exact, else near-identical; replaced → replacement."""
+        slugs = self.w.index.slugs(kind)
+        found: str | None = base if base in slugs else None
+        if found is None and slugs:
+            # Numbers in a slug name things (issue 12 vs 13, v2 vs v3): near-identical only when
+            # they agree.
+            digits = _DIGITS_RE.findall(base)
+            same_numbers = [s for s in slugs if _DIGITS_RE.findall(s) == digits]
+            match = process.extractOne(base, same_numbers, scorer=fuzz.ratio,
+                                       score_cutoff=self.ctx.ws.config.records.similar_slug_ratio)
+            found = match[0] if match else None
+        if found is None:
+            return None
+        entry = self.w.index.get(kind, found)
+        if entry is not None and entry.is_replaced:
+            final = self.w.index.final_replacement(kind, found)
+            if final is not None and final != found:
+                return final
+        return found
+
+    def _unique_slug(self, kind: RecordKind, base: str) -> str:
+        slug, n = base, 2
+        while self.w.index.has(kind, slug) or path_for(self.ctx.sws, kind, slug).exists():
+            suffix = f"-{n}"
+            slug = base[: 64 - len(suffix)].rstrip("-") + suffix
+            n += 1
+        return slug
+
+    @staticmethod
+    def _merge_sources(existing: Any, new: Iterable[Source]) -> tuple[list[Any], bool]:
+        items = list(existing) if isinstance(existing, list) else []
+        keys = set()
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("range"), list) and len(item["range"]) == 2:
+                keys.add((item.get("session_id"), item["range"][0], item["range"][1]))
+        changed = False
+        for source in new:
+            if source.key() not in keys:
+                items.append(source.as_yaml())
+                keys.add(source.key())
+                changed = True
+        return items, changed
+
+    # ------------------------------------------------------------------ upsert
+
+    def _upsert(self, staging: StagingFile, kind: RecordKind, title: str, body: str, *,
+                resolved: bool | None = None, slug_text: str | None = None) -> Target | None:
+        """Create or update the record for ``title``; returns the record touched (None: not written)."""
+        base = slugify(slug_text or title)
+        slug = self._resolve(kind, base)
+        if slug is None:
+            return self._create(staging, kind, self._unique_slug(kind, base), title, body, resolved=resolved)
+        return self._update(staging, kind, slug, body, resolved=resolved)
+
+    def _create(self, staging: StagingFile, kind: RecordKind, slug: str, title: str, body: str, *,
+                resolved: bool | None) -> Target | None:
+        meta: dict[str, Any] = {"created_at": self.now, "updated_at": self.now,
+                                "sources": [staging.source.as_yaml()]}
+        if kind is RecordKind.DECISION:
+            meta["status"] = "resolved" if resolved else "open"
+        path = path_for(self.ctx.sws, kind, slug)
+        errors = self.w.write(path, new_record_text(meta, body), before_text=None, why=[staging.id])
+        if errors:
+            self._refused(staging, f"{kind.value} '{slug}' not created", errors)
+            return None
+        self.run_sources.setdefault((kind, slug), []).append(staging.source.as_yaml())
+        self.changed.add((kind, slug))
+        return Target(kind, slug, title)
+
+    def _update(self, staging: StagingFile, kind: RecordKind, slug: str, body: str, *,
+                resolved: bool | None) -> Target | None:
+        rel = f"{path_for(self.ctx.sws, kind, slug).relative_to(self.ctx.sws.root).as_posix()}"
+        if self.w.locked(kind, slug):
+            self._note(f"locked: {rel} is read-only and was not updated (staging {staging.id})")
+            record = self.w.read(kind, slug)
+            title = (title_of_body(record.body) if record else None) or slug
+            return Target(kind, slug, title)
+        record = self.w.read(kind, slug)
+        if record is None:
+            self._note(f"unreadable: {rel} could not be parsed and was not updated (run `yoi lint`); "
+                       f"staging {staging.id} is kept")
+            self.ctx.hold([staging.id], f"{rel} is unreadable")
+            return None
+        if not self._write_update(staging.id, record, body, [staging.source], resolved=resolved):
+            return None
+        return Target(kind, slug, title_of_body(record.body) or slug)
+
+    def _write_update(self, staging_id: str, record: Record, body: str, sources: list[Source], *,
+                      resolved: bool | None = None) -> bool:
+        from .merge import merge_body
+
+        new_body = merge_body(record.body, body)
+        updates: dict[str, Any] = {}
+        if sources:
+            merged, changed = self._merge_sources(record.meta.get("sources"), sources)
+            if not isinstance(record.meta.get("sources"), list):
+                self._note(f"unreadable: {record.rel} has malformed sources and was not updated; "
+                           f"staging {staging_id} is kept")
+                self.ctx.hold([staging_id], f"{record.rel} has malformed sources")
+                return False
+            if changed:
+                updates["sources"] = merged
+        if record.kind is RecordKind.DECISION and resolved and record.status == "open":
+            updates["status"] = "resolved"
+        if new_body == record.body and not updates:
+            for source in sources:
+                self.run_sources.setdefault((record.kind, record.slug), []).append(source.as_yaml())
+            return True
+        updates["updated_at"] = self.now
+        text = render_record(record, updates, body=new_body)
+        errors = self.w.write(record.path, text, before_text=record.text, bom=record.bom, why=[staging_id])
+        if errors:
+            self._refused_id(staging_id, f"{record.rel} not updated", errors)
+            return False
+        for source in sources:
+            self.run_sources.setdefault((record.kind, record.slug), []).append(source.as_yaml())
+        self.changed.add((record.kind, record.slug))
+        return True
+
+    def _refused(self, staging: StagingFile, what: str, errors: list[Any]) -> None:
+        self._refused_id(staging.id, what, errors)
+
+    def _refused_id(self, staging_id: str, what: str, errors: list[Any]) -> None:
+        self._note(f"lint refused: {what} ({format_errors(errors)}); staging {staging_id} is kept")
+        self.ctx.hold([staging_id], f"{what}: lint error")
+
+    # ------------------------------------------------------------------ one staging file
+
+    def _consume(self, staging: StagingFile) -> None:
+        activity = staging.activity
+        targets: list[Target] = []
+        for decision in activity.decisions:
+            target = self._decision(staging, decision)
+            if target is not None:
+                targets.append(target)
+        for request in activity.requests:
+            target = self._request(staging, request)
+            if target is not None:
+                targets.append(target)
+        for discussion in activity.discussions:
+            self._discussion(staging, discussion, targets)
+        self._attempts(staging, activity.attempts, targets)
+
+    def _decision(self, staging: StagingFile, decision: Decision) -> Target | None:
+        title = self._line(decision.title) or "Untitled decision"
+        chosen = self._line(decision.chosen)
+        has_choice = _has_choice(decision.chosen)
+        parts = [f"\n# {title}\n"]
+        if has_choice:
+            parts.append(f"\n## Chosen\n{chosen}\n")
+        options = [self._line(o) for o in decision.options if one_line(o)]
+        if options:
+            parts.append("\n## Options\n" + "".join(f"- {o}\n" for o in options))
+        if one_line(decision.rationale):
+            parts.append(f"\n## Rationale\n{self._line(decision.rationale)}\n")
+        return self._upsert(staging, RecordKind.DECISION, title, "".join(parts), resolved=has_choice)
+
+    def _request(self, staging: StagingFile, request: Request) -> Target | None:
+        intent = self._line(request.intent) or self._line(request.summary)[:80] or "Untitled request"
+        target = self._line(request.target)
+        slug_text = intent
+        if target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
+            slug_text = f"{intent} {target}"
+        parts = [f"\n# {intent}\n"]
+        if target:
+            parts.append(f"\nTarget: {target}\n")
+        if one_line(request.summary):
+            parts.append(f"\n## Summary\n{self._line(request.summary)}\n")
+        return self._upsert(staging, RecordKind.REQUEST, intent, "".join(parts), slug_text=slug_text)
+
+    def _best(self, text: str, targets: list[Target]) -> Target | None:
+        """The target whose title matches ``text`` best; on a weak match the first request (the work
+        in a session range is usually done for what the user asked), else the first target."""
+        if not targets:
+            return None
+        scores = [fuzz.token_set_ratio(text.lower(), t.title.lower()) for t in targets]
+        best = max(scores)
+        if best >= RELATE_RATIO:
+            return targets[scores.index(best)]
+        return next((t for t in targets if t.kind is RecordKind.REQUEST), targets[0])
+
+    def _discussion(self, staging: StagingFile, discussion: Discussion, targets: list[Target]) -> None:
+        topic = self._line(discussion.topic) or "Discussion"
+        points = [self._line(p) for p in discussion.points if one_line(p)]
+        lines = [f"- {topic}: {p}" for p in points] or [f"- {topic}"]
+        target = self._best(topic + " " + " ".join(points), targets)
+        if target is None:
+            body = f"\n# {topic}\n\n## Discussion\n" + "".join(f"- {p}\n" for p in points or [topic])
+            self._upsert(staging, RecordKind.DECISION, topic, body, resolved=False)
+            return
+        self._section_lines(staging, target, "Discussion", lines)
+
+    def _attempts(self, staging: StagingFile, attempts: list[Attempt], targets: list[Target]) -> None:
+        pairs: list[tuple[str, str]] = []  # (line, text used to relate it)
+        failures: list[Attempt] = []
+        for attempt in attempts:
+            if attempt.outcome == "success":
+                fix = f"Fix: {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
+                for failure in failures:
+                    pairs.append((f"- {self._failed(failure)} {fix}", f"{failure.trial} {attempt.trial}"))
+                failures = []
+            else:
+                failures.append(attempt)
+        for failure in failures:
+            pairs.append((f"- {self._failed(failure)} Not fixed yet.", failure.trial))
+        unrelated = 0
+        for line, text in pairs:
+            target = self._best(text, targets) or self._nearest_in_session(staging)
+            if target is None:
+                unrelated += 1
+                continue
+            self._section_lines(staging, target, "Failure and fix", [line])
+        if unrelated:
+            self._note(f"unrelated: {unrelated} failure line(s) from staging {staging.id} relate to no decision "
+                       "or request (none in that staging file or session) and were not recorded")
+
+    def _failed(self, attempt: Attempt) -> str:
+        what = "Partly worked" if attempt.outcome == "partial" else "Failed"
+        result = self._line(attempt.result).rstrip(".")
+        return f"{what}: {self._line(attempt.trial)} — {result}."
+
+    def _nearest_in_session(self, staging: StagingFile) -> Target | None:
+        """The decision/request whose sources lie nearest to this staging range in the same session."""
+        if self._session_records is None:
+            records: list[Record] = []
+            for kind in (RecordKind.REQUEST, RecordKind.DECISION):
+                for slug in self.w.index.slugs(kind):
+                    record = self.w.read(kind, slug)
+                    if record is not None and not record.is_replaced:
+                        records.append(record)
+            self._session_records = records
+        session, (start, end) = staging.source.session_id, staging.source.range
+        best: tuple[bool, int, int, Record] | None = None
+        for record in self._session_records:
+            for source in record.sources():
+                rng = source.get("range")
+                if source.get("session_id") != session or not isinstance(rng, list) or len(rng) != 2:
+                    continue
+                gap = max(0, start - rng[1], rng[0] - end)
+                # Requests first (the work in a session is done for what the user asked), then the
+                # nearest range; on a tie the range that starts later (the latest context).
+                candidate = (record.kind is not RecordKind.REQUEST, gap, -int(rng[0]), record)
+                if best is None or candidate[:3] < best[:3]:
+                    best = candidate
+        if best is None:
+            return None
+        record = best[3]
+        return Target(record.kind, record.slug, title_of_body(record.body) or record.slug)
+
+    def _section_lines(self, staging: StagingFile, target: Target, section: str, lines: list[str]) -> None:
+        rel = path_for(self.ctx.sws, target.kind, target.slug).relative_to(self.ctx.sws.root).as_posix()
+        if self.w.locked(target.kind, target.slug):
+            self._note(f"locked: {rel} is read-only; its {section.lower()} lines from staging {staging.id} "
+                       "were not added")
+            return
+        record = self.w.read(target.kind, target.slug)
+        if record is None:
+            self.ctx.hold([staging.id], f"{rel} is unreadable")
+            return
+        body = f"\n## {section}\n" + "".join(f"{line}\n" for line in lines)
+        self._write_update(staging.id, record, body, [staging.source])
+        if self._session_records is not None:
+            self._session_records = None  # records changed; reread on next use
+
+    # ------------------------------------------------------------------ knowledge
+
+    def _knowledge_from_candidates(self) -> None:
+        kinds = self.ctx.ws.config.records.knowledge_kinds
+        for stat in self.ctx.candidates:
+            origin_kind = {"decision": RecordKind.DECISION, "request": RecordKind.REQUEST}.get(str(stat.kind))
+            if origin_kind is None:
+                continue
+            origin = self.w.read(origin_kind, stat.slug)
+            if origin is None or origin.is_replaced:
+                continue
+            title = title_of_body(origin.body) or stat.slug.replace("-", " ")
+            kslug = stat.slug
+            sources = self.run_sources.get((origin_kind, stat.slug), [])
+            why = sorted({s.id for s in self.ctx.staging
+                          if s.source.as_yaml() in sources})
+            body = origin.body.rstrip("\n") + f"\n\nDerived from the {origin_kind.value} `{stat.slug}`.\n"
+            if self.w.index.has(RecordKind.KNOWLEDGE, kslug):
+                if (origin_kind, stat.slug) not in self.changed:
+                    continue
+                self._refresh_knowledge(kslug, body, sources, why)
+                continue
+            kind = KNOWLEDGE_KIND_FOR[origin_kind.value]
+            kind = kind if kind in kinds else (kinds[0] if kinds else "fact")
+            if origin_kind is RecordKind.DECISION:
+                description = f"{title}: what was decided and why; read before revisiting this choice."
+            else:
+                description = f"{title}: what the user asked for; read before working on it again."
+            meta = {"kind": kind, "description": one_line(description), "model_invokation": False,
+                    "user_invocable": True, "last_sources": _dedup(sources), "created_at": self.now,
+                    "updated_at": self.now}
+            path = path_for(self.ctx.sws, RecordKind.KNOWLEDGE, kslug)
+            errors = self.w.write(path, new_record_text(meta, body), before_text=None, why=why,
+                                  reason=f"the {origin_kind.value} '{stat.slug}' is on the knowledge candidate report")
+            if errors:
+                self._note(f"lint refused: knowledge '{kslug}' not created ({format_errors(errors)})")
+
+    def _refresh_knowledge(self, slug: str, body: str, sources: list[dict[str, Any]], why: list[str]) -> None:
+        from .merge import merge_body
+
+        if self.w.locked(RecordKind.KNOWLEDGE, slug):
+            self._note(f"locked: knowledge/{slug}.md is read-only and was not refreshed")
+            return
+        record = self.w.read(RecordKind.KNOWLEDGE, slug)
+        if record is None:
+            return
+        new_body = merge_body(record.body, body)
+        updates: dict[str, Any] = {}
+        if sources and _dedup(sources) != record.meta.get("last_sources"):
+            updates["last_sources"] = _dedup(sources)
+        if new_body == record.body and not updates:
+            return
+        updates["updated_at"] = self.now
+        errors = self.w.write(record.path, render_record(record, updates, body=new_body), before_text=record.text,
+                              bom=record.bom, why=why)
+        if errors:
+            self._note(f"lint refused: knowledge '{slug}' not refreshed ({format_errors(errors)})")
+
+    # ------------------------------------------------------------------ summary
+
+    def _summary(self) -> None:
+        sws = self.ctx.sws
+        records: dict[RecordKind, list[Record]] = {RecordKind.DECISION: [], RecordKind.REQUEST: [],
+                                                   RecordKind.KNOWLEDGE: []}
+        for kind, bucket in records.items():
+            for slug in self.w.index.slugs(kind):
+                record = self.w.read(kind, slug)
+                if record is not None and not record.is_replaced:
+                    bucket.append(record)
+
+        def recency(record: Record) -> tuple[float, str]:
+            stamp = as_timestamp(record.meta.get("updated_at"))
+            return (-(stamp.timestamp() if stamp else 0.0), record.slug)
+
+        open_decisions = sorted((r for r in records[RecordKind.DECISION] if r.status == "open"), key=recency)
+        requests = sorted(records[RecordKind.REQUEST], key=recency)
+        knowledge = sorted(records[RecordKind.KNOWLEDGE], key=lambda r: r.slug)
+
+        def item(record: Record) -> str:
+            title = title_of_body(record.body) or record.slug.replace("-", " ")
+            return self._defang(f"- {one_line(title)} (`{record.slug}`)")
+
+        def kitem(record: Record) -> str:
+            description = one_line(record.description) or (title_of_body(record.body) or "")
+            return self._defang(f"- #{record.slug} — {description}".rstrip(" —"))
+
+        limits = [len(open_decisions), min(RECENT_REQUESTS, len(requests)), len(knowledge)]
+        existing = self.w.read(RecordKind.SUMMARY, "summary")
+        if self.w.locked(RecordKind.SUMMARY, "summary"):
+            self._note("locked: memory/summary.md is read-only and was not regenerated")
+            return
+        base_body = existing.body if existing is not None else "\n# Project memory summary\n"
+        cap = self.ctx.ws.config.cap_for("summary")
+        while True:
+            sections = {
+                SUMMARY_SECTIONS[0]: _listing([item(r) for r in open_decisions], limits[0], "memory/decisions/"),
+                SUMMARY_SECTIONS[1]: _listing([item(r) for r in requests], limits[1], "memory/requests/"),
+                SUMMARY_SECTIONS[2]: _listing([kitem(r) for r in knowledge], limits[2], "knowledge/"),
+            }
+            body = replace_sections(base_body, sections)
+            if len(body) <= cap or not any(limits):
+                break
+            # Over the cap: shorten the longest listing first (its tail stays reachable by search).
+            longest = max(range(3), key=lambda i: limits[i])
+            limits[longest] = max(0, limits[longest] - max(1, limits[longest] // 4))
+        if len(body) > cap:
+            self._note(f"summary not regenerated: its own text is over the summary cap ({cap} characters)")
+            return
+        why = sorted({s.id for s in self.ctx.staging} - set(self.ctx.held))
+        reason = "regenerated: open decisions, recent requests, knowledge index"
+        path = sws.summary_path
+        if existing is None:
+            text = new_record_text({"updated_at": self.now}, body)
+            errors = self.w.write(path, text, before_text=None, why=why, derived=True, reason=reason)
+        else:
+            if body == existing.body:
+                return
+            text = render_record(existing, {"updated_at": self.now}, body=body)
+            errors = self.w.write(path, text, before_text=existing.text, bom=existing.bom, why=why, derived=True,
+                                  reason=reason)
+        if errors:
+            self._note(f"lint refused: summary not regenerated ({format_errors(errors)})")
+
+
+def _listing(lines: list[str], limit: int, folder: str) -> list[str]:
+    if not lines:
+        return ["- (none)"]
+    shown = lines[:limit]
+    if len(lines) > limit:
+        shown.append(f"- … and {len(lines) - limit} more in {folder}")
+    return shown
+
+
+def _dedup(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: list[dict[str, Any]] = []
+    for source in sources:
+        if source not in seen:
+            seen.append(source)
+    return seen

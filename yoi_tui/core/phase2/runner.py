@@ -1,0 +1,330 @@
+"""Running Phase 2 (SPEC 9): trigger → lock → recovery → snapshot → engine → change set → apply → coalesce.
+
+One round:
+
+1. **Trigger.** Staging file count ≥ ``phase2.staging_files`` or bytes ≥ ``phase2.staging_bytes``,
+   or ``flush``. Under the trigger nothing runs (but an interrupted run is still finished).
+2. **Lock** (``core.lock``): a live holder makes this run fail at once (``LockBusy``); a stale one
+   is taken over and reported.
+3. **Recovery**: a run a crash interrupted after it began applying is finished first
+   (``changeset.recover_pending``), so the workspace is never left half-applied.
+4. **Snapshot**: the staging files present now are the run's ``consumed`` set (written into the
+   lock). Files arriving later are left for the next run; an unreadable one is reported and kept.
+5. **Engine** (``rules`` or ``llm``) on a scratch copy; its differences are the ``ChangeSet``.
+6. **Apply** (``changeset.apply``; journalled, crash-safe), which deletes the consumed staging —
+   except staging the engine held back or whose change conflicted with a human edit.
+7. **Coalesce**: if staging that arrived during the run is over the trigger, run again (at most
+   ``MAX_ROUNDS`` rounds).
+
+``dry_run`` stops after step 5 (no lock, no recovery, nothing written). The app uses
+``prepare_round`` + ``PreparedRound.apply(only=...)`` to review a change set before applying it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from ..changeset import (
+    ApplyResult,
+    ChangeSet,
+    ConsumedInput,
+    Scratch,
+    apply,
+    read_exact,
+    recover_pending,
+    runs_dir,
+)
+from ..crashpoints import crashpoint
+from ..errors import YoiError
+from ..ids import new_id
+from ..lock import ConsolidationLock, Takeover
+from ..staging import StagingFile, list_staging
+from ..workspace import Workspace
+from .context import Phase2Aborted, Phase2Context
+
+MAX_ROUNDS = 5
+
+
+class Engine(Protocol):
+    name: str
+
+    def run(self, ctx: Phase2Context) -> None: ...
+
+
+def make_engine(name: str, model: Any = None) -> Engine:
+    if name == "rules":
+        from .rules_engine import RulesEngine
+
+        return RulesEngine()
+    if name == "llm":
+        from .llm_engine import LlmEngine
+
+        return LlmEngine(model)
+    raise YoiError(f"unknown Phase 2 engine '{name}' (use rules or llm)")
+
+
+@dataclass
+class Pressure:
+    """Staging waiting for Phase 2 and whether it is over the trigger."""
+
+    files: int
+    bytes: int
+    over: bool
+    trigger_files: int
+    trigger_bytes: int
+
+    def describe(self) -> str:
+        return (f"{self.files} staging file(s), {self.bytes} bytes (trigger: {self.trigger_files} files or "
+                f"{self.trigger_bytes} bytes)")
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def staging_pressure(ws: Workspace, *, exclude: set[str] | frozenset[str] = frozenset()) -> Pressure:
+    files = 0
+    size = 0
+    for path in list_staging(ws):
+        if path.stem in exclude:
+            continue
+        try:
+            size += path.stat().st_size
+        except OSError:
+            continue
+        files += 1
+    cfg = ws.config.phase2
+    return Pressure(files, size, files >= cfg.staging_files or size >= cfg.staging_bytes,
+                    cfg.staging_files, cfg.staging_bytes)
+
+
+def has_pending_runs(ws: Workspace) -> bool:
+    try:
+        return any(runs_dir(ws).glob("*.pending.json"))
+    except OSError:
+        return False
+
+
+def _candidates(ws: Workspace, notes: list[str]) -> list[Any]:
+    try:
+        from ..usage import candidate_report
+    except ImportError:
+        notes.append("usage: the knowledge candidate report is not available; no knowledge is created")
+        return []
+    try:
+        return list(candidate_report(ws))
+    except (YoiError, OSError, ValueError) as exc:
+        notes.append(f"usage: candidate report failed ({exc}); no knowledge is created")
+        return []
+
+
+def snapshot_staging(ws: Workspace) -> tuple[list[StagingFile], list[ConsumedInput], dict[str, str]]:
+    """The staging present now: parsed files, their exact texts, and the unreadable ones (rel → why)."""
+    parsed: list[StagingFile] = []
+    inputs: list[ConsumedInput] = []
+    unreadable: dict[str, str] = {}
+    for path in list_staging(ws):
+        rel = ws.rel(path)
+        try:
+            text = read_exact(path)
+        except YoiError as exc:
+            unreadable[rel] = exc.message
+            continue
+        if text is None:
+            continue  # deleted meanwhile
+        try:
+            staging = StagingFile.model_validate(json.loads(text))
+        except (json.JSONDecodeError, ValidationError, UnicodeError) as exc:
+            unreadable[rel] = f"not a valid staging file ({str(exc).splitlines()[0]})"
+            continue
+        if staging.id != path.stem:
+            unreadable[rel] = f"its id {staging.id} does not match the file name"
+            continue
+        parsed.append(staging)
+        inputs.append(ConsumedInput(staging.id, rel, text))
+    return parsed, inputs, unreadable
+
+
+@dataclass
+class RoundReport:
+    """One Phase 2 round as the CLI and the app show it."""
+
+    status: str  # applied | dry-run | nothing-to-do | aborted
+    engine: str
+    run_id: str | None = None
+    changeset: ChangeSet | None = None
+    result: ApplyResult | None = None
+    takeover: Takeover | None = None
+    recovered: list[ApplyResult] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    pressure: Pressure | None = None
+    message: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def conflicts(self) -> int:
+        return len(self.result.conflicts) if self.result else 0
+
+    def to_json(self, *, diff: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {"status": self.status, "engine": self.engine, "run_id": self.run_id,
+                                "message": self.message,
+                                "pressure": self.pressure.to_json() if self.pressure else None,
+                                "takeover": self.takeover.to_json() if self.takeover else None,
+                                "recovered": [r.to_json() for r in self.recovered],
+                                "unreadable_staging": self.unreadable, "usage": self.usage}
+        if self.changeset is not None:
+            cs = self.changeset
+            files = []
+            for change in cs.changes:
+                item: dict[str, Any] = {"path": change.path, "op": change.op, "why": change.why,
+                                        "reason": change.reason}
+                if diff:
+                    item["diff"] = change.diff()
+                files.append(item)
+            data.update({"files": files, "counts": cs.counts(), "consumed": [i.id for i in cs.inputs],
+                         "held": cs.held, "notes": cs.notes})
+        if self.result is not None:
+            data.update({"applied": [{"path": c.path, "op": c.op} for c in self.result.applied],
+                         "applied_counts": self.result.counts(),
+                         "conflicts": [{"path": c.path, "reason": r} for c, r in self.result.conflicts],
+                         "staging_deleted": self.result.inputs_deleted,
+                         "staging_kept": self.result.inputs_kept,
+                         "journal": str(self.result.journal_path) if self.result.journal_path else None})
+        return data
+
+
+@dataclass
+class Phase2Report:
+    rounds: list[RoundReport] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.status == "aborted" or r.conflicts for r in self.rounds):
+            return 1
+        return 0
+
+    def to_json(self, *, diff: bool = False) -> dict[str, Any]:
+        return {"rounds": [r.to_json(diff=diff) for r in self.rounds], "exit": self.exit_code}
+
+
+@dataclass
+class PreparedRound:
+    """A computed change set, with the lock still held (None in a dry run), waiting to be applied."""
+
+    ws: Workspace
+    report: RoundReport
+    lock: ConsolidationLock | None
+
+    @property
+    def changeset(self) -> ChangeSet:
+        assert self.report.changeset is not None
+        return self.report.changeset
+
+    def apply(self, only: set[str] | None = None) -> ApplyResult:
+        """Apply (all files, or the accepted subset), then release the lock."""
+        if self.lock is None:
+            raise YoiError("a dry-run change set cannot be applied; run again without --dry-run")
+        try:
+            self.lock.verify()
+            crashpoint("phase2:before-apply")
+            result = apply(self.ws, self.changeset, only=only)
+            crashpoint("phase2:applied")
+            self.report.result = result
+            self.report.status = "applied"
+            return result
+        finally:
+            self.release()
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+
+def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = False, dry_run: bool = False,
+                  model: Any = None, keepalive: bool = False) -> PreparedRound:
+    """Steps 1–5 of a round. ``report.status`` is ``nothing-to-do`` when there is nothing to apply."""
+    engine_name = engine or ws.config.phase2.engine
+    pressure = staging_pressure(ws)
+    report = RoundReport(status="nothing-to-do", engine=engine_name, pressure=pressure)
+    pending = has_pending_runs(ws)
+    if not flush and not pressure.over and not (pending and not dry_run):
+        report.message = f"nothing to do: {pressure.describe()}; use --flush to run anyway"
+        return PreparedRound(ws, report, None)
+    lock: ConsolidationLock | None = None
+    if not dry_run:
+        lock = ConsolidationLock(ws, purpose="phase2").acquire()
+        report.run_id = lock.run_id
+        report.takeover = lock.takeover
+    try:
+        crashpoint("phase2:locked")
+        if lock is not None:
+            report.recovered = recover_pending(ws)
+            crashpoint("phase2:recovered")
+        elif pending:
+            report.message = "an interrupted run is pending; the next run without --dry-run finishes it first"
+        if not flush and not staging_pressure(ws).over:
+            report.message = report.message or f"nothing to do: {staging_pressure(ws).describe()}"
+            if lock is not None:
+                lock.release()
+            return PreparedRound(ws, report, None)
+        staging, inputs, unreadable = snapshot_staging(ws)
+        report.unreadable = unreadable
+        if lock is not None:
+            lock.set_consumed([s.id for s in staging])
+            if keepalive:
+                lock.start_keepalive()
+        if not staging:
+            report.message = "nothing to do: no readable staging files"
+            if lock is not None:
+                lock.release()
+            return PreparedRound(ws, report, None)
+        report.run_id = report.run_id or new_id()
+        notes: list[str] = [f"staging unreadable, kept: {rel} ({why})" for rel, why in unreadable.items()]
+        if report.takeover is not None:
+            notes.append(report.takeover.describe())
+        candidates = _candidates(ws, notes)
+        runner = make_engine(engine_name, model)
+        with Scratch(ws) as scratch:
+            ctx = Phase2Context(ws=ws, scratch=scratch, run_id=report.run_id, staging=staging,
+                                candidates=candidates, now=datetime.now(UTC).replace(microsecond=0), notes=notes)
+            try:
+                runner.run(ctx)
+            finally:
+                report.usage = dict(ctx.usage)
+            report.changeset = scratch.changeset(run_id=report.run_id, purpose="phase2", engine=engine_name,
+                                                 inputs=inputs, held=ctx.held, notes=ctx.notes)
+        crashpoint("phase2:computed")
+        report.status = "dry-run" if dry_run else "prepared"
+        return PreparedRound(ws, report, lock)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+
+
+def run_phase2(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, flush: bool = False,
+               model: Any = None, max_rounds: int = MAX_ROUNDS) -> Phase2Report:
+    """Run Phase 2 headless: rounds until no staging pressure is left (see the module docstring)."""
+    report = Phase2Report()
+    for round_no in range(max_rounds):
+        try:
+            prepared = prepare_round(ws, engine=engine, flush=flush and round_no == 0, dry_run=dry_run, model=model,
+                                     keepalive=(engine or ws.config.phase2.engine) == "llm")
+        except Phase2Aborted as exc:
+            report.rounds.append(RoundReport(status="aborted", engine=engine or ws.config.phase2.engine,
+                                             message=exc.message))
+            break
+        report.rounds.append(prepared.report)
+        if prepared.report.changeset is None or dry_run:
+            break
+        consumed = {i.id for i in prepared.changeset.inputs}
+        prepared.apply()
+        # Coalesce: staging that arrived during this run (not what it consumed or held back).
+        if not staging_pressure(ws, exclude=consumed).over:
+            break
+    return report
+
