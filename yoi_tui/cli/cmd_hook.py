@@ -1,0 +1,56 @@
+"""``yoi hook claude-code``: the entry point for Claude Code hooks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..core.errors import YoiError
+from ..core.workspace import find_workspace
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "hook", parents=parents, help="entry point for agent harness hooks (Claude Code)",
+        description="Read a Claude Code hook event as JSON on stdin and do yoi's part: SessionStart prints the "
+                    "resident context; UserPromptSubmit prints the knowledge behind the prompt's #slugs; PreCompact "
+                    "runs Phase 1 and a Phase 2 flush; Stop/SessionEnd run Phase 1 when over the token threshold. "
+                    "Every event advances the token clock. Problems go to stderr and the hook exits 0, so it never "
+                    "blocks the agent.",
+        epilog="Register in .claude/settings.json, e.g.\n"
+               '  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "yoi hook claude-code"}]}]}\n'
+               "and the same for UserPromptSubmit, PreCompact and Stop.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("harness", choices=("claude-code",), help="which harness sends the event")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.hooks import handle_claude_code
+
+    raw = sys.stdin.read()
+    try:
+        payload = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        print(f"yoi hook: stdin is not JSON ({exc}); nothing done", file=sys.stderr)
+        return 0
+    if not isinstance(payload, dict):
+        print("yoi hook: stdin is not a JSON object; nothing done", file=sys.stderr)
+        return 0
+    try:
+        if args.workspace:
+            ws = find_workspace(explicit=args.workspace)
+        else:
+            ws = find_workspace(Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) else None)
+        outcome = handle_claude_code(ws, payload)
+    except YoiError as exc:
+        # Exit 2 would make Claude Code treat this as a blocking error; a memory problem must not.
+        print(f"yoi hook: {exc}", file=sys.stderr)
+        return 0
+    if outcome.stdout:
+        print(outcome.stdout)
+    for note in outcome.notes:
+        print(f"yoi hook: {note}", file=sys.stderr)
+    return 0
