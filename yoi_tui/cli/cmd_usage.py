@@ -32,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--candidates", action="store_true", help="only the knowledge candidate report")
     parser.add_argument("--all", action="store_true", help="also list records that were never invoked")
     parser.set_defaults(handler=run)
-    sub = parser.add_subparsers(dest="usage_command", metavar="SUBCOMMAND")
+    sub = parser.add_subparsers(dest="usage_command", metavar="[record-tokens]",
+                                title="subcommand (optional)")
     tokens = sub.add_parser(
         "record-tokens", parents=[_suppressed_parent(), session_parent(no_record=False)],
         help="record input tokens a session consumed since its last event (the token clock)",
