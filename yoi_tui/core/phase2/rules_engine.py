@@ -250,6 +250,7 @@ class RulesEngine:
 
     def _decision(self, staging: StagingFile, decision: Decision) -> Target | None:
         title = self._line(decision.title) or "Untitled decision"
+        title = title[:1].upper() + title[1:]
         chosen = self._line(decision.chosen)
         has_choice = _has_choice(decision.chosen)
         parts = [f"\n# {title}\n"]
@@ -265,15 +266,18 @@ class RulesEngine:
     def _request(self, staging: StagingFile, request: Request) -> Target | None:
         intent = self._line(request.intent) or self._line(request.summary)[:80] or "Untitled request"
         target = self._line(request.target)
-        slug_text = intent
+        title = intent
         if target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
-            slug_text = f"{intent} {target}"
-        parts = [f"\n# {intent}\n"]
+            # A bare verb ("fix", as the rules extractor gives) reads as a title only with its object.
+            title = f"{intent} {target}" if len(intent.split()) <= 3 else f"{intent} ({target})"
+        title = title[:1].upper() + title[1:]
+        slug_text = title
+        parts = [f"\n# {title}\n"]
         if target:
             parts.append(f"\nTarget: {target}\n")
         if one_line(request.summary):
             parts.append(f"\n## Summary\n{self._line(request.summary)}\n")
-        return self._upsert(staging, RecordKind.REQUEST, intent, "".join(parts), slug_text=slug_text)
+        return self._upsert(staging, RecordKind.REQUEST, title, "".join(parts), slug_text=slug_text)
 
     def _best(self, text: str, targets: list[Target]) -> Target | None:
         """The target whose title matches ``text`` best; on a weak match the first request (the work

@@ -1,0 +1,71 @@
+"""End to end on the sample session logs: ``yoi phase1`` then ``yoi phase2`` (rules) on a fresh workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from phase2_fixtures import tree_bytes
+from support import REPO, make_ws, run_yoi
+
+from yoi_tui.core.kinds import iter_record_paths
+from yoi_tui.core.lint import lint_workspace
+from yoi_tui.core.phase2.rules_engine import one_line
+from yoi_tui.core.records import read_record
+from yoi_tui.core.staging import list_staging, read_staging
+
+
+def _norm(text: str) -> str:
+    """Compare text as a reader sees it: one line, no code-span backticks or '#', any case."""
+    return one_line(text.replace("`", "").replace("#", "")).lower()
+
+
+SAMPLES = sorted((REPO / "tests" / "data" / "samples").glob("*.jsonl"))
+
+
+@pytest.mark.skipif(not SAMPLES, reason="no sample session logs in tests/data/samples")
+def test_phase1_then_phase2_on_the_samples(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    phase1 = run_yoi("phase1", "--workspace", str(ws.root), "--force", *map(str, SAMPLES))
+    assert phase1.returncode == 0, phase1.stderr
+    staged = [read_staging(p) for p in list_staging(ws)]
+    assert staged, "Phase 1 wrote no staging from the samples"
+
+    phase2 = run_yoi("phase2", "--workspace", str(ws.root), "--flush")
+    assert phase2.returncode == 0, phase2.stderr
+    assert phase2.stdout.startswith("phase2 run ") and f"staging consumed {len(staged)}, kept 0" in phase2.stdout
+    assert not list_staging(ws)
+
+    records = {}
+    for path in iter_record_paths(ws):
+        record = read_record(ws, path).record
+        assert record is not None
+        records[record.rel] = record
+    assert [d for d in lint_workspace(ws).diagnostics if d.is_error] == []
+    bodies = _norm("\n".join(r.body for r in records.values()))
+    # A reader recognises what happened: every request's summary and every decision is in a record,
+    # each record opens with a title, and the summary lists the requests.
+    for staging in staged:
+        for request in staging.activity.requests:
+            assert _norm(request.summary) in bodies
+        for decision in staging.activity.decisions:
+            assert _norm(decision.title) in bodies
+    for rel, record in records.items():
+        if rel != "memory/summary.md":
+            assert record.body.startswith("\n# "), rel
+            assert record.meta["sources"], rel
+    staged_sessions = {s.source.session_id for s in staged}
+    cited = {s["session_id"] for r in records.values() for s in r.sources()}
+    assert cited <= staged_sessions and cited
+    summary = records["memory/summary.md"].body
+    assert "## Recent requests\n- " in summary and "## Open decisions\n" in summary
+
+    # Again, with no new staging: nothing changes (and Phase 1 over the same logs adds nothing).
+    before = tree_bytes(ws.root)
+    again = run_yoi("phase2", "--workspace", str(ws.root), "--flush")
+    assert again.returncode == 0 and "nothing to do" in again.stdout
+    run_yoi("phase1", "--workspace", str(ws.root), "--force", *map(str, SAMPLES))
+    assert not list_staging(ws)
+    dry = run_yoi("phase2", "--workspace", str(ws.root), "--flush", "--dry-run")
+    assert dry.returncode == 0 and dry.stdout == ""
+    assert tree_bytes(ws.root) == before
