@@ -286,3 +286,26 @@ def test_timestamps_are_utc_iso(tmp_path: Path) -> None:
     record = _read(ws, "memory/requests/add-logging.md")
     assert record.meta["created_at"].tzinfo is not None
     assert abs((datetime.now(UTC) - record.meta["created_at"]).total_seconds()) < 3600
+
+
+def test_an_interrupted_apply_is_finished_by_the_next_run_even_under_the_trigger(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from yoi_tui.core import changeset
+
+    ws = make_ws(tmp_path)
+    ids = stage_realistic(ws)
+
+    def crash(name: str) -> None:
+        if name == "apply:journal":
+            raise KeyboardInterrupt  # stands in for a crash after the journal, before any file
+
+    monkeypatch.setattr(changeset, "crashpoint", crash)
+    with pytest.raises(KeyboardInterrupt):
+        run_phase2(ws, flush=True)
+    monkeypatch.undo()
+    assert not list(ws.decisions_dir.glob("*.md")) and len(list(ws.staging_dir.glob("*.json"))) == len(ids)
+    report = run_phase2(ws)  # 3 staging files: under the trigger, but a run is pending
+    (round_report,) = report.rounds
+    assert round_report.status == "nothing-to-do" and len(round_report.recovered) == 1
+    assert round_report.recovered[0].ok and len(list(ws.decisions_dir.glob("*.md"))) == 2
+    assert not list(ws.staging_dir.glob("*.json"))

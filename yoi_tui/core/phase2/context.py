@@ -69,6 +69,7 @@ class LintedWriter:
         self.ctx = ctx
         self.index = WorkspaceIndex.from_names(ctx.sws)
         self.read_paths: set[str] = set()
+        self.written: dict[Path, str] = {}  # latest text written per path in this run
 
     def rel(self, path: Path) -> str:
         return self.ctx.sws.rel(path)
@@ -101,6 +102,7 @@ class LintedWriter:
         except RecordLockedError as exc:
             return [Diagnostic(rel, 1, 1, "locked", "error", exc.message)]
         self.read_paths.add(rel)
+        self.written[Path(path)] = text
         record = read_record(self.ctx.sws, path, text=text).record
         if record is not None:
             self.index.add(record)

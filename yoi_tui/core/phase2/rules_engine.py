@@ -34,6 +34,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from rapidfuzz import fuzz, process
@@ -82,7 +83,7 @@ class RulesEngine:
         self.now: datetime = ctx.now
         self.run_sources: dict[tuple[RecordKind, str], list[dict[str, Any]]] = {}
         self.changed: set[tuple[RecordKind, str]] = set()
-        self._session_records: list[Record] | None = None
+        self._raw_cache: dict[RecordKind, dict[str, str]] = {}
         for staging in ctx.staging:
             self._consume(staging)
         self._knowledge_from_candidates()
@@ -330,29 +331,47 @@ class RulesEngine:
         result = self._line(attempt.result).rstrip(".")
         return f"{what}: {self._line(attempt.trial)} — {result}."
 
+    def _raw(self, kind: RecordKind) -> list[tuple[str, Path, str]]:
+        """(slug, path, text) of every record of ``kind``, read as text without parsing (cheap).
+
+        Used to pre-select the few records worth parsing in a large workspace; texts written in
+        this run come from the writer, the rest are read once and cached.
+        """
+        cache = self._raw_cache.setdefault(kind, {})
+        found: list[tuple[str, Path, str]] = []
+        for slug in self.w.index.slugs(kind):
+            path = path_for(self.ctx.sws, kind, slug)
+            text = self.w.written.get(path) or cache.get(slug)
+            if text is None:
+                try:
+                    text = path.read_text(encoding="utf-8-sig")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                cache[slug] = text
+            found.append((slug, path, text))
+        return found
+
     def _nearest_in_session(self, staging: StagingFile) -> Target | None:
-        """The decision/request whose sources lie nearest to this staging range in the same session."""
-        if self._session_records is None:
-            records: list[Record] = []
-            for kind in (RecordKind.REQUEST, RecordKind.DECISION):
-                for slug in self.w.index.slugs(kind):
-                    record = self.w.read(kind, slug)
-                    if record is not None and not record.is_replaced:
-                        records.append(record)
-            self._session_records = records
+        """The record whose sources lie nearest to this staging range in the same session."""
         session, (start, end) = staging.source.session_id, staging.source.range
         best: tuple[bool, int, int, Record] | None = None
-        for record in self._session_records:
-            for source in record.sources():
-                rng = source.get("range")
-                if source.get("session_id") != session or not isinstance(rng, list) or len(rng) != 2:
+        for kind in (RecordKind.REQUEST, RecordKind.DECISION):
+            for slug, _path, text in self._raw(kind):
+                if session not in _frontmatter(text):
                     continue
-                gap = max(0, start - rng[1], rng[0] - end)
-                # Requests first (the work in a session is done for what the user asked), then the
-                # nearest range; on a tie the range that starts later (the latest context).
-                candidate = (record.kind is not RecordKind.REQUEST, gap, -int(rng[0]), record)
-                if best is None or candidate[:3] < best[:3]:
-                    best = candidate
+                record = self.w.read(kind, slug)
+                if record is None or record.is_replaced:
+                    continue
+                for source in record.sources():
+                    rng = source.get("range")
+                    if source.get("session_id") != session or not isinstance(rng, list) or len(rng) != 2:
+                        continue
+                    gap = max(0, start - rng[1], rng[0] - end)
+                    # Requests first (the work in a session is done for what the user asked), then
+                    # the nearest range; on a tie the range that starts later (the latest context).
+                    candidate = (record.kind is not RecordKind.REQUEST, gap, -int(rng[0]), record)
+                    if best is None or candidate[:3] < best[:3]:
+                        best = candidate
         if best is None:
             return None
         record = best[3]
@@ -370,8 +389,6 @@ class RulesEngine:
             return
         body = f"\n## {section}\n" + "".join(f"{line}\n" for line in lines)
         self._write_update(staging.id, record, body, [staging.source])
-        if self._session_records is not None:
-            self._session_records = None  # records changed; reread on next use
 
     # ------------------------------------------------------------------ knowledge
 
@@ -434,45 +451,24 @@ class RulesEngine:
     # ------------------------------------------------------------------ summary
 
     def _summary(self) -> None:
-        sws = self.ctx.sws
-        records: dict[RecordKind, list[Record]] = {RecordKind.DECISION: [], RecordKind.REQUEST: [],
-                                                   RecordKind.KNOWLEDGE: []}
-        for kind, bucket in records.items():
-            for slug in self.w.index.slugs(kind):
-                record = self.w.read(kind, slug)
-                if record is not None and not record.is_replaced:
-                    bucket.append(record)
-
-        def recency(record: Record) -> tuple[float, str]:
-            stamp = as_timestamp(record.meta.get("updated_at"))
-            return (-(stamp.timestamp() if stamp else 0.0), record.slug)
-
-        open_decisions = sorted((r for r in records[RecordKind.DECISION] if r.status == "open"), key=recency)
-        requests = sorted(records[RecordKind.REQUEST], key=recency)
-        knowledge = sorted(records[RecordKind.KNOWLEDGE], key=lambda r: r.slug)
-
-        def item(record: Record) -> str:
-            title = title_of_body(record.body) or record.slug.replace("-", " ")
-            return self._defang(f"- {one_line(title)} (`{record.slug}`)")
-
-        def kitem(record: Record) -> str:
-            description = one_line(record.description) or (title_of_body(record.body) or "")
-            return self._defang(f"- #{record.slug} — {description}".rstrip(" —"))
-
-        limits = [len(open_decisions), min(RECENT_REQUESTS, len(requests)), len(knowledge)]
-        existing = self.w.read(RecordKind.SUMMARY, "summary")
+        """Regenerate the summary's three listings (other sections are a person's and are kept)."""
         if self.w.locked(RecordKind.SUMMARY, "summary"):
             self._note("locked: memory/summary.md is read-only and was not regenerated")
             return
+        open_items = self._open_decision_items()
+        request_items, request_total = self._recent_request_items()
+        knowledge_items = self._knowledge_items()
+        listings = [(open_items, len(open_items), "memory/decisions/"),
+                    (request_items, request_total, "memory/requests/"),
+                    (knowledge_items, len(knowledge_items), "knowledge/")]
+        limits = [len(items) for items, _total, _folder in listings]
+        existing = self.w.read(RecordKind.SUMMARY, "summary")
         base_body = existing.body if existing is not None else "\n# Project memory summary\n"
         cap = self.ctx.ws.config.cap_for("summary")
         while True:
-            sections = {
-                SUMMARY_SECTIONS[0]: _listing([item(r) for r in open_decisions], limits[0], "memory/decisions/"),
-                SUMMARY_SECTIONS[1]: _listing([item(r) for r in requests], limits[1], "memory/requests/"),
-                SUMMARY_SECTIONS[2]: _listing([kitem(r) for r in knowledge], limits[2], "knowledge/"),
-            }
-            body = replace_sections(base_body, sections)
+            body = replace_sections(base_body, {
+                name: _listing(items, limit, total, folder)
+                for name, (items, total, folder), limit in zip(SUMMARY_SECTIONS, listings, limits, strict=True)})
             if len(body) <= cap or not any(limits):
                 break
             # Over the cap: shorten the longest listing first (its tail stays reachable by search).
@@ -483,7 +479,7 @@ class RulesEngine:
             return
         why = sorted({s.id for s in self.ctx.staging} - set(self.ctx.held))
         reason = "regenerated: open decisions, recent requests, knowledge index"
-        path = sws.summary_path
+        path = self.ctx.sws.summary_path
         if existing is None:
             text = new_record_text({"updated_at": self.now}, body)
             errors = self.w.write(path, text, before_text=None, why=why, derived=True, reason=reason)
@@ -496,13 +492,78 @@ class RulesEngine:
         if errors:
             self._note(f"lint refused: summary not regenerated ({format_errors(errors)})")
 
+    def _item(self, record: Record) -> str:
+        title = title_of_body(record.body) or record.slug.replace("-", " ")
+        return self._defang(f"- {one_line(title)} (`{record.slug}`)")
 
-def _listing(lines: list[str], limit: int, folder: str) -> list[str]:
+    def _open_decision_items(self) -> list[str]:
+        found: list[tuple[tuple[float, str], str]] = []
+        for slug, _path, text in self._raw(RecordKind.DECISION):
+            fm = _frontmatter(text)
+            if _fm_value(fm, "status") != "open" or _fm_value(fm, "replaced_by"):
+                continue  # cheap pre-selection; the parsed record decides
+            record = self.w.read(RecordKind.DECISION, slug)
+            if record is not None and record.status == "open" and not record.is_replaced:
+                found.append((_recency(record.meta.get("updated_at"), slug), self._item(record)))
+        return [item for _key, item in sorted(found)]
+
+    def _recent_request_items(self) -> tuple[list[str], int]:
+        """The most recently updated requests (parsed only as far as needed) and how many there are."""
+        candidates = []
+        for slug, _path, text in self._raw(RecordKind.REQUEST):
+            fm = _frontmatter(text)
+            if _fm_value(fm, "replaced_by"):
+                continue
+            candidates.append((_recency(_fm_value(fm, "updated_at"), slug), slug))
+        candidates.sort()
+        items: list[tuple[tuple[float, str], str]] = []
+        for _key, slug in candidates:
+            if len(items) >= RECENT_REQUESTS:
+                break
+            record = self.w.read(RecordKind.REQUEST, slug)
+            if record is not None and not record.is_replaced:
+                items.append((_recency(record.meta.get("updated_at"), slug), self._item(record)))
+        return [item for _key, item in sorted(items)], len(candidates)
+
+    def _knowledge_items(self) -> list[str]:
+        items: list[str] = []
+        for slug, _path, _text in self._raw(RecordKind.KNOWLEDGE):
+            record = self.w.read(RecordKind.KNOWLEDGE, slug)
+            if record is None or record.is_replaced:
+                continue
+            description = one_line(record.description) or (title_of_body(record.body) or "")
+            items.append(self._defang(f"- #{record.slug} — {description}".rstrip(" —")))
+        return items
+
+
+def _frontmatter(text: str) -> str:
+    if not text.startswith("---"):
+        return ""
+    end = text.find("\n---", 3)
+    return text[:end] if end > 0 else ""
+
+
+def _fm_value(frontmatter: str, key: str) -> str | None:
+    """A top-level scalar's raw value (quotes stripped), for pre-selection only."""
+    match = re.search(rf"^{key}:[ \t]*(.*?)[ \t]*\r?$", frontmatter, re.MULTILINE)
+    if match is None:
+        return None
+    value = match.group(1).strip().strip("'\"")
+    return value or None
+
+
+def _recency(value: Any, slug: str) -> tuple[float, str]:
+    """Sort key: most recently updated first, then by slug."""
+    stamp = as_timestamp(value)
+    return (-(stamp.timestamp() if stamp else 0.0), slug)
+
+
+def _listing(lines: list[str], limit: int, total: int, folder: str) -> list[str]:
     if not lines:
         return ["- (none)"]
     shown = lines[:limit]
-    if len(lines) > limit:
-        shown.append(f"- … and {len(lines) - limit} more in {folder}")
+    if total > limit:
+        shown.append(f"- … and {total - limit} more in {folder}")
     return shown
 
 
