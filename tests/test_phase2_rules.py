@@ -159,7 +159,7 @@ def test_a_write_the_linter_refuses_holds_its_staging(tmp_path: Path) -> None:
     good = stage(ws, "s6", 0, 2, requests=[Request(intent="Add tests", target="", summary="for the cache")])
     report = run_phase2(ws, flush=True)
     result = report.rounds[0].result
-    assert result is not None
+    assert result is not None and report.exit_code == 1  # a person should look at the kept staging
     assert result.inputs_deleted == [good] and bad in result.inputs_kept
     assert (ws.staging_dir / f"{bad}.json").exists()
     assert not (ws.requests_dir / "tweak-prompts.md").exists()

@@ -27,8 +27,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                "  yoi phase2 --flush               # apply; prints the run id\n"
                "  yoi phase2 --engine llm --json   # the llm engine (llm.consolidation_model)\n"
                "  yoi revert RUN                   # undo a run\n"
-               "exit status: 0 done (or nothing to do), 1 conflicts / another run holds the lock / the llm "
-               "engine aborted, 2 usage or environment error.")
+               "exit status: 0 done (or nothing to do); 1 a conflict, staging kept back (the linter refused "
+               "part of it), the llm engine aborted, or another run holds the lock; 2 usage or environment "
+               "error.")
     parser.add_argument("--dry-run", action="store_true", help="print the unified diff of the change set; write nothing")
     parser.add_argument("--flush", action="store_true", help="run even when the staging is under the trigger")
     parser.add_argument("--engine", choices=("rules", "llm"), help="engine (default: [phase2] engine, 'rules')")

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
               + (f", {len(result.already)} already as before" if result.already else "")
               + (f"; {len(result.refused)} refused" if result.refused else ""))
         for path in result.restored:
-            print(f"  restored {path}")
+            print(f"  {'removed ' if path in result.removed else 'restored'} {path}")
         for path, reason in result.refused:
             print(f"  refused {path}: {reason}")
     return EXIT_OK if result.ok else EXIT_FINDINGS

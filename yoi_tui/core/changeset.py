@@ -634,6 +634,7 @@ def find_run(ws: Workspace, ref: str) -> tuple[str, Path]:
 class RevertResult:
     run_id: str
     restored: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # of ``restored``: files the run had created
     already: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)
     inputs_restored: list[str] = field(default_factory=list)
@@ -643,7 +644,7 @@ class RevertResult:
         return not self.refused
 
     def to_json(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "restored": self.restored, "already": self.already,
+        return {"run_id": self.run_id, "restored": self.restored, "removed": self.removed, "already": self.already,
                 "refused": [{"path": p, "reason": r} for p, r in self.refused],
                 "inputs_restored": self.inputs_restored}
 
@@ -697,6 +698,8 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
             change["revert"] = outcome
             if outcome == "restored":
                 result.restored.append(change["path"])
+                if change.get("before") is None:
+                    result.removed.append(change["path"])
             elif outcome == "already":
                 result.already.append(change["path"])
             else:

@@ -203,8 +203,11 @@ class Phase2Report:
 
     @property
     def exit_code(self) -> int:
-        if any(r.status == "aborted" or r.conflicts for r in self.rounds):
-            return 1
+        """1 when something needs a person: an abort, a conflict, or staging kept back (lint refused
+        part of it, or its change conflicted); else 0."""
+        for r in self.rounds:
+            if r.status == "aborted" or r.conflicts or (r.result is not None and r.result.inputs_kept):
+                return 1
         return 0
 
     def to_json(self, *, diff: bool = False) -> dict[str, Any]:
