@@ -309,3 +309,23 @@ def test_an_interrupted_apply_is_finished_by_the_next_run_even_under_the_trigger
     assert round_report.status == "nothing-to-do" and len(round_report.recovered) == 1
     assert round_report.recovered[0].ok and len(list(ws.decisions_dir.glob("*.md"))) == 2
     assert not list(ws.staging_dir.glob("*.json"))
+
+
+def test_the_app_path_prepares_holds_the_lock_and_applies_the_accepted_files(tmp_path: Path) -> None:
+    from yoi_tui.core.lock import ConsolidationLock, LockBusy, lock_path
+    from yoi_tui.core.phase2.runner import prepare_round
+
+    ws = make_ws(tmp_path)
+    stage_realistic(ws)
+    prepared = prepare_round(ws, flush=True)
+    assert prepared.report.status == "prepared" and lock_path(ws).exists()
+    with pytest.raises(LockBusy):  # the review holds the lock: no second run meanwhile
+        ConsolidationLock(ws).acquire()
+    paths = prepared.changeset.paths()
+    assert "memory/summary.md" in paths and not list(ws.requests_dir.glob("*.md"))  # nothing written yet
+    accepted = {"memory/requests/add-a-no-cache-flag-cli-py.md"}
+    result = prepared.apply(only=accepted)
+    assert {c.path for c in result.applied} == accepted and len(result.rejected) == len(paths) - 1
+    assert [p.name for p in ws.requests_dir.glob("*.md")] == ["add-a-no-cache-flag-cli-py.md"]
+    assert not lock_path(ws).exists()
+    assert not list(ws.staging_dir.glob("*.json"))  # rejecting a file is a decision: the staging is consumed
