@@ -1,0 +1,442 @@
+"""What the app shows, without Textual: the record store, grouping, fuzzy filter, ``#slug`` ranking.
+
+The app's screens are thin over this module, so everything here is tested with plain pytest:
+
+- ``RecordStore``: every record of a workspace read once (or only listed, for a fast first paint),
+  with each file's (mtime, size) so polling can tell what changed on disk and re-read only that.
+- ``group_entries``: records grouped by kind, decisions split by status (SPEC 12).
+- ``filter_entries``: the ``/`` filter — substring first, then rapidfuzz over slug and description;
+  a query starting with ``?`` searches the full text instead (``full_text_entries``).
+- ``slug_span``/``rank_slugs``/``slug_candidates``: the composer's ``#`` completion.
+- ``record_template``: the text of a new record of each kind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from .diagnostics import Diagnostic
+from .kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
+from .models import DECISION_STATUSES
+from .records import Record, read_record
+from .workspace import Workspace
+from .writer import new_record_text
+
+KIND_ORDER = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
+Stat = tuple[int, int]  # (st_mtime_ns, st_size)
+
+
+@dataclass
+class RecordEntry:
+    """One record file as the app knows it. ``record`` is None when unparsed or not loaded yet."""
+
+    kind: RecordKind
+    slug: str
+    rel: str
+    path: Path
+    record: Record | None = None
+    stat: Stat | None = None
+    loaded: bool = False
+    problems: list[Diagnostic] = field(default_factory=list)  # reading problems (file-unreadable, ...)
+
+    @property
+    def status(self) -> str | None:
+        return self.record.status if self.record else None
+
+    @property
+    def description(self) -> str:
+        return self.record.description if self.record else ""
+
+    @property
+    def is_replaced(self) -> bool:
+        return bool(self.record and self.record.is_replaced)
+
+    @property
+    def replaced_by(self) -> str | None:
+        return self.record.replaced_by if self.record else None
+
+
+def _stat(path: Path) -> Stat | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _entry_for(ws: Workspace, path: Path) -> RecordEntry | None:
+    kind = kind_for_path(ws, path)
+    if kind is None:
+        return None
+    slug = "summary" if kind is RecordKind.SUMMARY else slug_of(path)
+    return RecordEntry(kind, slug, ws.rel(path), path)
+
+
+def read_entry(ws: Workspace, path: Path) -> RecordEntry | None:
+    """Read and parse one record file into an entry (None: not a record path)."""
+    entry = _entry_for(ws, path)
+    if entry is None:
+        return None
+    entry.stat = _stat(path)  # before reading: a write racing the read shows up as a change next poll
+    result = read_record(ws, path)
+    entry.record = result.record
+    entry.problems = list(result.diagnostics)
+    entry.loaded = True
+    return entry
+
+
+_RECORD_FOLDERS = (("memory/decisions/", RecordKind.DECISION), ("memory/requests/", RecordKind.REQUEST),
+                   ("knowledge/", RecordKind.KNOWLEDGE))
+
+
+def scan_stats(ws: Workspace) -> dict[str, Stat]:
+    """(mtime, size) of every record path, by workspace-relative path — the change poll's snapshot.
+
+    Runs every few seconds, so it works on ``os.scandir`` entries and plain strings (a few ms per
+    thousand files) instead of the generic path helpers.
+    """
+    stats: dict[str, Stat] = {}
+    summary = _stat(ws.summary_path)
+    if summary is not None:
+        stats["memory/summary.md"] = summary
+    for prefix, _kind in _RECORD_FOLDERS:
+        try:
+            with os.scandir(ws.root / prefix) as found:
+                for entry in found:
+                    if not entry.name.endswith(".md"):
+                        continue
+                    try:
+                        st = entry.stat()
+                    except OSError:
+                        continue
+                    stats[prefix + entry.name] = (st.st_mtime_ns, st.st_size)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+    return stats
+
+
+@dataclass
+class StoreChanges:
+    """What a poll found: entries re-read (new or modified) and paths gone."""
+
+    updated: list[RecordEntry] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.updated or self.removed)
+
+    @property
+    def rels(self) -> list[str]:
+        return sorted([e.rel for e in self.updated] + self.removed)
+
+
+class RecordStore:
+    """Every record of one workspace, by relative path. Mutated only by its owner (the UI thread)."""
+
+    def __init__(self, ws: Workspace, entries: Iterable[RecordEntry] = (), *, loaded: bool = True) -> None:
+        self.ws = ws
+        self.entries: dict[str, RecordEntry] = {e.rel: e for e in entries}
+        self.loaded = loaded
+
+    @classmethod
+    def from_names(cls, ws: Workspace) -> RecordStore:
+        """Only the file names (a folder listing): enough to paint the tree before anything is parsed.
+
+        Built from ``os.scandir`` names with string joins: at 10,000 records the generic path helpers
+        cost a third of a second, which the first paint cannot afford.
+        """
+        entries: list[RecordEntry] = []
+        if os.path.lexists(ws.summary_path):
+            entries.append(RecordEntry(RecordKind.SUMMARY, "summary", "memory/summary.md", ws.summary_path))
+        for prefix, kind in _RECORD_FOLDERS:
+            folder = ws.root / prefix
+            try:
+                with os.scandir(folder) as found:
+                    names = sorted(e.name for e in found if e.name.endswith(".md"))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            entries.extend(RecordEntry(kind, name[:-3], prefix + name, folder / name) for name in names)
+        return cls(ws, entries, loaded=False)
+
+    @classmethod
+    def load(cls, ws: Workspace, kinds: Iterable[RecordKind] | None = None) -> RecordStore:
+        """Read and parse every record once (only those of ``kinds`` when given)."""
+        wanted = set(kinds) if kinds is not None else None
+        paths = iter_record_paths(ws)
+        if wanted is not None:
+            paths = [p for p in paths if kind_for_path(ws, p) in wanted]
+        entries = [e for path in paths if (e := read_entry(ws, path)) is not None]
+        return cls(ws, entries, loaded=True)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def get(self, rel: str) -> RecordEntry | None:
+        return self.entries.get(rel)
+
+    def find(self, kind: RecordKind, slug: str) -> RecordEntry | None:
+        for entry in self.entries.values():
+            if entry.kind is kind and entry.slug == slug:
+                return entry
+        return None
+
+    def stats(self) -> dict[str, Stat | None]:
+        return {rel: e.stat for rel, e in self.entries.items()}
+
+    @staticmethod
+    def changes_since(ws: Workspace, known: Mapping[str, Stat | None]) -> StoreChanges:
+        """Re-read what changed on disk since ``known`` (a ``stats()`` copy); safe in a thread."""
+        current = scan_stats(ws)
+        changes = StoreChanges(removed=sorted(set(known) - set(current)))
+        for rel, stat in sorted(current.items()):
+            if known.get(rel) != stat:
+                entry = read_entry(ws, ws.root / rel)
+                if entry is not None:
+                    changes.updated.append(entry)
+        return changes
+
+    def apply(self, changes: StoreChanges) -> None:
+        for rel in changes.removed:
+            self.entries.pop(rel, None)
+        for entry in changes.updated:
+            self.entries[entry.rel] = entry
+
+    def knowledge_candidates(self) -> list[tuple[str, str]]:
+        """``(slug, description)`` of every user-invocable, not replaced knowledge record, by slug."""
+        found = [(e.slug, e.description) for e in self.entries.values()
+                 if e.kind is RecordKind.KNOWLEDGE and e.record is not None
+                 and e.record.user_invocable and not e.is_replaced]
+        return sorted(found)
+
+    def counts(self) -> dict[RecordKind, int]:
+        counts = dict.fromkeys(KIND_ORDER, 0)
+        for entry in self.entries.values():
+            counts[entry.kind] += 1
+        return counts
+
+
+# --------------------------------------------------------------------------- grouping
+
+
+@dataclass
+class Group:
+    """A node of the record tree: a kind, or a decision status under the decisions group."""
+
+    key: str
+    label: str
+    entries: list[RecordEntry] = field(default_factory=list)
+    children: list[Group] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.entries) + sum(child.count for child in self.children)
+
+
+_KIND_LABELS = {RecordKind.SUMMARY: "Summary", RecordKind.DECISION: "Decisions",
+                RecordKind.REQUEST: "Requests", RecordKind.KNOWLEDGE: "Knowledge"}
+
+
+def decision_bucket(entry: RecordEntry) -> str:
+    """The status group of a decision: open/resolved/replaced, 'other' (bad status) or 'loading'."""
+    if not entry.loaded:
+        return "loading"
+    status = entry.status
+    if status in DECISION_STATUSES:
+        return str(status)
+    return "other"
+
+
+_DECISION_BUCKETS = (("open", "open"), ("resolved", "resolved"), ("replaced", "replaced"),
+                     ("other", "other status"), ("loading", "loading…"))
+
+
+def group_entries(entries: Iterable[RecordEntry]) -> list[Group]:
+    """Summary, Decisions (by status), Requests, Knowledge — each kind shown even when empty."""
+    by_kind: dict[RecordKind, list[RecordEntry]] = {kind: [] for kind in KIND_ORDER}
+    for entry in entries:
+        by_kind[entry.kind].append(entry)
+    groups: list[Group] = []
+    for kind in KIND_ORDER:
+        group = Group(kind.value, _KIND_LABELS[kind])
+        if kind is RecordKind.DECISION:
+            buckets: dict[str, list[RecordEntry]] = {key: [] for key, _ in _DECISION_BUCKETS}
+            for entry in by_kind[kind]:
+                buckets[decision_bucket(entry)].append(entry)
+            for key, label in _DECISION_BUCKETS:
+                if buckets[key] or key in ("open", "resolved"):
+                    group.children.append(Group(f"decision:{key}", label, buckets[key]))
+        else:
+            group.entries = by_kind[kind]
+        groups.append(group)
+    return groups
+
+
+# --------------------------------------------------------------------------- the / filter
+
+FILTER_FUZZY_CUTOFF = 75.0
+
+
+def filter_entries(query: str, entries: Iterable[RecordEntry]) -> list[tuple[RecordEntry, float]]:
+    """Entries matching ``query`` over slug and description, best first (score 0-200).
+
+    Every whitespace-separated term found as a substring ranks first (slug hits above description
+    hits); otherwise rapidfuzz's partial ratio on the slug catches typos ("redsi" → drop-redis-cache).
+    An empty query keeps everything in the given order.
+    """
+    items = list(entries)
+    if query.lstrip().startswith(FULL_TEXT_PREFIX):
+        return full_text_entries(query.lstrip()[len(FULL_TEXT_PREFIX):], items)
+    terms = query.lower().split()
+    if not terms:
+        return [(entry, 0.0) for entry in items]
+    scored: dict[int, float] = {}
+    for position, entry in enumerate(items):
+        slug = entry.slug.lower()
+        haystack = f"{slug} {entry.description.lower()}"
+        if all(term in haystack for term in terms):
+            in_slug = sum(term in slug for term in terms)
+            prefix = 20.0 if slug.startswith(terms[0]) else 0.0
+            scored[position] = 100.0 + 60.0 * in_slug / len(terms) + prefix
+    joined = " ".join(terms)
+    slugs = {position: entry.slug for position, entry in enumerate(items) if position not in scored}
+    for _slug, score, position in process.extract(joined, slugs, scorer=fuzz.partial_ratio, limit=None,
+                                                  score_cutoff=FILTER_FUZZY_CUTOFF):
+        scored[position] = float(score) * 0.9
+    ranked = sorted(scored.items(), key=lambda item: (-item[1], items[item[0]].slug))
+    return [(items[position], score) for position, score in ranked]
+
+
+FULL_TEXT_PREFIX = "?"
+
+
+def full_text_entries(query: str, entries: Iterable[RecordEntry]) -> list[tuple[RecordEntry, float]]:
+    """Entries whose whole file text holds every term (case-insensitive), like the search tools.
+
+    The records are already in memory, so this scans them rather than re-reading files through
+    ``core.search`` (which would also count each hit as an invoke). Score: number of occurrences.
+    """
+    terms = query.lower().split()
+    items = list(entries)
+    if not terms:
+        return [(entry, 0.0) for entry in items]
+    found: list[tuple[RecordEntry, float]] = []
+    for entry in items:
+        if entry.record is None:
+            continue
+        text = entry.record.text.lower()
+        if all(term in text for term in terms):
+            found.append((entry, float(sum(text.count(term) for term in terms))))
+    found.sort(key=lambda item: (-item[1], item[0].slug))
+    return found
+
+
+# --------------------------------------------------------------------------- # completion
+
+# The slug being typed right before the cursor. The look-behind mirrors the reference parser
+# (``slugrefs``): a '#' after a word character, '/', '#', '&' or ']' is not a reference.
+_TOKEN_BEFORE_CURSOR = re.compile(r"(?<![\w/#&\]])#([\w-]*)$")
+_SLUG_CHARS = re.compile(r"[\w-]")
+
+
+def slug_span(text: str, cursor: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the ``#slug`` token the cursor is in or right after (start is the '#')."""
+    line_start = text.rfind("\n", 0, cursor) + 1
+    match = _TOKEN_BEFORE_CURSOR.search(text, line_start, cursor)
+    if match is None:
+        return None
+    end = cursor
+    while end < len(text) and _SLUG_CHARS.match(text[end]):
+        end += 1
+    return match.start(), end
+
+
+@dataclass(frozen=True)
+class SlugMatch:
+    """A completion candidate: the slug, its description, the score, and matched slug positions."""
+
+    slug: str
+    description: str
+    score: float
+    positions: tuple[int, ...] = ()
+
+
+def _subsequence(query: str, slug: str) -> tuple[int, ...] | None:
+    positions: list[int] = []
+    start = 0
+    for char in query:
+        found = slug.find(char, start)
+        if found < 0:
+            return None
+        positions.append(found)
+        start = found + 1
+    return tuple(positions)
+
+
+def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int = 50) -> list[SlugMatch]:
+    """Candidates for ``#query``: prefix, substring, subsequence, then fuzzy and description matches."""
+    query = query.lower()
+    pool = list(candidates)
+    if not query:
+        return [SlugMatch(slug, desc, 0.0) for slug, desc in pool[:limit]]
+    matches: list[SlugMatch] = []
+    for slug, desc in pool:
+        found = slug.find(query)
+        if found == 0:
+            score, positions = 300.0 - len(slug) / 100, tuple(range(len(query)))
+        elif found > 0:
+            # A hit at a word start ("#redis" in drop-redis-cache) beats one inside a word.
+            bonus = 20.0 if slug[found - 1] == "-" else 0.0
+            score, positions = 250.0 + bonus - len(slug) / 100, tuple(range(found, found + len(query)))
+        elif (subsequence := _subsequence(query, slug)) is not None:
+            spread = subsequence[-1] - subsequence[0]
+            score, positions = 200.0 - spread, subsequence
+        else:
+            ratio = fuzz.partial_ratio(query, slug)
+            if ratio >= 70:
+                score, positions = 100.0 + ratio / 2, ()
+            elif len(query) >= 3 and query in desc.lower():
+                score, positions = 90.0, ()
+            else:
+                continue
+        matches.append(SlugMatch(slug, desc, score, positions))
+    matches.sort(key=lambda m: (-m.score, m.slug))
+    return matches[:limit]
+
+
+# --------------------------------------------------------------------------- new records
+
+NEW_RECORD_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
+
+
+def title_from_slug(slug: str) -> str:
+    return slug.replace("-", " ").capitalize() if slug else "Untitled"
+
+
+def record_template(kind: RecordKind, slug: str, *, now: datetime | None = None,
+                    knowledge_kind: str = "fact") -> str:
+    """The text of a new, lint-clean record of ``kind`` (timestamps ``now``, default: current UTC)."""
+    stamp = (now or datetime.now(UTC)).replace(microsecond=0)
+    title = title_from_slug(slug)
+    if kind is RecordKind.DECISION:
+        meta = {"created_at": stamp, "updated_at": stamp, "sources": [], "status": "open"}
+        body = (f"# {title}\n\nWhat had to be decided, and why it came up.\n\n"
+                "Options:\n- ...\n\nChosen: ...\n\nWhy: ...\n")
+    elif kind is RecordKind.REQUEST:
+        meta = {"created_at": stamp, "updated_at": stamp, "sources": []}
+        body = f"# {title}\n\nWhat the user asked for, and where it applies.\n"
+    elif kind is RecordKind.KNOWLEDGE:
+        meta = {"kind": knowledge_kind, "description": f"{title}: what this is and when to read it.",
+                "model_invokation": False, "user_invocable": True, "last_sources": [],
+                "created_at": stamp, "updated_at": stamp}
+        body = f"# {title}\n\nThe knowledge itself, dense and to the point.\n"
+    else:
+        meta = {"updated_at": stamp}
+        body = "# Project summary\n\nWhat this project is, where it stands, how the user likes to work.\n"
+    return new_record_text(meta, body)

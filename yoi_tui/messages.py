@@ -1,0 +1,46 @@
+"""Messages shared across the app's screens (workers post them; ``@on`` handlers own the UI state).
+
+Thread workers never touch widgets: they post one of these (``post_message`` is thread-safe).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+
+from .core.browse import RecordStore, StoreChanges
+from .core.diagnostics import Diagnostic
+
+
+@dataclass
+class StoreLoaded(Message):
+    """Every record was read (the first full load after the fast first paint)."""
+
+    store: RecordStore
+
+
+@dataclass
+class RecordsChanged(Message):
+    """Files changed on disk (git pull, another editor, our own save): re-read entries and gone paths."""
+
+    changes: StoreChanges
+
+    def can_replace(self, message: Message) -> bool:
+        return False
+
+
+@dataclass
+class WorkspaceLinted(Message):
+    """A whole-workspace lint finished. ``generation`` drops results of a superseded run."""
+
+    generation: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass
+class RecordSaved(Message):
+    """The editor saved ``rel``; ``diagnostics`` are the live-lint findings of the saved text."""
+
+    rel: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
