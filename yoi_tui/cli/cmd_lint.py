@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import YoiError
-from ..core.kinds import iter_record_paths
-from ..core.lint import LintReport, format_diagnostics, lint_paths, lint_workspace
 from ..core.workspace import Workspace, find_workspace
 from .common import EXIT_FINDINGS, EXIT_OK
+
+if TYPE_CHECKING:  # the linter is imported in the handlers: other commands do not pay for it
+    from ..core.lint import LintReport
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -25,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--format", choices=("text", "json", "github"), default="text", help="output format")
     parser.add_argument("--json", action="store_const", const="json", dest="format",
                         help="same as --format json")
+    parser.add_argument("--no-cache", action="store_false", dest="cache",
+                        help="re-read every file; by default a whole-workspace lint keeps per-file results in "
+                             ".yoi/state/cache/ and re-reads only changed files (same findings)")
     parser.set_defaults(handler=run)
 
 
@@ -36,10 +41,13 @@ def _usage_frequencies(ws: Workspace) -> dict[tuple[str, str], float] | None:
     return frequencies_for_lint(ws)
 
 
-def _lint_target(path: Path, explicit_ws: str | None) -> LintReport:
+def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport:
+    from ..core.kinds import iter_record_paths
+    from ..core.lint import lint_paths, lint_workspace
+
     if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
         ws = Workspace(path)
-        return lint_workspace(ws, frequencies=_usage_frequencies(ws))
+        return lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=cache)
     if not path.exists() and not path.is_symlink():
         raise YoiError("no such file or folder", path=path)
     start = path.parent if not path.is_dir() else path
@@ -53,11 +61,13 @@ def _lint_target(path: Path, explicit_ws: str | None) -> LintReport:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.lint import format_diagnostics, lint_workspace
+
     if args.paths:
-        reports = [_lint_target(Path(p), args.workspace) for p in args.paths]
+        reports = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
     else:
         ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
-        reports = [lint_workspace(ws, frequencies=_usage_frequencies(ws))]
+        reports = [lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=args.cache)]
     diags = sorted({d for report in reports for d in report.diagnostics})
     output = format_diagnostics(diags, args.format)
     if output:

@@ -106,54 +106,90 @@ def check_slug(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
                          f"use lowercase letters, digits and single hyphens, at most {SLUG_MAX} characters")
 
 
+def ref_positions(record: Record) -> list[tuple[str, int, int]]:
+    """``(slug, file line, col)`` of every ``#slug`` reference in the body."""
+    return [(ref.slug, record.body_line + ref.line - 1, ref.col) for ref in iter_slug_refs(record.body)]
+
+
 def check_refs(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     """dangling-ref and ref-to-replaced for ``#slug`` in the body."""
-    for ref in iter_slug_refs(record.body):
-        entry = index.get(RecordKind.KNOWLEDGE, ref.slug)
-        line, col = record.body_line + ref.line - 1, ref.col
+    yield from check_ref_list(record.rel, ref_positions(record), index)
+
+
+def check_ref_list(rel: str, refs: list[tuple[str, int, int]], index: WorkspaceIndex) -> Iterator[Diagnostic]:
+    """``check_refs`` on references already found (the lint cache keeps them per file)."""
+    for slug, line, col in refs:
+        entry = index.get(RecordKind.KNOWLEDGE, slug)
         if entry is None:
-            close = process.extractOne(ref.slug, index.slugs(RecordKind.KNOWLEDGE), scorer=fuzz.ratio, score_cutoff=80)
+            close = process.extractOne(slug, index.slugs(RecordKind.KNOWLEDGE), scorer=fuzz.ratio, score_cutoff=80)
             hint = f"did you mean #{close[0]}?" if close else "create the knowledge record or remove the '#'"
-            yield Diagnostic(record.rel, line, col, "dangling-ref", "error",
-                             f"#{ref.slug} names no knowledge record", hint)
+            yield Diagnostic(rel, line, col, "dangling-ref", "error", f"#{slug} names no knowledge record", hint)
         elif entry.is_replaced:
-            final = index.final_replacement(RecordKind.KNOWLEDGE, ref.slug)
-            hint = f"point at #{final}" if final and final != ref.slug else None
-            yield Diagnostic(record.rel, line, col, "ref-to-replaced", "warning",
-                             f"#{ref.slug} is replaced", hint)
+            final = index.final_replacement(RecordKind.KNOWLEDGE, slug)
+            hint = f"point at #{final}" if final and final != slug else None
+            yield Diagnostic(rel, line, col, "ref-to-replaced", "warning", f"#{slug} is replaced", hint)
+
+
+def replacement_target(record: Record) -> str | None:
+    target = record.meta.get("replaced_by")
+    return target if isinstance(target, str) and target else None
 
 
 def check_replaced_by(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
-    target = record.meta.get("replaced_by")
-    if not isinstance(target, str) or not target:
-        return
-    entry = index.get(record.kind, target)
+    target = replacement_target(record)
+    if target is not None:
+        yield from check_replacement(record.rel, record.kind, record.slug, target, record.line_of("replaced_by"),
+                                     index)
+
+
+def check_replacement(rel: str, kind: RecordKind, slug: str, target: str, at: tuple[int, int],
+                      index: WorkspaceIndex) -> Iterator[Diagnostic]:
+    """``check_replaced_by`` from the record's kind, slug, target and the line/col of its key."""
+    line, col = at
+    entry = index.get(kind, target)
     if entry is None:
-        yield _at(record, "replaced_by", "dangling-replaced-by",
-                  f"replaced_by '{target}' names no {record.kind.value} record")
+        yield Diagnostic(rel, line, col, "dangling-replaced-by", "error",
+                         f"replaced_by '{target}' names no {kind.value} record")
         return
-    problem = index.chain_problem(record.kind, record.slug)
+    problem = index.chain_problem(kind, slug)
     if problem is not None and "loops" in problem:
-        yield _at(record, "replaced_by", "dangling-replaced-by", problem)
+        yield Diagnostic(rel, line, col, "dangling-replaced-by", "error", problem)
     elif entry.is_replaced:
-        final = index.final_replacement(record.kind, target)
-        yield _at(record, "replaced_by", "ref-to-replaced", f"replaced_by '{target}' is itself replaced",
-                  severity="warning", hint=f"point at '{final}'" if final else None)
+        final = index.final_replacement(kind, target)
+        yield Diagnostic(rel, line, col, "ref-to-replaced", "warning", f"replaced_by '{target}' is itself replaced",
+                         f"point at '{final}'" if final else None)
 
 
 def check_sizes(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     """over-cap, compressible, description-too-long, sources-overflow."""
+    yield from check_caps(record, index, config, ctx)
+    yield from check_compressible(record, index, config, ctx)
+
+
+def check_compressible(record: Record, index: WorkspaceIndex, config: Config,
+                       ctx: LintContext) -> Iterator[Diagnostic]:
+    yield from compressible(record.rel, record.kind, record.slug, len(record.body), record.body_line, config, ctx)
+
+
+def compressible(rel: str, kind: RecordKind, slug: str, length: int, body_line: int, config: Config,
+                 ctx: LintContext) -> Iterator[Diagnostic]:
+    """``compressible`` from the body's length: the one size rule that depends on usage."""
+    cap = config.cap_for(kind.value)
+    if cap >= length > cap * config.records.compressible_fraction and \
+            ctx.frequency(kind, slug) < config.usage.protect_threshold:
+        yield Diagnostic(rel, body_line, 1, "compressible", "warning",
+                         f"body is {length} of {cap} characters and the record is rarely used",
+                         "compress it: keep claims and rationale, drop repetition")
+
+
+def check_caps(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
+    """over-cap, description-too-long, sources-overflow: the size rules that need only the record."""
     cap = config.cap_for(record.kind.value)
     length = len(record.body)
     if length > cap:
         yield Diagnostic(record.rel, record.body_line, 1, "over-cap", "error",
                          f"body is {length} characters; the {record.kind.value} cap is {cap}",
                          "densify it, or split it into several records")
-    elif length > cap * config.records.compressible_fraction and \
-            ctx.frequency(record.kind, record.slug) < config.usage.protect_threshold:
-        yield Diagnostic(record.rel, record.body_line, 1, "compressible", "warning",
-                         f"body is {length} of {cap} characters and the record is rarely used",
-                         "compress it: keep claims and rationale, drop repetition")
     description = record.meta.get("description")
     if record.model_invokation and isinstance(description, str) and len(description) > config.records.description_max:
         yield _at(record, "description", "description-too-long",
@@ -169,7 +205,8 @@ def check_sizes(record: Record, index: WorkspaceIndex, config: Config, ctx: Lint
 def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     """conflict-markers, secret, injection-pattern over the whole file text."""
     text = record.text.replace("\r\n", "\n")
-    for match in _CONFLICT_RE.finditer(text):
+    has_markers = "<<<<<<<" in text or ">>>>>>>" in text or "|||||||" in text  # cheap test first
+    for match in _CONFLICT_RE.finditer(text) if has_markers else ():
         line = text.count("\n", 0, match.start()) + 1
         yield Diagnostic(record.rel, line, 1, "conflict-markers", "error",
                          f"git merge-conflict marker '{match.group()[:7]}'", "resolve the merge and remove the markers")
@@ -200,6 +237,12 @@ def check_unknown_fields(record: Record, index: WorkspaceIndex, config: Config, 
                       hint=f"did you mean '{close[0]}'?")
 
 
+def similar_diagnostic(rel: str, kind: RecordKind, other: str, score: float) -> Diagnostic:
+    return Diagnostic(rel, 1, 1, "similar-slugs", "warning",
+                      f"slug is near-identical to {kind.value} '{other}' (ratio {score:.0f})",
+                      "merge the two records if they are about the same subject")
+
+
 def similar_slug_pairs(slugs: list[str], ratio: float) -> Iterator[tuple[str, str, float]]:
     """Near-duplicate pairs among ``slugs`` (each pair once); rapidfuzz compares in C."""
     ordered = sorted(slugs)
@@ -218,3 +261,7 @@ def similar_to(slug: str, slugs: list[str], ratio: float) -> list[tuple[str, flo
 RECORD_RULES: tuple[RecordRule, ...] = (
     check_fields, check_slug, check_refs, check_replaced_by, check_sizes, check_text, check_unknown_fields,
 )
+# The rules whose findings depend on the file alone (not on other records, usage or the index):
+# the lint cache keeps their findings per file. RECORD_RULES = LOCAL_RULES + refs, replaced_by,
+# compressible.
+LOCAL_RULES: tuple[RecordRule, ...] = (check_fields, check_slug, check_caps, check_text, check_unknown_fields)

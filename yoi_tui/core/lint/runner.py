@@ -18,7 +18,7 @@ from ..kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
 from ..records import Record, read_record
 from ..workspace import Workspace
 from .index import WorkspaceIndex
-from .rules import RECORD_RULES, LintContext, similar_slug_pairs, similar_to
+from .rules import RECORD_RULES, LintContext, similar_diagnostic, similar_slug_pairs, similar_to
 
 STATIC_RULES: tuple[str, ...] = (
     "frontmatter-invalid", "field-type", "missing-field", "bad-slug", "dangling-ref", "dangling-replaced-by",
@@ -64,10 +64,7 @@ def lint_record(record: Record, index: WorkspaceIndex, config: Config, ctx: Lint
     return found
 
 
-def _similar(rel: str, kind: RecordKind, other: str, score: float) -> Diagnostic:
-    return Diagnostic(rel, 1, 1, "similar-slugs", "warning",
-                      f"slug is near-identical to {kind.value} '{other}' (ratio {score:.0f})",
-                      "merge the two records if they are about the same subject")
+_similar = similar_diagnostic
 
 
 def load_records(ws: Workspace) -> tuple[list[Record], list[Diagnostic], WorkspaceIndex]:
@@ -87,9 +84,19 @@ def load_records(ws: Workspace) -> tuple[list[Record], list[Diagnostic], Workspa
     return records, diags, WorkspaceIndex.from_records(records, unparsed)
 
 
-def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None) -> LintReport:
-    """Lint every record of the workspace."""
+def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None,
+                   cache: bool = False) -> LintReport:
+    """Lint every record of the workspace.
+
+    ``cache=True`` keeps per-file results in ``.yoi/state/cache/`` and re-reads only changed files
+    (``lint.cache``; same findings). ``records`` then holds only the records read in this run.
+    """
     config = ws.config
+    if cache:
+        from .cache import lint_workspace_cached
+
+        found, files, reread = lint_workspace_cached(ws, frequencies=frequencies)
+        return LintReport(_filtered(found, config), files=files, records=reread)
     records, diags, index = load_records(ws)
     ctx = LintContext(frequencies)
     for record in records:

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..prefilter import fold, maybe
+
 Span = tuple[str, int, int]
 
 
@@ -29,12 +31,15 @@ class SecretPattern:
     """One kind of secret.
 
     ``span`` picks the part of a match to redact (default: the whole match) and may reject the
-    match by returning None, for checks a regex cannot express well.
+    match by returning None, for checks a regex cannot express well. ``needles``: lower-case
+    literals of which any match holds at least one (see ``core.prefilter``); a text holding none
+    of them is not scanned with the regex at all.
     """
 
     kind: str
     regex: re.Pattern[str]
     span: Callable[[re.Match[str]], tuple[int, int] | None] | None = None
+    needles: tuple[str, ...] = ()
 
     def finditer(self, text: str) -> list[Span]:
         found: list[Span] = []
@@ -166,7 +171,7 @@ def _assignment_span(kind: str) -> Callable[[re.Match[str]], tuple[int, int] | N
     return pick
 
 
-def _assignment(kind: str, words: str) -> SecretPattern:
+def _assignment(kind: str, words: str, needles: tuple[str, ...]) -> SecretPattern:
     regex = re.compile(
         r"(?P<key>(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?P<word>" + words + r"))(?![A-Za-z0-9])"
         r"[\"']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*)"
@@ -174,10 +179,10 @@ def _assignment(kind: str, words: str) -> SecretPattern:
         r"|(?P<bare>[^\s\"',;&(){}\[\]<>`|]+))",
         re.IGNORECASE,
     )
-    return SecretPattern(kind, regex, _assignment_span(kind))
+    return SecretPattern(kind, regex, _assignment_span(kind), needles)
 
 
-def _cli_flag(kind: str, words: str) -> SecretPattern:
+def _cli_flag(kind: str, words: str, needles: tuple[str, ...]) -> SecretPattern:
     # --password hunter2 / --api-key=abc123: a value after a space is common on command lines.
     regex = re.compile(
         r"(?<![A-Za-z0-9-])--(?:[a-z0-9]+-)*(?:" + words + r")(?:=|[ \t]+)(?P<secret>[^\s\"'-][^\s\"']{3,})",
@@ -188,7 +193,7 @@ def _cli_flag(kind: str, words: str) -> SecretPattern:
         value = match.group("secret")
         return None if _is_placeholder(value) else match.span("secret")
 
-    return SecretPattern(kind, regex, pick)
+    return SecretPattern(kind, regex, pick, needles)
 
 
 def _url_credentials(match: re.Match[str]) -> tuple[int, int] | None:
@@ -203,14 +208,16 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
             r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?:(?:\s|\\n)*[A-Za-z0-9+/=:,-]{16,})+)"
         ),
+        needles=("private key-----",),
     ),
-    SecretPattern("anthropic_key", re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}")),
+    SecretPattern("anthropic_key", re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}"), needles=("sk-ant-",)),
     SecretPattern(
         "openai_key",
         re.compile(r"(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
         _has_digit_and_letter,
+        needles=("sk-",),
     ),
-    SecretPattern("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    SecretPattern("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), needles=("akia", "asia")),
     SecretPattern(
         "aws_secret",
         re.compile(
@@ -218,13 +225,17 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             re.IGNORECASE,
         ),
         _group("secret"),
+        needles=("secret",),
     ),
-    SecretPattern("github_token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b")),
-    SecretPattern("github_token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
-    SecretPattern("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
-    SecretPattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
-    SecretPattern("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}\b")),
-    SecretPattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    SecretPattern("github_token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b"),
+                  needles=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    SecretPattern("github_token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}"), needles=("github_pat_",)),
+    SecretPattern("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), needles=("xox",)),
+    SecretPattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), needles=("aiza",)),
+    SecretPattern("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}\b"),
+                  needles=("_live_", "_test_")),
+    SecretPattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+                  needles=("eyj",)),
     SecretPattern(
         "bearer_token",
         re.compile(
@@ -232,30 +243,36 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             re.IGNORECASE,
         ),
         _group("secret"),
+        needles=("authorization",),
     ),
     SecretPattern(
-        "bearer_token", re.compile(r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)"), _bare_bearer
+        "bearer_token", re.compile(r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)"), _bare_bearer,
+        needles=("bearer",),
     ),
     SecretPattern(
         "url_credentials",
         re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"<>]+:(?P<secret>[^\s@/'\"<>]+)@"),
         _url_credentials,
+        needles=("://",),
     ),
-    _assignment("password", r"password|passwd|passphrase"),
-    _assignment("api_key", r"api[_-]?key"),
-    _assignment("secret", r"secret(?:[_-]?key)?|secret[_-]?access[_-]?key"),
-    _assignment("token", r"token"),
-    _cli_flag("password", r"password|passwd|passphrase"),
-    _cli_flag("api_key", r"api-?key"),
-    _cli_flag("secret", r"secret"),
-    _cli_flag("token", r"token"),
+    _assignment("password", r"password|passwd|passphrase", ("pass",)),
+    _assignment("api_key", r"api[_-]?key", ("api",)),
+    _assignment("secret", r"secret(?:[_-]?key)?|secret[_-]?access[_-]?key", ("secret",)),
+    _assignment("token", r"token", ("token",)),
+    _cli_flag("password", r"password|passwd|passphrase", ("pass",)),
+    _cli_flag("api_key", r"api-?key", ("api",)),
+    _cli_flag("secret", r"secret", ("secret",)),
+    _cli_flag("token", r"token", ("token",)),
 )
 
 
 def find_secrets(text: str) -> list[Span]:
     """Every secret in ``text`` as ``(kind, start, end)``, sorted, never overlapping."""
     candidates: list[tuple[int, int, int, str]] = []
+    folded = fold(text)
     for rank, pattern in enumerate(SECRET_PATTERNS):
+        if not maybe(folded, pattern.needles):
+            continue  # the pattern cannot match: none of its literal words is in the text
         for kind, start, end in pattern.finditer(text):
             candidates.append((start, -(end - start), rank, kind))
     candidates.sort()

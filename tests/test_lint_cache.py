@@ -1,0 +1,203 @@
+"""The warm lint cache (core.lint.cache) gives exactly the findings of an uncached run, and stays safe.
+
+Every check compares ``lint_workspace(ws, cache=True)`` with ``lint_workspace(ws)`` on real files:
+after edits, renames, deletions, new near-duplicate slugs, replacement chains, config changes and
+usage changes, including a seeded random sequence of operations on a generated workspace.
+``RACY_NS`` is set to 0 where files were written moments ago (otherwise nothing would be cached
+yet); the racy rule itself is tested with its real value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from yoi_tui.core.lint import lint_workspace
+from yoi_tui.core.lint import cache as lint_cache
+from yoi_tui.core.usage import frequencies_for_lint
+from yoi_tui.core.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+import generate  # noqa: E402  (bench/generate.py)
+
+
+@pytest.fixture
+def no_racy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lint_cache, "RACY_NS", 0)
+
+
+def _ws_copy(tmp_path: Path, example: str) -> Workspace:
+    root = tmp_path / example
+    shutil.copytree(REPO / "examples" / example, root, ignore=shutil.ignore_patterns("state"))
+    (root / ".yoi").mkdir(exist_ok=True)
+    return Workspace(root)
+
+
+def _same(ws: Workspace, frequencies: dict | None = None) -> list:
+    """Cached and uncached findings (and file counts) must agree; returns the findings."""
+    plain = lint_workspace(ws, frequencies=frequencies)
+    cached = lint_workspace(ws, frequencies=frequencies, cache=True)
+    assert cached.diagnostics == plain.diagnostics
+    assert cached.files == plain.files
+    return plain.diagnostics
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_cold_and_warm_runs_match_the_uncached_lint(tmp_path: Path, no_racy: None) -> None:
+    for example in ("broken", "workspace"):
+        ws = _ws_copy(tmp_path, example)
+        first = _same(ws)
+        assert lint_cache.cache_path(ws).is_file()
+        warm = lint_workspace(ws, cache=True)
+        assert warm.diagnostics == first
+        assert warm.records == []  # nothing changed: nothing was re-read
+
+
+def test_edits_that_change_other_files_findings(tmp_path: Path, no_racy: None) -> None:
+    ws = _ws_copy(tmp_path, "workspace")
+    _same(ws)
+    knowledge = ws.knowledge_dir / "token-clock.md"
+    # Renaming a referenced knowledge record makes #token-clock dangle in another file (summary).
+    knowledge.rename(ws.knowledge_dir / "usage-token-clock.md")
+    diags = _same(ws)
+    assert any(d.rule == "dangling-ref" and d.path == "memory/summary.md" for d in diags)
+    # A near-duplicate slug appears, then goes away again.
+    shutil.copy(ws.knowledge_dir / "usage-token-clock.md", ws.knowledge_dir / "usage-token-clocks.md")
+    assert sum(d.rule == "similar-slugs" for d in _same(ws)) == 2
+    (ws.knowledge_dir / "usage-token-clocks.md").unlink()
+    assert not any(d.rule == "similar-slugs" for d in _same(ws))
+    # Replacing the knowledge record: references to it become ref-to-replaced in other files.
+    text = (ws.knowledge_dir / "usage-token-clock.md").read_text(encoding="utf-8")
+    _write(ws.knowledge_dir / "usage-token-clock.md",
+           text.replace("created_at:", "replaced_by: atomic-writes\ncreated_at:", 1))
+    knowledge.write_text(text, encoding="utf-8")  # and the old name back, so the summary resolves
+    diags = _same(ws)
+    assert not any(d.rule == "dangling-ref" for d in diags)
+    # A decision's replacement chain: a -> b where b is replaced too.
+    decisions = sorted(ws.decisions_dir.glob("*.md"))
+    body = decisions[0].read_text(encoding="utf-8")
+    _write(decisions[0], body.replace("status: resolved", f"status: replaced\nreplaced_by: {decisions[1].stem}"))
+    _same(ws)
+    # A file that stops parsing, and a file that is deleted.
+    _write(decisions[1], "---\nstatus: [unclosed\n---\nbody\n")
+    assert any(d.rule == "frontmatter-invalid" for d in _same(ws))
+    decisions[2].unlink()
+    _same(ws)
+
+
+def test_config_change_drops_the_cache(tmp_path: Path, no_racy: None) -> None:
+    ws = _ws_copy(tmp_path, "workspace")
+    before = _same(ws)
+    (ws.root / ".yoi" / "config.toml").write_text("[records]\ncap_decision = 100\n", encoding="utf-8")
+    ws = Workspace(ws.root)  # the config is read once per Workspace
+    after = _same(ws)
+    assert any(d.rule == "over-cap" for d in after) and not any(d.rule == "over-cap" for d in before)
+
+
+def test_usage_changes_compressible_without_touching_files(tmp_path: Path, no_racy: None) -> None:
+    ws = _ws_copy(tmp_path, "workspace")
+    path = ws.decisions_dir / "rules-engine-is-the-default.md"
+    text = path.read_text(encoding="utf-8")
+    _write(path, text + "\n" + "Long rationale sentence, repeated for size. " * 60 + "\n")
+    rel = ws.rel(path)
+    rarely = _same(ws, frequencies={})
+    assert any(d.rule == "compressible" and d.path == rel for d in rarely)
+    often = _same(ws, frequencies={("decision", path.stem): 50.0})
+    assert not any(d.rule == "compressible" and d.path == rel for d in often)
+
+
+def test_same_size_rewrite_with_the_same_mtime_is_detected(tmp_path: Path, no_racy: None) -> None:
+    ws = _ws_copy(tmp_path, "workspace")
+    path = ws.knowledge_dir / "atomic-writes.md"
+    _same(ws)
+    st = os.stat(path)
+    text = path.read_text(encoding="utf-8")
+    _write(path, text.replace("kind: ", "kinz: ", 1))  # same size, now an unknown field + missing kind
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    diags = _same(ws)
+    assert any(d.path == ws.rel(path) and d.rule == "missing-field" for d in diags)
+
+
+def test_racily_clean_files_are_not_stored(tmp_path: Path) -> None:
+    ws = _ws_copy(tmp_path, "workspace")  # every file was written just now
+    lint_workspace(ws, cache=True)
+    data = json.loads(lint_cache.cache_path(ws).read_text(encoding="ascii"))
+    assert data["files"] == {}
+    second = lint_workspace(ws, cache=True)
+    assert len(second.records) == len(list(ws.root.rglob("*.md"))) - 0  # all re-read
+    assert second.diagnostics == lint_workspace(ws).diagnostics
+
+
+def test_corrupt_or_foreign_cache_is_ignored(tmp_path: Path, no_racy: None) -> None:
+    ws = _ws_copy(tmp_path, "broken")
+    expected = _same(ws)
+    target = lint_cache.cache_path(ws)
+    for junk in (b"not json", b"[]", b'{"version": 1, "key": "x", "files": {}}', b"\xff\xfe",
+                 json.dumps({"version": 1, "key": lint_cache.fingerprint(ws.config),
+                             "files": {"memory/summary.md": "bad"}}).encode()):
+        target.write_bytes(junk)
+        assert lint_workspace(ws, cache=True).diagnostics == expected
+    # A cache that matches the key but lies about a file is only trusted while the stat matches.
+    target.unlink()
+    lint_workspace(ws, cache=True)
+    data = json.loads(target.read_text(encoding="ascii"))
+    rel = next(iter(data["files"]))
+    data["files"][rel][0][0] += 1  # another size: the entry no longer matches the file
+    data["files"][rel][1] = []
+    target.write_text(json.dumps(data), encoding="ascii")
+    assert lint_workspace(ws, cache=True).diagnostics == expected
+
+
+def test_no_cache_written_without_yoi_folder_or_when_unwritable(tmp_path: Path, no_racy: None) -> None:
+    root = tmp_path / "bare"
+    shutil.copytree(REPO / "examples" / "workspace" / "memory", root / "memory")
+    ws = Workspace(root)
+    _same(ws)
+    assert not (root / ".yoi").exists()
+    ws = _ws_copy(tmp_path, "broken")
+    (ws.root / ".yoi" / "state").write_text("a file where the folder should be", encoding="utf-8")
+    assert lint_workspace(ws, cache=True).diagnostics == lint_workspace(ws).diagnostics
+
+
+def test_random_operations_on_a_generated_workspace(tmp_path: Path, no_racy: None) -> None:
+    root = tmp_path / "gen"
+    generate.generate(150, root, seed=11)
+    ws = Workspace(root)
+    rng = random.Random(5)
+    frequencies = frequencies_for_lint(ws)
+    _same(ws, frequencies)
+    for _step in range(25):
+        files = sorted(p for p in root.rglob("*.md") if p.is_file())
+        path = rng.choice(files)
+        op = rng.choice(("append-ref", "rename", "delete", "twin", "replace", "break", "touch", "slug-twin"))
+        text = path.read_text(encoding="utf-8")
+        if op == "append-ref":
+            target = rng.choice(sorted((root / "knowledge").glob("*.md"))).stem
+            _write(path, text + f"\nSee #{target} and #no-such-{rng.randint(1, 9)}.\n")
+        elif op == "rename" and path.name != "summary.md":
+            path.rename(path.with_name(f"renamed-{rng.randint(100, 999)}.md"))
+        elif op == "delete" and path.name != "summary.md":
+            path.unlink()
+        elif op in ("twin", "slug-twin") and path.name != "summary.md":
+            shutil.copy(path, path.with_name(path.stem + ("s" if op == "twin" else "x") + ".md"))
+        elif op == "replace" and path.parent.name == "decisions":
+            other = rng.choice(sorted(path.parent.glob("*.md"))).stem
+            _write(path, text.replace("status: open", f"status: replaced\nreplaced_by: {other}")
+                   .replace("status: resolved", f"status: replaced\nreplaced_by: {other}"))
+        elif op == "break":
+            _write(path, text.replace("---\n", "---\n\tbad: [\n", 1))
+        else:
+            os.utime(path)
+        _same(ws, frequencies)

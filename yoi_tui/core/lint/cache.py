@@ -1,0 +1,314 @@
+"""The warm lint cache: what a whole-workspace lint learned per file, kept in ``.yoi/state/cache/``.
+
+A whole-workspace lint parses every record and runs every rule. Most of that depends on the file
+alone, so it is kept per file, keyed by the file's ``lstat`` (size, mtime_ns, ctime_ns, inode,
+mode): the read findings, the findings of the rules that need only the file (``LOCAL_RULES``), and
+the facts the cross-record rules need (the index entry, the ``#slug`` references with their
+positions, the ``replaced_by`` target and where its key is, the body length). A warm run stats
+every file, re-reads only those whose signature changed, rebuilds the index from the facts, and
+runs the cross-record rules (``dangling-ref``, ``ref-to-replaced``, ``dangling-replaced-by``,
+``compressible`` with the current usage) on the facts. ``similar-slugs`` pairs are kept per kind
+with the slug list; a changed slug set is compared incrementally (new slugs against all).
+
+The findings are identical to an uncached run (``tests/test_lint_cache.py`` compares them over
+edits, renames, deletions and config changes). Safety:
+
+* the whole cache is dropped when the config, the linter's source files, or the versions of
+  Python, PyYAML, pydantic or rapidfuzz differ (``fingerprint``);
+* "racily clean" files, modified within ``RACY_NS`` of the run's start, are not stored: a second
+  write in the same timestamp tick could otherwise keep the same signature;
+* symlinks and anything that is not a regular file are never cached (always re-read);
+* the cache is JSON (never pickle: ``.yoi/state`` could come from an untrusted checkout), written
+  atomically; an unreadable, corrupt or foreign cache is ignored, and a cache that cannot be
+  written is skipped silently: it only ever costs speed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from ..diagnostics import Diagnostic
+from ..kinds import RecordKind, kind_for_path, slug_of
+from ..records import Record, read_record
+from ..workspace import Workspace
+from .index import IndexEntry, WorkspaceIndex
+from .rules import (
+    LOCAL_RULES,
+    LintContext,
+    check_ref_list,
+    check_replacement,
+    compressible,
+    ref_positions,
+    replacement_target,
+    similar_diagnostic,
+    similar_slug_pairs,
+    similar_to,
+)
+
+CACHE_VERSION = 1
+CACHE_NAME = "lint-v1.json"
+RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-read next time
+FULL_RECOMPUTE_SHARE = 0.25  # more new slugs than this share of a kind: recompute its pairs from scratch
+_LINTER_MODULES = ("config", "diagnostics", "kinds", "models", "prefilter", "records", "slugrefs",
+                   "lint.cache", "lint.index", "lint.injection", "lint.rules", "lint.runner", "sessions.redact")
+SIMILAR_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
+
+Sig = list[int]
+
+
+def cache_path(ws: Workspace) -> Path:
+    return ws.state_dir / "cache" / CACHE_NAME
+
+
+@dataclass
+class FileFacts:
+    """What the cache keeps for one record path."""
+
+    sig: Sig | None  # None: not cacheable (symlink, not a regular file, unreadable)
+    diags: list[list[Any]] = field(default_factory=list)  # [line, col, rule, severity, message, hint]
+    entry: list[Any] | None = None  # IndexEntry fields after kind/slug/rel, for a parsed record
+    unparsed: bool = False  # a record path whose file could not be parsed (still in the index)
+    refs: list[list[Any]] = field(default_factory=list)  # [slug, line, col]
+    replaced: list[Any] | None = None  # [target, line, col]
+    body: list[int] | None = None  # [length, body_line]
+
+    def to_json(self) -> list[Any]:
+        return [self.sig, self.diags, self.entry, self.unparsed, self.refs, self.replaced, self.body]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> FileFacts:
+        sig, diags, entry, unparsed, refs, replaced, body = data
+        return cls(sig, diags, entry, bool(unparsed), refs, replaced, body)
+
+
+_FOLDERS = (("memory/decisions/", RecordKind.DECISION), ("memory/requests/", RecordKind.REQUEST),
+            ("knowledge/", RecordKind.KNOWLEDGE))
+
+
+def record_files(ws: Workspace) -> list[tuple[str, str]]:
+    """``(rel, path)`` of every path ``iter_record_paths`` lists, as plain strings (no pathlib per file)."""
+    root = str(ws.root)
+    found: list[tuple[str, str]] = []
+    summary = os.path.join(root, "memory", "summary.md")
+    if os.path.lexists(summary):
+        found.append(("memory/summary.md", summary))
+    for prefix, _kind in _FOLDERS:
+        folder = os.path.join(root, *prefix.strip("/").split("/"))
+        try:
+            with os.scandir(folder) as entries:
+                found.extend((prefix + e.name, e.path) for e in entries if e.name.endswith(".md"))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+    found.sort()
+    return found
+
+
+def _kind_of_rel(rel: str) -> RecordKind | None:
+    if rel == "memory/summary.md":
+        return RecordKind.SUMMARY
+    for prefix, kind in _FOLDERS:
+        if rel.startswith(prefix) and "/" not in rel[len(prefix):]:
+            return kind
+    return None
+
+
+def file_signature(path: str | Path) -> Sig | None:
+    """``lstat`` fields that change whenever the file's content does; None for what is never cached."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
+
+
+def fingerprint(config: Config) -> str:
+    """Changes whenever a cached finding could: config, linter sources, library versions."""
+    import pydantic
+    import rapidfuzz
+    import yaml
+
+    digest = hashlib.sha256()
+    digest.update(config.model_dump_json().encode("utf-8"))
+    digest.update(f"{CACHE_VERSION} {sys.version_info[:3]} {yaml.__version__} {pydantic.VERSION} "
+                  f"{rapidfuzz.__version__}".encode())
+    core = Path(__file__).resolve().parents[1]  # yoi_tui/core; by path, so nothing extra is imported
+    for name in _LINTER_MODULES:
+        source = core.joinpath(*name.split(".")).with_suffix(".py")
+        try:
+            digest.update(source.read_bytes())
+        except OSError:
+            digest.update(name.encode())
+    return digest.hexdigest()
+
+
+def _facts(ws: Workspace, path: Path, rel: str, sig: Sig | None, config: Config,
+           empty_index: WorkspaceIndex, ctx: LintContext) -> tuple[FileFacts, Record | None]:
+    result = read_record(ws, path)
+    facts = FileFacts(sig=sig)
+    found = list(result.diagnostics)
+    record = result.record
+    if record is not None:
+        for rule in LOCAL_RULES:
+            found.extend(rule(record, empty_index, config, ctx))
+        facts.entry = [record.kind.value, record.slug, record.replaced_by, record.status, record.description,
+                       record.user_invocable, record.model_invokation, record.knowledge_kind]
+        facts.refs = [list(ref) for ref in ref_positions(record)]
+        target = replacement_target(record)
+        if target is not None:
+            facts.replaced = [target, *record.line_of("replaced_by")]
+        facts.body = [len(record.body), record.body_line]
+    else:
+        facts.unparsed = kind_for_path(ws, path) is not None
+    facts.diags = [[d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in found]
+    return facts, record
+
+
+def _load(ws: Workspace, key: str) -> tuple[dict[str, FileFacts], dict[str, Any]]:
+    try:
+        data = json.loads(cache_path(ws).read_bytes())
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("key") != key:
+            return {}, {}
+        files = {rel: FileFacts.from_json(item) for rel, item in data["files"].items()}
+        similar = data.get("similar") or {}
+        return files, similar if isinstance(similar, dict) else {}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}, {}
+
+
+def _save(ws: Workspace, key: str, files: Mapping[str, FileFacts], similar: dict[str, Any]) -> None:
+    if not ws.yoi_dir.is_dir():
+        return  # no .yoi/ (a bare memory/ folder): do not create state the user did not ask for
+    target = cache_path(ws)
+    data = {"version": CACHE_VERSION, "key": key, "files": {rel: f.to_json() for rel, f in files.items()},
+            "similar": similar}
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
+        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
+        os.replace(temp, target)
+    except (OSError, ValueError):
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _similar_pairs(kind: RecordKind, slugs: list[str], ratio: float, cached: Any) -> tuple[list[list[Any]], bool]:
+    """Near-duplicate pairs ``[a, b, score]`` (a < b) of ``slugs``; reuses ``cached`` when it can."""
+    old_slugs: set[str] | None = None
+    old_pairs: list[list[Any]] = []
+    if isinstance(cached, dict) and isinstance(cached.get("slugs"), list) and isinstance(cached.get("pairs"), list):
+        old_slugs = set(cached["slugs"])
+        old_pairs = cached["pairs"]
+    current = set(slugs)
+    if old_slugs == current:
+        return old_pairs, False
+    added = current - old_slugs if old_slugs is not None else current
+    if old_slugs is None or len(added) > FULL_RECOMPUTE_SHARE * max(len(current), 1):
+        return [[a, b, score] for a, b, score in similar_slug_pairs(slugs, ratio)], True
+    pairs = {(a, b): score for a, b, score in old_pairs if a in current and b in current}
+    for slug in sorted(added):
+        for other, score in similar_to(slug, slugs, ratio):
+            pairs[(min(slug, other), max(slug, other))] = score
+    return [[a, b, score] for (a, b), score in sorted(pairs.items())], True
+
+
+def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None
+                          ) -> tuple[list[Diagnostic], int, list[Record]]:
+    """Findings of a whole-workspace lint (unfiltered), the file count, and the records re-read."""
+    config = ws.config
+    key = fingerprint(config)
+    cached, cached_similar = _load(ws, key)
+    started_ns = time.time_ns()
+    ctx = LintContext(frequencies)
+    empty_index = WorkspaceIndex()
+    facts: dict[str, FileFacts] = {}
+    reread: list[Record] = []
+    changed = False
+    for rel, path in record_files(ws):
+        sig = file_signature(path)
+        old = cached.get(rel)
+        if sig is not None and old is not None and old.sig == sig:
+            facts[rel] = old
+            continue
+        facts[rel], record = _facts(ws, Path(path), rel, sig, config, empty_index, ctx)
+        if record is not None:
+            reread.append(record)
+        changed = True
+    if set(cached) - set(facts):
+        changed = True
+
+    index = WorkspaceIndex()
+    unparsed: list[tuple[RecordKind, str, str]] = []
+    rels: dict[tuple[RecordKind, str], str] = {}
+    parsed = 0
+    for rel, item in facts.items():
+        if item.entry is not None:
+            kind_value, slug, replaced_by, status, description, user_invocable, model_invokation, knowledge_kind = \
+                item.entry
+            kind = RecordKind(kind_value)
+            index.entries[kind][slug] = IndexEntry(kind, slug, rel, replaced_by, status, description,
+                                                   user_invocable, model_invokation, knowledge_kind)
+            rels[(kind, slug)] = rel
+            parsed += 1
+        elif item.unparsed:
+            kind = _kind_of_rel(rel)
+            if kind is not None:
+                unparsed.append((kind, "summary" if kind is RecordKind.SUMMARY else slug_of(Path(rel)), rel))
+    for kind, slug, rel in unparsed:
+        index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
+
+    diags = list(_cross_record(facts, index, config, ctx))
+    similar_state: dict[str, Any] = {}
+    for kind in SIMILAR_KINDS:
+        slugs = index.slugs(kind)
+        pairs, recomputed = _similar_pairs(kind, slugs, config.records.similar_slug_ratio,
+                                           cached_similar.get(kind.value))
+        changed = changed or recomputed
+        similar_state[kind.value] = {"slugs": slugs, "pairs": pairs}
+        for first, second, score in pairs:
+            for slug, other in ((first, second), (second, first)):
+                if (kind, slug) in rels:
+                    diags.append(similar_diagnostic(rels[(kind, slug)], kind, other, score))
+    unreadable = sum(1 for d in diags if d.rule == "file-unreadable")
+    if changed:
+        keep = {rel: item for rel, item in facts.items() if _storable(item, started_ns)}
+        _save(ws, key, keep, similar_state)
+    return diags, parsed + unreadable, reread
+
+
+def _storable(item: FileFacts, started_ns: int) -> bool:
+    if item.sig is None:
+        return False
+    _size, mtime_ns, ctime_ns = item.sig[:3]
+    return max(mtime_ns, ctime_ns) < started_ns - RACY_NS
+
+
+def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config: Config,
+                  ctx: LintContext) -> Iterator[Diagnostic]:
+    """Stored findings, plus the rules that depend on other records or on usage, from the facts."""
+    for rel, item in facts.items():
+        for line, col, rule, severity, message, hint in item.diags:
+            yield Diagnostic(rel, line, col, rule, severity, message, hint)
+        if item.entry is None:
+            continue
+        kind, slug = RecordKind(item.entry[0]), item.entry[1]
+        yield from check_ref_list(rel, [(s, line, col) for s, line, col in item.refs], index)
+        if item.replaced is not None:
+            target, line, col = item.replaced
+            yield from check_replacement(rel, kind, slug, target, (line, col), index)
+        if item.body is not None:
+            yield from compressible(rel, kind, slug, item.body[0], item.body[1], config, ctx)
