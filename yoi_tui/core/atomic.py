@@ -39,7 +39,8 @@ def ensure_writable(path: Path) -> None:
         )
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or unlink in ``folder`` durable (best effort where folders cannot be fsynced)."""
     # Not every platform/filesystem lets a directory be opened or fsynced; the data is already
     # durable in the file, so a failure here only weakens rename durability.
     with contextlib.suppress(OSError):
@@ -85,7 +86,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    _fsync_dir(folder)
+    fsync_dir(folder)
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:

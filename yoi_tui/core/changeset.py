@@ -43,7 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .atomic import atomic_write_bytes, is_locked
+from .atomic import atomic_write_bytes, fsync_dir, is_locked
 from .crashpoints import crashpoint
 from .errors import RecordLockedError, YoiError
 from .workspace import Workspace
@@ -75,15 +75,6 @@ def read_exact(path: Path) -> str | None:
 def write_exact(path: Path, text: str) -> None:
     """Atomically write ``text`` (exact bytes; refuses a locked file with ``RecordLockedError``)."""
     atomic_write_bytes(Path(path), encode_exact(text))
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def unified_diff(path: str, before: str | None, after: str | None, *, context: int = 3) -> str:
@@ -435,7 +426,7 @@ def _apply_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
     try:
         if after is None:
             path.unlink()
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
         else:
             write_exact(path, after)
     except FileNotFoundError:
@@ -485,7 +476,7 @@ def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered:
         else:
             try:
                 path.unlink()
-                _fsync_dir(path.parent)
+                fsync_dir(path.parent)
                 item["state"] = "deleted"
             except FileNotFoundError:
                 item["state"] = "deleted"
@@ -497,7 +488,7 @@ def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered:
     crashpoint("apply:journal-final")
     with contextlib.suppress(FileNotFoundError):
         pending.unlink()
-    _fsync_dir(pending.parent)
+    fsync_dir(pending.parent)
     result.journal_path = final
     for change in journal["changes"]:
         fc = FileChange.from_json(change)
@@ -665,7 +656,7 @@ def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]
     try:
         if before is None:
             path.unlink()
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
         else:
             write_exact(path, before)
     except RecordLockedError:

@@ -35,6 +35,7 @@ from typing import Any
 
 import filelock
 
+from .atomic import fsync_dir
 from .errors import YoiError
 from .ids import new_id
 from .workspace import Workspace
@@ -196,15 +197,6 @@ def _write_temp(folder: Path, info: LockInfo) -> Path:
     return Path(name)
 
 
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 class ConsolidationLock:
     """The occupancy lock of one run. Use ``acquire()``/``release()`` or ``with``.
 
@@ -293,7 +285,7 @@ class ConsolidationLock:
         finally:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-        _fsync_dir(self.path.parent)
+        fsync_dir(self.path.parent)
 
     def _rewrite(self, **changes: Any) -> None:
         """Update our lock file under the guard; raise ``LockLost`` when it is no longer ours."""
@@ -342,7 +334,7 @@ class ConsolidationLock:
             if current is not None and current.run_id == self.run_id:
                 with contextlib.suppress(FileNotFoundError):
                     self.path.unlink()
-                _fsync_dir(self.path.parent)
+                fsync_dir(self.path.parent)
         self.info = None
 
     # ------------------------------------------------------------------ keep-alive
