@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..kinds import RecordKind, folder_for, path_for, slug_of
+from ..kinds import RecordKind, folder_for, path_for
 from ..records import Record, read_record
 from ..workspace import Workspace
 
@@ -50,7 +50,8 @@ class WorkspaceIndex:
         for kind in (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE):
             try:
                 with os.scandir(folder_for(ws, kind)) as found:
-                    index.entries[kind] = {slug_of(e.name): None for e in found if e.name.endswith(".md")}
+                    # e.name[:-3] is slug_of(e.name) for a bare file name, without a Path per entry.
+                    index.entries[kind] = {e.name[:-3]: None for e in found if e.name.endswith(".md")}
             except (FileNotFoundError, NotADirectoryError):
                 continue
         if os.path.lexists(ws.summary_path):
