@@ -145,3 +145,16 @@ def test_console_script_help_and_errors(tmp_path: Path) -> None:
     (bad_config / ".yoi" / "config.toml").write_text("[records]\ncap_decisoin = 3\n", encoding="utf-8")
     result = subprocess.run([*script, "--workspace", str(bad_config)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "cap_decision" in result.stderr and "Traceback" not in result.stderr
+
+
+async def test_compose_mode_on_a_large_workspace_loads_knowledge_in_the_background(
+        tmp_path: Path, make_test_app, wait_until) -> None:
+    from yoi_tui.core.demo import create_demo_workspace
+
+    create_demo_workspace(tmp_path / "big", extra=100)
+    app: YoiApp = make_test_app(tmp_path / "big", mode="compose", inline_load_max=10)
+    assert not app.store.loaded
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.store.loaded, what="knowledge load")
+        assert isinstance(app.screen, ComposeScreen)
+        assert "rule-money-as-integer-cents" in [slug for slug, _ in app.store.knowledge_candidates()]

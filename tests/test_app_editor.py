@@ -225,3 +225,18 @@ async def test_new_record_never_overwrites_one_created_meanwhile(demo_root: Path
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceModal))
         await pilot.press("c")
         assert target.read_text(encoding="utf-8") == "someone else's\n"
+
+
+async def test_symlink_out_of_the_workspace_is_not_opened(demo_root: Path, tmp_path: Path, make_test_app,
+                                                          wait_until) -> None:
+    outside = tmp_path / "secret.md"
+    outside.write_text("---\nkind: fact\n---\nprivate\n", encoding="utf-8")
+    link = demo_root / "knowledge" / "linked.md"
+    link.symlink_to(outside)
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.linted_once)
+        app.open_editor("knowledge/linked.md")
+        await wait_until(pilot, lambda: any("outside the workspace" in n.message for n in app._notifications))
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+

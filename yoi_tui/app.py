@@ -85,7 +85,9 @@ class YoiApp(App[str | None]):
         self.inline_load_max = inline_load_max
         self.store = RecordStore.from_names(ws)
         if mode == "compose":
-            self.store = RecordStore.load(ws, kinds=[RecordKind.KNOWLEDGE])  # completion needs only these
+            # Completion needs only knowledge records; small workspaces read them before painting.
+            if sum(e.kind is RecordKind.KNOWLEDGE for e in self.store.entries.values()) <= inline_load_max:
+                self.store = RecordStore.load(ws, kinds=[RecordKind.KNOWLEDGE])
         elif len(self.store) <= inline_load_max:
             self.store = RecordStore.load(ws)  # small: parse now, so the first paint is complete
         self.diagnostics: list[Diagnostic] = []
@@ -104,6 +106,8 @@ class YoiApp(App[str | None]):
     def on_mount(self) -> None:
         self.sub_title = self.label
         if self.mode == "compose":
+            if not self.store.loaded:
+                self.call_after_refresh(self.load_store, [RecordKind.KNOWLEDGE])
             return
         # After the first paint: a parsing thread started now would compete for the GIL with it.
         if self.store.loaded:
@@ -126,8 +130,8 @@ class YoiApp(App[str | None]):
     # ------------------------------------------------------------------ loading and linting
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def load_store(self) -> None:
-        store = RecordStore.load(self.ws)
+    def load_store(self, kinds: list[RecordKind] | None = None) -> None:
+        store = RecordStore.load(self.ws, kinds)
         if not get_current_worker().is_cancelled:
             self.post_message(StoreLoaded(store))
 
@@ -137,6 +141,8 @@ class YoiApp(App[str | None]):
 
     def _store_loaded(self, store: RecordStore) -> None:
         self.store = store
+        if self.mode == "compose":
+            return  # nothing to show or lint: the composer reads the store on each '#'
         main = self.main_screen
         if main is not None:
             main.refresh_records()

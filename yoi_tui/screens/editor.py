@@ -123,6 +123,10 @@ class EditorScreen(Screen[None]):
 
     def _read_disk(self) -> str | None:
         """The file's text (BOM remembered), or None after telling the user why it cannot be edited."""
+        if self.path.is_symlink() and not self.ws.contains(self.path):
+            # The reader refuses links out of the workspace; the editor must not read through them either.
+            self.notify(f"{self.rel} is a symlink pointing outside the workspace; not opened", severity="error")
+            return None
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
