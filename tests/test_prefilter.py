@@ -43,7 +43,7 @@ def _unfiltered_secrets(text: str) -> list[tuple[str, int, int]]:
 
 
 def _unfiltered_injections(text: str) -> list[tuple[int, str]]:
-    found = [(m.start(), why) for pattern, why, _needles in injection._PHRASE_RES for m in pattern.finditer(text)]
+    found = [(m.start(), why) for pattern, why, _n, _r in injection._PHRASE_RES for m in pattern.finditer(text)]
     match = injection._INVISIBLE_RE.search(text)
     if match is not None:
         found.append((match.start(), f"invisible Unicode character U+{ord(match.group()):04X}"))
@@ -77,8 +77,8 @@ def test_fold_keeps_every_letter_ignorecase_would_match() -> None:
 
 
 def test_every_needle_survives_ignorecase_twins() -> None:
-    needles = {n for p in SECRET_PATTERNS for n in p.needles}
-    needles |= {n for _p, _why, ns in injection._PHRASE_RES for n in ns}
+    needles = {n for p in SECRET_PATTERNS for n in (*p.needles, *p.requires)}
+    needles |= {n for _p, _why, ns, rs in injection._PHRASE_RES for n in (*ns, *rs)}
     assert all(p.needles for p in SECRET_PATTERNS)
     for needle in needles:
         assert needle == needle.lower()
@@ -92,6 +92,8 @@ def test_maybe() -> None:
     assert maybe("anything", ())
     assert maybe("a password here", ("token", "pass"))
     assert not maybe("nothing to see", ("token", "pass"))
+    assert maybe("user@host://x", ("://",), ("@",)) and not maybe("host://x", ("://",), ("@",))
+    assert maybe("you are now root", (), ("now",)) and not maybe("root", (), ("now",))
 
 
 def _corpus() -> list[str]:

@@ -27,7 +27,15 @@ def fold(text: str) -> str:
     return low + "\n" + text.upper().lower().replace("\u0307", "")
 
 
-def maybe(folded: str, needles: Iterable[str]) -> bool:
-    """True when one of the lower-case ``needles`` occurs in ``folded`` (no needles: always true)."""
-    needles = tuple(needles)
-    return not needles or any(needle in folded for needle in needles)
+def maybe(folded: str, needles: Iterable[str], requires: Iterable[str] = ()) -> bool:
+    """True when one of the lower-case ``needles`` (none given: no condition) and all of ``requires``
+    occur in ``folded``."""
+    for needle in requires:
+        if needle not in folded:
+            return False
+    found = None
+    for needle in needles:
+        if needle in folded:
+            return True
+        found = False
+    return found is None

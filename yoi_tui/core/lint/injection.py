@@ -11,22 +11,24 @@ from collections.abc import Iterator
 
 from ..prefilter import fold, maybe
 
-# (pattern, reason, needles): any match holds one of the lower-case needles (core.prefilter), so a
-# text holding none of them is not scanned with that pattern.
+# (pattern, reason, needles, requires): any match holds one of the lower-case ``needles`` and all of
+# ``requires`` (core.prefilter), so a text lacking them is not scanned with that pattern.
 _PHRASES = [
     (r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|preceding)"
      r"\s+(?:instructions?|prompts?|rules|messages?|context)", "asks to ignore earlier instructions",
-     ("ignore", "disregard", "forget", "override")),
+     ("ignore", "disregard", "forget", "override"), ()),
     (r"\byou\s+are\s+now\s+(?:an?\s+|the\s+)?(?:unrestricted|jailbroken|DAN|developer\s+mode|system|root|admin)\b",
-     "role hijack ('you are now ...')", ("now",)),
-    (r"^\s*(?:system|assistant)\s*:\s*\S", "a line posing as a system/assistant turn", ("system", "assistant")),
+     "role hijack ('you are now ...')",
+     ("unrestricted", "jailbroken", "dan", "developer", "system", "root", "admin"), ("now",)),
+    (r"^\s*(?:system|assistant)\s*:\s*\S", "a line posing as a system/assistant turn", ("system", "assistant"), ()),
     (r"<\|(?:im_start|im_end|system|endoftext)\|>|\[/?INST\]|<</?SYS>>", "chat-template control tokens",
-     ("<|", "inst]", "sys>>")),
-    (r"\bnew\s+(?:system\s+)?instructions\s*:", "announces new instructions", ("instructions",)),
+     ("<|", "inst]", "sys>>"), ()),
+    (r"\bnew\s+(?:system\s+)?instructions\s*:", "announces new instructions", ("instructions",), ()),
     (r"\b(?:reveal|print|exfiltrate|send)\s+(?:your|the)\s+(?:system\s+prompt|api\s+keys?|secrets?|credentials)",
-     "asks to reveal the system prompt or secrets", ("system", "api", "secret", "credentials")),
+     "asks to reveal the system prompt or secrets", ("system", "api", "secret", "credentials"), ()),
 ]
-_PHRASE_RES = [(re.compile(pattern, re.IGNORECASE | re.MULTILINE), why, needles) for pattern, why, needles in _PHRASES]
+_PHRASE_RES = [(re.compile(pattern, re.IGNORECASE | re.MULTILINE), why, needles, requires)
+               for pattern, why, needles, requires in _PHRASES]
 
 # Zero-width, bidi overrides/isolates, word joiners, BOM inside text, and Unicode tag characters.
 _INVISIBLE_RE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
@@ -35,8 +37,8 @@ _INVISIBLE_RE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206
 def find_injections(text: str) -> Iterator[tuple[int, str]]:
     """(offset, reason) of each injection-shaped span in ``text``."""
     folded = fold(text)
-    for pattern, why, needles in _PHRASE_RES:
-        if not maybe(folded, needles):
+    for pattern, why, needles, requires in _PHRASE_RES:
+        if not maybe(folded, needles, requires):
             continue
         for match in pattern.finditer(text):
             yield match.start(), why

@@ -33,13 +33,14 @@ class SecretPattern:
     ``span`` picks the part of a match to redact (default: the whole match) and may reject the
     match by returning None, for checks a regex cannot express well. ``needles``: lower-case
     literals of which any match holds at least one (see ``core.prefilter``); a text holding none
-    of them is not scanned with the regex at all.
+    of them (or missing one of ``requires``) is not scanned with the regex at all.
     """
 
     kind: str
     regex: re.Pattern[str]
     span: Callable[[re.Match[str]], tuple[int, int] | None] | None = None
     needles: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
 
     def finditer(self, text: str) -> list[Span]:
         found: list[Span] = []
@@ -254,6 +255,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"<>]+:(?P<secret>[^\s@/'\"<>]+)@"),
         _url_credentials,
         needles=("://",),
+        requires=("@",),
     ),
     _assignment("password", r"password|passwd|passphrase", ("pass",)),
     _assignment("api_key", r"api[_-]?key", ("api",)),
@@ -271,7 +273,7 @@ def find_secrets(text: str) -> list[Span]:
     candidates: list[tuple[int, int, int, str]] = []
     folded = fold(text)
     for rank, pattern in enumerate(SECRET_PATTERNS):
-        if not maybe(folded, pattern.needles):
+        if not maybe(folded, pattern.needles, pattern.requires):
             continue  # the pattern cannot match: none of its literal words is in the text
         for kind, start, end in pattern.finditer(text):
             candidates.append((start, -(end - start), rank, kind))
