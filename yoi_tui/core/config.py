@@ -67,6 +67,12 @@ class Phase2Config(_Section):
 
 class GcConfig(_Section):
     engine: Engine = "rules"
+    unused_min_age_tokens: int = Field(
+        2_000_000, ge=0, description="a never-invoked record is 'unused' only once this many input tokens "
+                                     "(usage clock) have passed since its created_at")
+    request_stale_tokens: int = Field(
+        10_000_000, ge=0, description="an unused request whose updated_at is this many input tokens old is "
+                                      "'old' and GC drops it")
 
 
 class LlmConfig(_Section):
@@ -175,6 +181,11 @@ DEFAULT_CONFIG_TEXT = """\
 # staging_bytes = 200000
 # max_failed_writes = 3
 # lock_lease_seconds = 600
+
+[gc]
+# engine = "rules"
+# unused_min_age_tokens = 2000000
+# request_stale_tokens = 10000000
 
 [llm]
 # extract_model = "anthropic:claude-haiku-4-5"

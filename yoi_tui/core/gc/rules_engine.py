@@ -1,0 +1,433 @@
+"""The ``rules`` GC engine (SPEC 10, 11): deterministic, offline, metric- and structure-based.
+
+What it proposes, in this order (each file of the change set belongs to one operation):
+
+1. **drop** — *superseded*: a replaced record (``replaced_by`` / ``status: replaced``) that nothing
+   points at any more. *unused*: never invoked (no ``invoke`` event at all) although at least
+   ``gc.unused_min_age_tokens`` input tokens have passed since it was created; dropped only when it
+   is also replaced, or it is a request that is resolved (``status: resolved``) or old (not updated
+   for ``gc.request_stale_tokens``). Other unused records are only reported: dropping what people
+   wrote is worse than keeping it. A record is dropped only when every file pointing at it (``#slug``,
+   ``replaced_by``, workflows) is dropped in the same run, so no reference dangles; replaced chains
+   whose head nothing points at go together.
+2. **merge** — *noisy*: near-duplicate slugs of one kind (rapidfuzz ratio ≥
+   ``records.similar_slug_ratio`` and the same numbers, as Phase 2 matches them: ``issue-12`` is not
+   ``issue-13``). The keeper is the most used record (then the most recently updated). The others'
+   bodies are merged in with Phase 2's ``merge_body`` (no line of either is lost; a differing title
+   is kept as an "Also titled:" line), sources are unioned (older records' first). A merged record is
+   deleted when nothing points at it; otherwise it stays as a replaced record
+   (``replaced_by`` the keeper, and ``status: replaced`` for decisions) so references keep working.
+3. **trim** — *noisy*: more than ``records.sources_max`` sources: the latest N (the end of the list,
+   where updates append) are kept; git has the rest. ``updated_at`` is left alone (bookkeeping).
+4. reported only: *noisy* over-cap bodies and *outdated* records naming repository paths (in code
+   spans) that no longer exist under the workspace root — both need prose rewritten, which this
+   engine never does.
+
+Hard rules: a protected record (frequency ≥ ``usage.protect_threshold``) is never dropped or merged
+away; a read-only (locked) file is never touched and is reported as ``locked``; the summary is never
+dropped, merged or trimmed; ``memory/workflow/`` is never written (it is read for references).
+Every written text passes the write-time linter; a refused one changes nothing and is reported.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..kinds import RecordKind, iter_record_paths, kind_for_path
+from ..lint.rules import similar_slug_pairs
+from ..lint.write_check import source_keys
+from ..records import Record, as_timestamp, read_record
+from ..slugrefs import referenced_slugs
+from ..writer import render_record
+from .context import GcContext, GcWriter, format_errors
+from .facts import PathChecker, build_references, named_paths, scan_workflows
+from .model import Operation, State, format_tokens
+
+_DIGITS_RE = re.compile(r"\d+")
+_MERGEABLE = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
+
+
+def _sources_key(kind: RecordKind) -> str:
+    return "last_sources" if kind is RecordKind.KNOWLEDGE else "sources"
+
+
+def _updated(record: Record) -> float:
+    stamp = as_timestamp(record.meta.get("updated_at"))
+    return stamp.timestamp() if stamp else 0.0
+
+
+def _listing(rels: list[str], limit: int = 3) -> str:
+    shown = ", ".join(rels[:limit])
+    return shown + (f" and {len(rels) - limit} more" if len(rels) > limit else "")
+
+
+def _root(parent: dict[str, str], slug: str) -> str:
+    """Union-find: the representative of ``slug``'s group of near-duplicates."""
+    while parent.get(slug, slug) != slug:
+        slug = parent[slug]
+    return slug
+
+
+def _norm_title(title: str) -> str:
+    return " ".join(title.lower().split())
+
+
+class GcRulesEngine:
+    name = "rules"
+
+    def run(self, ctx: GcContext) -> None:
+        self.ctx = ctx
+        self.cfg = ctx.ws.config
+        self.usage = ctx.usage
+        self.w = GcWriter(ctx)
+        records, unparsed = self._load()
+        self.records = records
+        self.refs = build_references(ctx.sws, records, unparsed, ctx.notes)
+        scan_workflows(ctx.ws, self.refs, ctx.notes)
+        self.gone: set[str] = set()  # rels deleted by this run
+        self.claimed: set[str] = set()  # rels changed by a proposed operation
+        self.unused_kept: list[tuple[Record, str, int]] = []
+        if self.usage.problems:
+            ctx.note(f"usage: {len(self.usage.problems)} malformed usage line(s) skipped (see `yoi usage`)")
+        self._drops()
+        self._merges()
+        self._trims()
+        self._reports()
+        self._summary_note()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _load(self) -> tuple[list[Record], list[tuple[RecordKind, str]]]:
+        sws = self.ctx.sws
+        records: list[Record] = []
+        unparsed: list[tuple[RecordKind, str]] = []
+        for path in iter_record_paths(sws):
+            result = read_record(sws, path)
+            if result.record is not None:
+                records.append(result.record)
+                continue
+            kind = kind_for_path(sws, path)
+            rel = sws.rel(path)
+            if kind is not None:
+                unparsed.append((kind, rel))
+            why = next((d.message for d in result.diagnostics if d.is_error), "unreadable")
+            self.ctx.note(f"{rel}: not evaluated ({why}); run `yoi lint`")
+        return records, unparsed
+
+    def _add(self, record: Record, op: Operation, state: State, categories: list[str], reason: str, *,
+             paths: list[str] | None = None, details: dict[str, Any] | None = None) -> None:
+        self.ctx.operations.add(op, state, categories, reason, kind=record.kind.value, slug=record.slug,
+                                path=record.rel, paths=paths, details=details)
+
+    def _protected(self, record: Record) -> bool:
+        return self.usage.protected(record.kind, record.slug)
+
+    def _protected_reason(self, record: Record) -> str:
+        return (f"protected: used {self.usage.frequency(record.kind, record.slug):.2f} times per million tokens "
+                f"(threshold {self.cfg.usage.protect_threshold:g})")
+
+    def _unused_age(self, record: Record) -> int | None:
+        """Tokens since creation when the record was never invoked and is old enough (else None)."""
+        if self.usage.invokes(record.kind, record.slug):
+            return None
+        age = self.usage.age_tokens(record.meta.get("created_at"))
+        if age is None or age < self.cfg.gc.unused_min_age_tokens:
+            return None
+        return age
+
+    # ------------------------------------------------------------------ 1. drop
+
+    def _drops(self) -> None:
+        candidates: dict[str, tuple[Record, list[str], list[str]]] = {}
+        for record in self.records:
+            if record.kind is RecordKind.SUMMARY:
+                continue
+            categories: list[str] = []
+            parts: list[str] = []
+            if record.is_replaced:
+                categories.append("superseded")
+                parts.append(f"replaced by `{record.replaced_by}`" if record.replaced_by else "status is replaced")
+            age = self._unused_age(record)
+            if age is not None:
+                never = f"never invoked in {format_tokens(age)} tokens since it was written"
+                done = self._request_done(record)
+                if record.is_replaced or done:
+                    categories.append("unused")
+                    parts.append(never + (f"; {done}" if done else ""))
+                else:
+                    # Reported after the merges (a record merged away is not "kept").
+                    self.unused_kept.append((record, f"{never}; kept (the rules engine drops only unused records "
+                                                     "that are replaced, or requests that are resolved or old)", age))
+            if not categories:
+                continue
+            if self.w.locked(record):
+                self._add(record, "drop", "locked", categories, "; ".join([*parts, "read-only: not touched"]))
+            elif self._protected(record):
+                self._add(record, "drop", "protected", categories, "; ".join([*parts, self._protected_reason(record)]))
+            else:
+                candidates[record.rel] = (record, categories, parts)
+        # Keep what is still pointed at by a file that stays; repeat, since keeping one record keeps
+        # alive what it points at.
+        dropping = set(candidates)
+        blocked: dict[str, list[str]] = {}
+        changed = True
+        while changed:
+            changed = False
+            for rel in sorted(dropping):
+                live = self.refs.live(rel, gone=dropping)
+                if live:
+                    dropping.discard(rel)
+                    blocked[rel] = live
+                    changed = True
+        for rel in sorted(candidates):
+            record, categories, parts = candidates[rel]
+            if rel in blocked:
+                final = self.w.index.final_replacement(record.kind, record.slug) if record.is_replaced else None
+                hint = f"; point them at `{final}` and GC can drop it" if final and final != record.slug else ""
+                self._add(record, "drop", "reported", categories,
+                          "; ".join([*parts, f"kept: still referred to from {_listing(blocked[rel])}{hint}"]),
+                          details={"referred_from": blocked[rel]})
+                continue
+            reason = "; ".join([*parts, "nothing refers to it"])
+            self.w.delete(record, category=categories, reason=reason)
+            self.gone.add(rel)
+            self.claimed.add(rel)
+            self._add(record, "drop", "proposed", categories, reason, paths=[rel])
+
+    def _request_done(self, record: Record) -> str | None:
+        """Why an unused request may go: resolved, or not updated for ``gc.request_stale_tokens``."""
+        if record.kind is not RecordKind.REQUEST:
+            return None
+        if record.meta.get("status") == "resolved":
+            return "the request is resolved"
+        age = self.usage.age_tokens(record.meta.get("updated_at"))
+        if age is not None and age >= self.cfg.gc.request_stale_tokens:
+            return f"last updated {format_tokens(age)} tokens ago"
+        return None
+
+    # ------------------------------------------------------------------ 2. merge
+
+    def _merges(self) -> None:
+        ratio = self.cfg.records.similar_slug_ratio
+        for kind in _MERGEABLE:
+            live = {r.slug: r for r in self.records
+                    if r.kind is kind and not r.is_replaced and r.rel not in self.gone}
+            scores: dict[tuple[str, str], float] = {}
+            parent: dict[str, str] = {}
+            for first, second, score in similar_slug_pairs(sorted(live), ratio):
+                # Numbers in a slug name things (issue 12 vs 13, v2 vs v3): never merge across them.
+                if _DIGITS_RE.findall(first) != _DIGITS_RE.findall(second):
+                    continue
+                scores[(first, second)] = scores[(second, first)] = score
+                parent[_root(parent, second)] = _root(parent, first)
+            groups: dict[str, list[str]] = {}
+            for slug in sorted({s for pair in scores for s in pair}):
+                groups.setdefault(_root(parent, slug), []).append(slug)
+            for members in sorted(groups.values()):
+                self._merge_group(kind, [live[s] for s in members], scores)
+
+    def _keeper_key(self, record: Record) -> tuple[float, int, float, int, str]:
+        """Keep the most used record, then the most referred to (fewer references end at a replaced
+        record), then the most recently updated, then the longest."""
+        return (-self.usage.frequency(record.kind, record.slug), -len(self.refs.live(record.rel, gone=self.gone)),
+                -_updated(record), -len(record.body), record.slug)
+
+    def _merge_group(self, kind: RecordKind, group: list[Record], scores: dict[tuple[str, str], float]) -> None:
+        ordered = sorted(group, key=self._keeper_key)
+        unlocked = [r for r in ordered if not self.w.locked(r)]
+        for record in ordered:
+            if record not in unlocked:
+                others = ", ".join(f"`{r.slug}`" for r in ordered if r is not record)
+                self._add(record, "merge", "locked", ["noisy"],
+                          f"near-duplicate slug of {others}; read-only: not merged")
+        if len(unlocked) < 2:
+            return
+        keeper = unlocked[0]
+        absorbed: list[tuple[Record, float]] = []
+        for record in unlocked[1:]:
+            score = scores.get((keeper.slug, record.slug))
+            if score is None:
+                continue  # similar to another member only; a later run compares it again
+            if self._protected(record):
+                self._add(record, "merge", "protected", ["noisy"],
+                          f"near-duplicate slug of `{keeper.slug}` (ratio {score:.0f}); not merged away: "
+                          + self._protected_reason(record))
+                continue
+            absorbed.append((record, score))
+        if absorbed:
+            self._merge(kind, keeper, absorbed)
+
+    @staticmethod
+    def _body_to_merge(keeper_body: str, body: str) -> str:
+        """``body`` with its title kept as an "Also titled:" line when it differs from the keeper's
+        (``merge_body`` drops a second title; no line may be lost)."""
+        from ..phase2.merge import join_blocks, split_blocks, title_of_body
+
+        keeper_title, title = title_of_body(keeper_body), title_of_body(body)
+        if not keeper_title or not title or _norm_title(keeper_title) == _norm_title(title):
+            return body
+        blocks = split_blocks(body)
+        block = next(b for b in blocks if b.level == 1)
+        block.lines.insert(0, f"Also titled: {title}")
+        block.lines.insert(0, "")
+        return join_blocks(blocks)
+
+    def _merge(self, kind: RecordKind, keeper: Record, absorbed: list[tuple[Record, float]]) -> None:
+        from ..phase2.merge import merge_body
+
+        key = _sources_key(kind)
+        group = [keeper, *(r for r, _ in absorbed)]
+        malformed = [r.rel for r in group if not isinstance(r.meta.get(key, []), list)]
+        names = ", ".join(f"`{r.slug}`" for r, _ in absorbed)
+        paths = [r.rel for r in group]
+        if malformed:
+            self._add(keeper, "merge", "refused", ["noisy"],
+                      f"near-duplicate slugs {names}; not merged: malformed {key} in {', '.join(malformed)}")
+            return
+        # Sources: unioned, the older records' first (updates append, so the end of the list is the latest).
+        merged_sources: list[Any] = []
+        seen: set[tuple[str, int, int]] = set()
+        for record in sorted(group, key=lambda r: (_updated(r), r is keeper)):
+            for item in record.meta.get(key) or []:
+                keys = source_keys([item])
+                marker = next(iter(keys)) if keys else None
+                if marker is not None and marker in seen:
+                    continue
+                if marker is not None:
+                    seen.add(marker)
+                merged_sources.append(item)
+        limit = self.cfg.records.sources_max
+        trimmed = len(merged_sources) > limit
+        if trimmed:
+            merged_sources = merged_sources[-limit:]
+        body = keeper.body
+        for record, _score in sorted(absorbed, key=lambda item: item[0].slug):
+            body = merge_body(body, self._body_to_merge(keeper.body, record.body))
+        updates: dict[str, Any] = {"updated_at": self.ctx.now}
+        if merged_sources != keeper.meta.get(key):
+            updates[key] = merged_sources
+        if kind is RecordKind.DECISION and keeper.status == "open" and any(r.status == "resolved" for r, _ in absorbed):
+            updates["status"] = "resolved"
+        keeper_text = render_record(keeper, updates, body=body)
+        allowed = source_keys(item for r, _ in absorbed for item in (r.meta.get(key) or []))
+        errors = self.w.errors(keeper, keeper_text, allowed_sources=allowed)
+        # A merged record is deleted only when nothing that stays points at it (the keeper's new body
+        # counts: it holds every line of the merged bodies).
+        keeper_refs = set(referenced_slugs(body)) if kind is RecordKind.KNOWLEDGE else set()
+        deleting = {r.rel for r, _ in absorbed if r.slug not in keeper_refs}
+        changed = True
+        while changed:
+            changed = False
+            for record, _score in absorbed:
+                if record.rel in deleting and self.refs.live(record.rel, gone=self.gone | deleting | {keeper.rel}):
+                    deleting.discard(record.rel)
+                    changed = True
+        marks: dict[str, str] = {}
+        for record, _score in absorbed:
+            if record.rel in deleting:
+                continue
+            mark: dict[str, Any] = {"replaced_by": keeper.slug, "updated_at": self.ctx.now}
+            if kind is RecordKind.DECISION:
+                mark["status"] = "replaced"
+            marks[record.rel] = render_record(record, mark)
+            errors.extend(self.w.errors(record, marks[record.rel]))
+        if errors:
+            self._add(keeper, "merge", "refused", ["noisy"],
+                      f"near-duplicate slugs {names}; the linter refused the merged text: {format_errors(errors)}",
+                      details={"merged": [r.slug for r, _ in absorbed]})
+            return
+        ratios = {r.slug: round(score, 1) for r, score in absorbed}
+        keeper_reason = (f"merged {names} into it (near-duplicate slugs, ratio ≥ "
+                         f"{min(ratios.values()):.0f}); no line lost, sources unioned"
+                         + (f", trimmed to the latest {limit}" if trimmed else ""))
+        self.w.write(keeper, keeper_text, category=["noisy"], reason=keeper_reason)
+        deleted: list[str] = []
+        replaced: list[str] = []
+        for record, score in absorbed:
+            if record.rel in deleting:
+                self.w.delete(record, category=["noisy"],
+                              reason=f"merged into `{keeper.slug}` (near-duplicate slug, ratio {score:.0f}); "
+                                     "nothing refers to it")
+                self.gone.add(record.rel)
+                deleted.append(record.slug)
+            else:
+                live = self.refs.live(record.rel, gone=self.gone | deleting | {keeper.rel})
+                why = f"still referred to from {_listing(live)}" if live else "the merged text refers to it"
+                self.w.write(record, marks[record.rel], category=["noisy"],
+                             reason=f"merged into `{keeper.slug}` (near-duplicate slug, ratio {score:.0f}); "
+                                    f"kept as replaced: {why}")
+                replaced.append(record.slug)
+        self.claimed.update(paths)
+        self._add(keeper, "merge", "proposed", ["noisy"], keeper_reason, paths=paths,
+                  details={"into": keeper.slug, "merged": [r.slug for r, _ in absorbed], "deleted": deleted,
+                           "replaced": replaced, "ratios": ratios, "sources_trimmed": trimmed})
+
+    # ------------------------------------------------------------------ 3. trim
+
+    def _trims(self) -> None:
+        limit = self.cfg.records.sources_max
+        for record in self.records:
+            if record.kind is RecordKind.SUMMARY or record.rel in self.gone or record.rel in self.claimed:
+                continue
+            key = _sources_key(record.kind)
+            sources = record.meta.get(key)
+            if not isinstance(sources, list) or len(sources) <= limit:
+                continue
+            reason = f"{len(sources)} {key}; keep the latest {limit} (git has the rest)"
+            details = {"sources": len(sources), "kept": limit}
+            if self.w.locked(record):
+                self._add(record, "trim", "locked", ["noisy"], f"{reason}; read-only: not touched", details=details)
+                continue
+            text = render_record(record, {key: sources[-limit:]})
+            errors = self.w.errors(record, text)
+            if errors:
+                self._add(record, "trim", "refused", ["noisy"],
+                          f"{reason}; the linter refused the trimmed text: {format_errors(errors)}", details=details)
+                continue
+            self.w.write(record, text, category=["noisy"], reason=reason)
+            self.claimed.add(record.rel)
+            self._add(record, "trim", "proposed", ["noisy"], reason, paths=[record.rel], details=details)
+
+    # ------------------------------------------------------------------ 4. reports
+
+    def _reports(self) -> None:
+        for record, reason, age in self.unused_kept:
+            if record.rel not in self.gone:
+                self._add(record, "drop", "locked" if self.w.locked(record) else "reported", ["unused"], reason,
+                          details={"age_tokens": age})
+        checker = PathChecker(self.ctx.ws.root)
+        for original in self.records:
+            if original.rel in self.gone:
+                continue
+            # A record this run changed (a merge keeper) is judged by its new text.
+            record = (read_record(self.ctx.sws, original.path).record or original
+                      if original.rel in self.claimed else original)
+            state: State = "locked" if self.w.locked(record) else "reported"
+            locked_note = "; read-only" if state == "locked" else ""
+            cap = self.cfg.cap_for(record.kind.value)
+            if len(record.body) > cap:
+                self._add(record, "rewrite", state, ["noisy"],
+                          f"body is {len(record.body):,} characters, over the {record.kind.value} cap of {cap:,}; "
+                          f"the rules engine does not rewrite prose: densify or split it by hand{locked_note}",
+                          details={"chars": len(record.body), "cap": cap})
+            missing = checker.missing(named_paths(record.body))
+            if missing:
+                named = ", ".join(f"`{p}`" for p in missing[:5]) + (f" and {len(missing) - 5} more"
+                                                                    if len(missing) > 5 else "")
+                self._add(record, "rewrite", state, ["outdated"],
+                          f"names {'a path' if len(missing) == 1 else f'{len(missing)} paths'} that no longer "
+                          f"exist{'s' if len(missing) == 1 else ''}: {named}; rewriting is left to a person"
+                          f"{locked_note}", details={"missing_paths": missing})
+
+    def _summary_note(self) -> None:
+        summary = next((r for r in self.records if r.kind is RecordKind.SUMMARY), None)
+        if summary is None:
+            return
+        for record in self.records:
+            if record.rel in self.gone and f"`{record.slug}`" in summary.body:
+                self.ctx.note(f"memory/summary.md still lists `{record.slug}`, which this run removes; "
+                              "the next Phase 2 run regenerates its listings")
+
+
+__all__ = ["GcRulesEngine"]

@@ -1,0 +1,246 @@
+"""Running GC (SPEC 10): lock → recovery → engine on a scratch copy → change set → apply.
+
+GC is a writer like Phase 2 and shares all of its machinery:
+
+1. **Lock**: the same consolidation lock (``core.lock``, purpose ``gc``), so GC, Phase 2 and
+   ``yoi revert`` never run at once; a live holder makes GC fail at once (``LockBusy``).
+2. **Recovery**: a run a crash interrupted while applying (Phase 2's or GC's) is finished first.
+3. **Engine** (``rules``; ``llm`` is not available yet) on a ``Scratch`` copy; its differences
+   become a ``ChangeSet`` whose files carry GC's categories and reason, and a list of
+   ``GcOperation``s (proposed, or only reported).
+4. **Apply** (``changeset.apply``: journalled, crash-safe, a file edited meanwhile is a conflict and
+   left alone); ``yoi revert RUN`` undoes the run to the exact bytes.
+
+``dry_run`` takes no lock, finishes nothing and writes nothing. The app calls ``prepare_gc`` (the
+lock stays held while a person reviews) and ``PreparedGc.apply(operations=...)`` with the
+operations they accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from ..changeset import ApplyResult, ChangeSet, Scratch, apply, recover_pending
+from ..crashpoints import crashpoint
+from ..errors import YoiError
+from ..ids import new_id
+from ..lock import ConsolidationLock, Takeover
+from ..workspace import Workspace
+from .context import GcContext
+from .facts import UsageFacts
+from .model import GcOperation, format_tokens
+
+
+class GcEngine(Protocol):
+    name: str
+
+    def run(self, ctx: GcContext) -> None: ...
+
+
+LLM_NOT_AVAILABLE = ("the llm GC engine is not available yet; use --engine rules (the default) "
+                     "or set [gc] engine = \"rules\" in .yoi/config.toml")
+
+
+def make_gc_engine(name: str, model: Any = None) -> GcEngine:
+    if name == "rules":
+        from .rules_engine import GcRulesEngine
+
+        return GcRulesEngine()
+    if name == "llm":
+        raise YoiError(LLM_NOT_AVAILABLE)
+    raise YoiError(f"unknown GC engine '{name}' (use rules)")
+
+
+def _has_pending_runs(ws: Workspace) -> bool:
+    from ..phase2.runner import has_pending_runs
+
+    return has_pending_runs(ws)
+
+
+@dataclass
+class GcReport:
+    """One GC run as the CLI and the app show it.
+
+    ``status``: ``prepared`` (change set computed, lock held), ``applied``, ``dry-run``, or
+    ``nothing-to-do`` (no change proposed; findings may still be reported).
+    """
+
+    status: str
+    engine: str
+    run_id: str | None = None
+    changeset: ChangeSet | None = None
+    operations: list[GcOperation] = field(default_factory=list)
+    result: ApplyResult | None = None
+    takeover: Takeover | None = None
+    recovered: list[ApplyResult] = field(default_factory=list)
+    message: str | None = None
+    clock: int = 0
+
+    @property
+    def proposed(self) -> list[GcOperation]:
+        return [o for o in self.operations if o.state == "proposed"]
+
+    @property
+    def findings(self) -> list[GcOperation]:
+        """Everything not in the change set: reported, locked, protected, refused."""
+        return [o for o in self.operations if o.state != "proposed"]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a person should look: the linter refused a change, or applying hit a conflict."""
+        if any(o.state == "refused" for o in self.operations):
+            return 1
+        if self.result is not None and self.result.conflicts:
+            return 1
+        return 0
+
+    def operation_of(self, path: str) -> GcOperation | None:
+        return next((o for o in self.proposed if path in o.paths), None)
+
+    def to_json(self, *, diff: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "status": self.status, "engine": self.engine, "run_id": self.run_id, "message": self.message,
+            "clock": self.clock, "takeover": self.takeover.to_json() if self.takeover else None,
+            "recovered": [r.to_json() for r in self.recovered],
+            "operations": [o.to_json() for o in self.operations],
+            "counts": {"add": 0, "modify": 0, "delete": 0}, "files": [], "notes": [],
+        }
+        by_state: dict[str, int] = {}
+        for item in self.operations:
+            by_state[item.state] = by_state.get(item.state, 0) + 1
+        data["by_state"] = by_state
+        if self.changeset is not None:
+            files = []
+            for change in self.changeset.changes:
+                owner = self.operation_of(change.path)
+                entry: dict[str, Any] = {"path": change.path, "op": change.op, "category": change.category,
+                                         "reason": change.reason, "operation": owner.id if owner else None}
+                if diff:
+                    entry["diff"] = change.diff()
+                files.append(entry)
+            data.update({"files": files, "counts": self.changeset.counts(), "notes": self.changeset.notes})
+        if self.result is not None:
+            data.update({"applied": [{"path": c.path, "op": c.op} for c in self.result.applied],
+                         "applied_counts": self.result.counts(),
+                         "conflicts": [{"path": c.path, "reason": r} for c, r in self.result.conflicts],
+                         "rejected": [c.path for c in self.result.rejected],
+                         "journal": str(self.result.journal_path) if self.result.journal_path else None})
+        data["exit"] = self.exit_code
+        return data
+
+
+@dataclass
+class PreparedGc:
+    """A computed GC change set with the lock still held (None in a dry run or with nothing to apply)."""
+
+    ws: Workspace
+    report: GcReport
+    lock: ConsolidationLock | None
+
+    @property
+    def changeset(self) -> ChangeSet:
+        if self.report.changeset is None:
+            raise YoiError("this GC run has no change set")
+        return self.report.changeset
+
+    @property
+    def operations(self) -> list[GcOperation]:
+        return self.report.operations
+
+    def paths_for(self, operation_ids: Iterable[str]) -> set[str]:
+        """The change-set files of the given proposed operations (a merge spans several files)."""
+        wanted = set(operation_ids)
+        by_id = {o.id: o for o in self.report.proposed}
+        unknown = wanted - set(by_id)
+        if unknown:
+            raise YoiError(f"not a proposed operation of this run: {', '.join(sorted(unknown))}")
+        return {path for op_id in wanted for path in by_id[op_id].paths}
+
+    def apply(self, only: set[str] | None = None, *, operations: Iterable[str] | None = None) -> ApplyResult:
+        """Apply all files, the files in ``only``, or the files of the accepted ``operations``; then
+        release the lock. Everything not accepted is journalled as rejected."""
+        if self.lock is None:
+            raise YoiError("a dry-run GC change set cannot be applied; run again without --dry-run")
+        try:
+            if operations is not None:
+                only = (only or set()) | self.paths_for(operations)
+            self.lock.verify()
+            crashpoint("gc:before-apply")
+            result = apply(self.ws, self.changeset, only=only)
+            crashpoint("gc:applied")
+            self.report.result = result
+            self.report.status = "applied"
+            return result
+        finally:
+            self.release()
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+
+def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None,
+               keepalive: bool = False) -> PreparedGc:
+    """Steps 1–3: compute GC's change set (holding the lock unless ``dry_run``).
+
+    ``report.status`` is ``nothing-to-do`` when no change is proposed (the lock is then released).
+    Raises ``LockBusy`` when another run holds the lock, ``YoiError`` for an unavailable engine.
+    """
+    engine_name = engine or ws.config.gc.engine
+    runner = make_gc_engine(engine_name, model)  # before the lock: an unknown engine leaves nothing behind
+    report = GcReport(status="nothing-to-do", engine=engine_name)
+    lock: ConsolidationLock | None = None
+    if not dry_run:
+        lock = ConsolidationLock(ws, purpose="gc").acquire()
+        report.run_id = lock.run_id
+        report.takeover = lock.takeover
+    try:
+        crashpoint("gc:locked")
+        notes: list[str] = []
+        if lock is not None:
+            report.recovered = recover_pending(ws)
+            crashpoint("gc:recovered")
+            if keepalive:
+                lock.start_keepalive()
+        elif _has_pending_runs(ws):
+            notes.append("an interrupted run is pending; the next run without --dry-run finishes it first")
+        if report.takeover is not None:
+            notes.append(report.takeover.describe())
+        report.run_id = report.run_id or new_id()
+        usage = UsageFacts.load(ws)
+        report.clock = usage.clock
+        with Scratch(ws) as scratch:
+            ctx = GcContext(ws=ws, scratch=scratch, run_id=report.run_id, now=datetime.now(UTC).replace(microsecond=0),
+                            usage=usage, notes=notes)
+            runner.run(ctx)
+            report.changeset = scratch.changeset(run_id=report.run_id, purpose="gc", engine=engine_name,
+                                                 notes=ctx.notes)
+        report.operations = list(ctx.operations)
+        crashpoint("gc:computed")
+        if not report.changeset.changes:
+            findings = len(report.findings)
+            report.message = ("no change proposed" + (f"; {findings} finding(s) reported" if findings else "")
+                              + f" (clock {format_tokens(usage.clock)} tokens)")
+            if lock is not None:
+                lock.release()
+            return PreparedGc(ws, report, None)
+        report.status = "dry-run" if dry_run else "prepared"
+        return PreparedGc(ws, report, lock)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+
+
+def run_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None) -> GcReport:
+    """Run GC headless: compute the change set and apply all of it (or only show it with ``dry_run``)."""
+    prepared = prepare_gc(ws, engine=engine, dry_run=dry_run, model=model)
+    if prepared.lock is not None and not dry_run:
+        prepared.apply()
+    return prepared.report
+
+
+__all__ = ["GcEngine", "GcReport", "LLM_NOT_AVAILABLE", "PreparedGc", "make_gc_engine", "prepare_gc", "run_gc"]
