@@ -42,7 +42,7 @@ def _workspace(tmp_path: Path) -> Workspace:
     write_record(ws, "knowledge/retry-policy.md", knowledge_meta(last_sources=many), "\nRetry three times.\n")
     write_record(ws, "memory/requests/add-a-progress-bar.md", request_meta(status="resolved"),
                  "\n# Add a progress bar\n")
-    record_tokens(ws, 2_500_000, session_id="sess-a")
+    record_tokens(ws, 25_000_000, session_id="sess-a")
     for _ in range(4):
         record_invoke(ws, "use-shelve", "decision", "search", session_id="sess-a")
     record_tokens(ws, 100_000, session_id="sess-a")
@@ -60,7 +60,7 @@ def test_dry_run_prints_diff_and_findings_and_changes_nothing(tmp_path: Path) ->
     assert "gc (dry run, rules): would modify 2, delete 3 file(s) in 4 operation(s)" in err
     assert "nothing was written" in err
     assert ("  drop    memory/decisions/use-json-files.md  [superseded,unused] replaced by "
-            "`use-sqlite-for-the-cache`; never invoked in 2.6M tokens since it was written; nothing refers to it") in err
+            "`use-sqlite-for-the-cache`; never invoked in 25.1M tokens since it was written; nothing refers to it") in err
     assert "  locked    drop    memory/decisions/use-pickle.md  [superseded,unused]" in err
     assert "  protected drop    memory/decisions/use-shelve.md  [superseded] " in err
     assert "  reported  rewrite memory/decisions/use-sqlite-for-the-cache.md  [outdated] names a path that no " \
@@ -94,7 +94,7 @@ def test_json_shape(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
     dry = json.loads(_yoi(ws.root, "gc", "--dry-run", "--json").stdout)
     assert dry["status"] == "dry-run" and dry["engine"] == "rules" and dry["exit"] == 0
-    assert dry["clock"] == 2_600_000 and dry["counts"] == {"add": 0, "modify": 2, "delete": 3}
+    assert dry["clock"] == 25_100_000 and dry["counts"] == {"add": 0, "modify": 2, "delete": 3}
     assert dry["by_state"] == {"proposed": 4, "locked": 1, "protected": 1, "reported": 3}
     by_id = {o["id"]: o for o in dry["operations"]}
     merge = by_id["merge:memory/decisions/use-sqlite-for-the-cache.md"]

@@ -36,7 +36,7 @@ def _op(report: GcReport, path: str, op: str) -> GcOperation:
     return found
 
 
-def _age(ws: Workspace, tokens: int = 3_000_000) -> None:
+def _age(ws: Workspace, tokens: int = 30_000_000) -> None:
     """Advance the token clock (all records of the tests were written before it ran)."""
     record_tokens(ws, tokens, session_id="clock")
 
@@ -119,7 +119,7 @@ def test_references_from_workflows_and_unparsable_records_keep_a_record(tmp_path
 
 def test_unused_resolved_or_old_requests_are_dropped_other_unused_records_reported(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    (ws.root / ".yoi/config.toml").write_text("[gc]\nrequest_stale_tokens = 2500000\n")
+    (ws.root / ".yoi/config.toml").write_text("[gc]\nrequest_stale_tokens = 25000000\n")
     ws = _reload(ws)
     write_record(ws, "memory/requests/add-progress-bar.md", request_meta(status="resolved"), "\n# Add a progress bar\n")
     write_record(ws, "memory/requests/port-to-windows.md", request_meta(), "\n# Port to Windows\n")
@@ -132,14 +132,14 @@ def test_unused_resolved_or_old_requests_are_dropped_other_unused_records_report
     report = run_gc(ws, dry_run=True)
     resolved = _op(report, "memory/requests/add-progress-bar.md", "drop")
     assert resolved.state == "proposed" and resolved.categories == ["unused"]
-    assert "never invoked in 3.0M tokens" in resolved.reason and "the request is resolved" in resolved.reason
+    assert "never invoked in 30.0M tokens" in resolved.reason and "the request is resolved" in resolved.reason
     old = _op(report, "memory/requests/port-to-windows.md", "drop")
-    assert old.state == "proposed" and "last updated 3.0M tokens ago" in old.reason
+    assert old.state == "proposed" and "last updated 30.0M tokens ago" in old.reason
     # Updated recently (on the token clock): unused, but not old → only reported.
     assert _op(report, "memory/requests/dark-mode.md", "drop").state == "reported"
     decision = _op(report, "memory/decisions/never-read.md", "drop")
     assert decision.state == "reported" and decision.categories == ["unused"] and "kept" in decision.reason
-    assert decision.details["age_tokens"] == 3_000_000
+    assert decision.details["age_tokens"] == 30_000_000
     assert _ops(report, "memory/requests/used-request.md") == []  # invoked: not unused
     assert _ops(report, "knowledge/brand-new.md") == []  # written after the clock ran: too young
     assert {c.path for c in report.changeset.changes} == {  # type: ignore[union-attr]

@@ -68,10 +68,10 @@ class Phase2Config(_Section):
 class GcConfig(_Section):
     engine: Engine = "rules"
     unused_min_age_tokens: int = Field(
-        2_000_000, ge=0, description="a never-invoked record is 'unused' only once this many input tokens "
+        20_000_000, ge=0, description="a never-invoked record is 'unused' only once this many input tokens "
                                      "(usage clock) have passed since its created_at")
     request_stale_tokens: int = Field(
-        10_000_000, ge=0, description="an unused request whose updated_at is this many input tokens old is "
+        100_000_000, ge=0, description="an unused request whose updated_at is this many input tokens old is "
                                       "'old' and GC drops it")
 
 
@@ -184,8 +184,8 @@ DEFAULT_CONFIG_TEXT = """\
 
 [gc]
 # engine = "rules"
-# unused_min_age_tokens = 2000000
-# request_stale_tokens = 10000000
+# unused_min_age_tokens = 20000000
+# request_stale_tokens = 100000000
 
 [llm]
 # extract_model = "anthropic:claude-haiku-4-5"

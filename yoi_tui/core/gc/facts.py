@@ -29,7 +29,7 @@ from typing import Any
 from ..changeset import read_exact
 from ..diagnostics import Diagnostic
 from ..errors import YoiError
-from ..kinds import RecordKind, path_for
+from ..kinds import RecordKind, folder_for, path_for
 from ..records import Record, as_timestamp
 from ..slugrefs import referenced_slugs
 from ..usage import RecordStat, compute_stats, load_events
@@ -110,8 +110,17 @@ class UsageFacts:
 _REPLACED_BY_RE = re.compile(r"^replaced_by:[ \t]*['\"]?([a-z0-9]+(?:-[a-z0-9]+)*)['\"]?[ \t]*\r?$", re.MULTILINE)
 
 
-def record_rel(ws: Workspace, kind: RecordKind, slug: str) -> str:
-    return ws.rel(path_for(ws, kind, slug))
+class RelNames:
+    """``memory/decisions/<slug>.md`` etc. by string work only (called for every reference found)."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.prefixes = {k: ws.rel(folder_for(ws, k)) + "/" for k in RecordKind if k is not RecordKind.SUMMARY}
+
+    def of(self, kind: RecordKind, slug: str) -> str:
+        if kind is RecordKind.SUMMARY:
+            return self.ws.rel(path_for(self.ws, kind, slug))
+        return f"{self.prefixes[kind]}{slug}.md"
 
 
 @dataclass
@@ -130,10 +139,10 @@ class References:
         return sorted(r for r in self.referrers.get(target, ()) if r not in gone_set)
 
 
-def _targets_of_text(ws: Workspace, kind: RecordKind | None, body: str, replaced_by: str | None) -> list[str]:
-    targets = [record_rel(ws, RecordKind.KNOWLEDGE, slug) for slug in referenced_slugs(body)]
+def _targets_of_text(names: RelNames, kind: RecordKind | None, body: str, replaced_by: str | None) -> list[str]:
+    targets = [names.of(RecordKind.KNOWLEDGE, slug) for slug in referenced_slugs(body)]
     if replaced_by and kind is not None and kind is not RecordKind.SUMMARY:
-        targets.append(record_rel(ws, kind, replaced_by))
+        targets.append(names.of(kind, replaced_by))
     return targets
 
 
@@ -145,8 +154,9 @@ def build_references(ws: Workspace, records: list[Record], unparsed: list[tuple[
     Workflows are added by ``scan_workflows`` from the real workspace (the scratch copy has none).
     """
     refs = References()
+    names = RelNames(ws)
     for record in records:
-        for target in _targets_of_text(ws, record.kind, record.body, record.replaced_by):
+        for target in _targets_of_text(names, record.kind, record.body, record.replaced_by):
             refs.add(record.rel, target)
     for kind, rel in unparsed:
         try:
@@ -155,7 +165,7 @@ def build_references(ws: Workspace, records: list[Record], unparsed: list[tuple[
             notes.append(f"{rel}: cannot be read ({exc.message}); records it may name are kept")
             text = ""
         match = _REPLACED_BY_RE.search(text)
-        for target in _targets_of_text(ws, kind, text, match.group(1) if match else None):
+        for target in _targets_of_text(names, kind, text, match.group(1) if match else None):
             refs.add(rel, target)
     return refs
 
@@ -165,6 +175,7 @@ def scan_workflows(real: Workspace, refs: References, notes: list[str]) -> None:
     folder = real.workflow_dir
     if not folder.is_dir():
         return
+    names = RelNames(real)
     for current, dirs, files in os.walk(folder):
         dirs.sort()
         for name in sorted(files):
@@ -179,7 +190,7 @@ def scan_workflows(real: Workspace, refs: References, notes: list[str]) -> None:
                 notes.append(f"{rel}: cannot be read ({exc.strerror or exc}); not scanned for references")
                 continue
             for slug in referenced_slugs(text):
-                refs.add(rel, record_rel(real, RecordKind.KNOWLEDGE, slug))
+                refs.add(rel, names.of(RecordKind.KNOWLEDGE, slug))
 
 
 # --------------------------------------------------------------------------- repository paths
@@ -264,5 +275,5 @@ class PathChecker:
         return gone
 
 
-__all__ = ["PathChecker", "References", "UsageFacts", "build_references", "named_paths", "record_rel",
+__all__ = ["PathChecker", "References", "UsageFacts", "RelNames", "build_references", "named_paths",
            "root_has_code", "scan_workflows"]
