@@ -94,6 +94,17 @@ def test_a_replaced_chain_nothing_points_at_goes_together(tmp_path: Path) -> Non
     assert _errors(ws) == []
 
 
+def test_a_replaced_record_whose_replacement_is_missing_is_kept(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    write_record(ws, "memory/decisions/orphan.md", decision_meta(status="replaced", replaced_by="nowhere"))
+    write_record(ws, "memory/decisions/no-target.md", decision_meta(status="replaced"))
+    report = run_gc(ws)
+    orphan = _op(report, "memory/decisions/orphan.md", "drop")
+    assert orphan.state == "reported" and "replacement chain from `nowhere` is broken" in orphan.reason
+    assert "no replaced_by names the replacement" in _op(report, "memory/decisions/no-target.md", "drop").reason
+    assert report.proposed == []
+
+
 def test_references_from_workflows_and_unparsable_records_keep_a_record(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     write_record(ws, "knowledge/deploy-steps.md", knowledge_meta())
@@ -261,6 +272,23 @@ def test_a_merged_record_something_points_at_stays_as_replaced(tmp_path: Path) -
     change = report.changeset.get("knowledge/retry-policy-for-https.md")  # type: ignore[union-attr]
     assert change is not None and "still referred to from memory/decisions/http-client.md" in (change.reason or "")
     assert "Back off exponentially." in (ws.knowledge_dir / "retry-policy-for-http.md").read_text()
+    assert _errors(ws) == []
+
+
+def test_a_merged_knowledge_record_keeps_its_description_and_reach(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    write_record(ws, "knowledge/release-checklist.md", knowledge_meta(description="Steps before a release."),
+                 "\n# Release checklist\n\n- bump the version\n")
+    write_record(ws, "knowledge/release-checklists.md",
+                 knowledge_meta(description="Read before tagging.", model_invokation=True),
+                 "\n# Release checklist\n\n- tag the commit\n")
+    record_invoke(ws, "release-checklist", "knowledge", "slug", session_id="reader")
+    run_gc(ws)
+    merged = read_record(ws, ws.knowledge_dir / "release-checklist.md").record
+    assert merged is not None and not (ws.knowledge_dir / "release-checklists.md").exists()
+    assert merged.model_invokation and merged.description == "Steps before a release."
+    assert merged.body == ("\n# Release checklist\n\n- bump the version\n\nAlso described as: Read before tagging.\n"
+                           "\n- tag the commit\n")
     assert _errors(ws) == []
 
 

@@ -3,7 +3,8 @@
 What it proposes, in this order (each file of the change set belongs to one operation):
 
 1. **drop** — *superseded*: a replaced record (``replaced_by`` / ``status: replaced``) that nothing
-   points at any more. *unused*: never invoked (no ``invoke`` event at all) although at least
+   points at any more, and whose replacement chain ends at a live record (a broken chain is only
+   reported: the content may live nowhere else). *unused*: never invoked (no ``invoke`` event at all) although at least
    ``gc.unused_min_age_tokens`` input tokens have passed since it was created; dropped only when it
    is also replaced, or it is a request that is resolved (``status: resolved``) or old (not updated
    for ``gc.request_stale_tokens``). Other unused records are only reported: dropping what people
@@ -14,7 +15,9 @@ What it proposes, in this order (each file of the change set belongs to one oper
    ``records.similar_slug_ratio`` and the same numbers, as Phase 2 matches them: ``issue-12`` is not
    ``issue-13``). The keeper is the most used record (then the most recently updated). The others'
    bodies are merged in with Phase 2's ``merge_body`` (no line of either is lost; a differing title
-   is kept as an "Also titled:" line), sources are unioned (older records' first). A merged record is
+   is kept as an "Also titled:" line, a differing knowledge description as "Also described as:";
+   a knowledge flag ``model_invokation``/``user_invocable`` true on any of them stays true), sources
+   are unioned (older records' first). A merged record is
    deleted when nothing points at it; otherwise it stays as a replaced record
    (``replaced_by`` the keeper, and ``status: replaced`` for decisions) so references keep working.
 3. **trim** — *noisy*: more than ``records.sources_max`` sources: the latest N (the end of the list,
@@ -161,8 +164,12 @@ class GcRulesEngine:
                                                      "that are replaced, or requests that are resolved or old)", age))
             if not categories:
                 continue
+            broken = self._replacement_problem(record) if record.is_replaced else None
             if self.w.locked(record):
                 self._add(record, "drop", "locked", categories, "; ".join([*parts, "read-only: not touched"]))
+            elif broken is not None:
+                # Its content may live nowhere else: keep it until the replacement is sorted out.
+                self._add(record, "drop", "reported", categories, "; ".join([*parts, f"kept: {broken}"]))
             elif self._protected(record):
                 self._add(record, "drop", "protected", categories, "; ".join([*parts, self._protected_reason(record)]))
             else:
@@ -194,6 +201,16 @@ class GcRulesEngine:
             self.gone.add(rel)
             self.claimed.add(rel)
             self._add(record, "drop", "proposed", categories, reason, paths=[rel])
+
+    def _replacement_problem(self, record: Record) -> str | None:
+        """Why a replaced record's replacement cannot be relied on (None: its chain ends at a live record)."""
+        if not record.replaced_by:
+            return "status is replaced but no replaced_by names the replacement"
+        final = self.w.index.final_replacement(record.kind, record.slug)
+        entry = self.w.index.get(record.kind, final) if final is not None else None
+        if final is None or final == record.slug or entry is None or entry.is_replaced:
+            return f"the replacement chain from `{record.replaced_by}` is broken (a missing record or a loop; see `yoi lint`)"
+        return None
 
     def _request_done(self, record: Record) -> str | None:
         """Why an unused request may go: resolved, or not updated for ``gc.request_stale_tokens``."""
@@ -259,18 +276,24 @@ class GcRulesEngine:
             self._merge(kind, keeper, absorbed)
 
     @staticmethod
-    def _body_to_merge(keeper_body: str, body: str) -> str:
-        """``body`` with its title kept as an "Also titled:" line when it differs from the keeper's
-        (``merge_body`` drops a second title; no line may be lost)."""
+    def _body_to_merge(keeper: Record, record: Record) -> str:
+        """``record``'s body plus what would otherwise be lost with it: a title that differs from the
+        keeper's (``merge_body`` keeps one title) as an "Also titled:" line, and a knowledge
+        description that differs as an "Also described as:" line — next to its title."""
         from ..phase2.merge import join_blocks, split_blocks, title_of_body
 
-        keeper_title, title = title_of_body(keeper_body), title_of_body(body)
-        if not keeper_title or not title or _norm_title(keeper_title) == _norm_title(title):
-            return body
-        blocks = split_blocks(body)
-        block = next(b for b in blocks if b.level == 1)
-        block.lines.insert(0, f"Also titled: {title}")
-        block.lines.insert(0, "")
+        extra: list[str] = []
+        keeper_title, title = title_of_body(keeper.body), title_of_body(record.body)
+        if keeper_title and title and _norm_title(keeper_title) != _norm_title(title):
+            extra.append(f"Also titled: {title}")
+        description = " ".join(record.description.split())
+        if description and _norm_title(description) != _norm_title(keeper.description):
+            extra.append(f"Also described as: {description}")
+        if not extra:
+            return record.body
+        blocks = split_blocks(record.body)
+        block = next((b for b in blocks if b.level == 1), blocks[0])
+        block.lines[0:0] = [line for item in extra for line in ("", item)]
         return join_blocks(blocks)
 
     def _merge(self, kind: RecordKind, keeper: Record, absorbed: list[tuple[Record, float]]) -> None:
@@ -303,12 +326,17 @@ class GcRulesEngine:
             merged_sources = merged_sources[-limit:]
         body = keeper.body
         for record, _score in sorted(absorbed, key=lambda item: item[0].slug):
-            body = merge_body(body, self._body_to_merge(keeper.body, record.body))
+            body = merge_body(body, self._body_to_merge(keeper, record))
         updates: dict[str, Any] = {"updated_at": self.ctx.now}
         if merged_sources != keeper.meta.get(key):
             updates[key] = merged_sources
         if kind is RecordKind.DECISION and keeper.status == "open" and any(r.status == "resolved" for r, _ in absorbed):
             updates["status"] = "resolved"
+        if kind is RecordKind.KNOWLEDGE:
+            # What agents could reach before stays reachable: resident or /slug if any of them was.
+            for flag in ("model_invokation", "user_invocable"):
+                if keeper.meta.get(flag) is False and any(r.meta.get(flag) is True for r, _ in absorbed):
+                    updates[flag] = True
         keeper_text = render_record(keeper, updates, body=body)
         allowed = source_keys(item for r, _ in absorbed for item in (r.meta.get(key) or []))
         errors = self.w.errors(keeper, keeper_text, allowed_sources=allowed)
