@@ -224,6 +224,7 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
             findings = len(report.findings)
             report.message = ("no change proposed" + (f"; {findings} finding(s) reported" if findings else "")
                               + f" (clock {format_tokens(usage.clock)} tokens)")
+            report.run_id = None  # nothing is journalled under it
             if lock is not None:
                 lock.release()
             return PreparedGc(ws, report, None)
