@@ -143,20 +143,15 @@ def test_a_live_phase2_run_makes_gc_exit_1_and_the_other_way_round(tmp_path: Pat
     assert not lock_path(ws).exists()
 
 
-def test_llm_engine_is_not_available_yet(tmp_path: Path) -> None:
+def test_the_configured_llm_engine_needs_its_key(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
-    before = tree_bytes(ws.root, "memory", "knowledge", ".yoi")
-    result = _yoi(ws.root, "gc", "--engine", "llm")
-    assert result.returncode == 2
-    assert "the llm GC engine is not available yet" in result.stderr and "Traceback" not in result.stderr
-    as_json = _yoi(ws.root, "gc", "--engine", "llm", "--json")
-    assert as_json.returncode == 2 and json.loads(as_json.stdout)["status"] == "unavailable"
+    write_record(ws, "memory/decisions/big.md", decision_meta(), "\n# Big\n\n" + "word " * 900 + "\n")  # a target
+    before = tree_bytes(ws.root, "memory", "knowledge")
     (ws.root / ".yoi/config.toml").write_text('[gc]\nengine = "llm"\n')
-    configured = _yoi(ws.root, "gc", "--dry-run")
-    assert configured.returncode == 2 and "not available yet" in configured.stderr
-    assert tree_bytes(ws.root, "memory", "knowledge") == {k: v for k, v in before.items()
-                                                          if not k.startswith(".yoi")}
-    assert not lock_path(ws).exists()
+    result = _yoi(ws.root, "gc", "--dry-run", env={"ANTHROPIC_API_KEY": ""})
+    assert result.returncode == 2 and "ANTHROPIC_API_KEY" in result.stderr, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    assert tree_bytes(ws.root, "memory", "knowledge") == before and not lock_path(ws).exists()
 
 
 def test_config_errors_and_help(tmp_path: Path) -> None:

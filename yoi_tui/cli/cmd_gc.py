@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from .common import EXIT_FINDINGS, EXIT_USAGE, json_parent, print_json, workspace_from
+from .common import EXIT_FINDINGS, json_parent, print_json, workspace_from
 
 _OP_LETTER = {"add": "A", "modify": "M", "delete": "D"}
 UNUSED_SHOWN = 10
@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                     "replaced records nothing refers to (and unused requests that are resolved or old), "
                     "merges near-duplicate slugs without losing a line, trims sources beyond "
                     "[records] sources_max, and reports over-cap bodies, unused records and records naming "
-                    "paths that no longer exist (it never rewrites prose). Protected (frequently used) "
+                    "paths that no longer exist (it never rewrites prose; --engine llm runs the rules, then "
+                    "has llm.consolidation_model rewrite or split those records). Protected (frequently used) "
                     "records are never dropped; read-only (locked) files are never touched; the summary "
                     "and memory/workflow/ are never changed. The result is a change set applied like "
                     "Phase 2's: file by file, journalled, revertible with `yoi revert RUN`. GC takes the "
@@ -31,10 +32,12 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                "  yoi gc --dry-run           # the unified diff and the findings; change nothing\n"
                "  yoi gc                     # apply; prints the run id\n"
                "  yoi gc --json              # machine output: operations, files, findings\n"
+               "  yoi gc --engine llm        # also rewrite outdated / over-cap records with a model\n"
                "  yoi revert RUN             # undo a GC run\n"
                "exit status: 0 done (findings that are only reported do not count); 1 the linter refused "
-               "a change, a conflict with an edit made meanwhile, or another run holds the lock; 2 usage "
-               "or environment error (e.g. --engine llm, which is not available yet).")
+               "a change, a conflict with an edit made meanwhile, an aborted llm run, or another run holds the "
+               "lock; 2 usage "
+               "or environment error (e.g. --engine llm without the model's API key).")
     parser.add_argument("--dry-run", action="store_true", help="print the unified diff and the findings; write nothing")
     parser.add_argument("--engine", choices=("rules", "llm"), help="engine (default: [gc] engine, 'rules')")
     parser.set_defaults(handler=run)
@@ -64,6 +67,9 @@ def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
     status = data["status"]
     proposed = [o for o in data["operations"] if o["state"] == "proposed"]
     findings = [o for o in data["operations"] if o["state"] != "proposed"]
+    if status == "aborted":
+        print(f"gc: aborted: {data.get('message')}", file=sys.stderr)
+        return
     if status == "nothing-to-do":
         print(f"gc ({data['engine']}): {data.get('message') or 'no change proposed'}", file=out)
     elif dry_run:
@@ -100,9 +106,7 @@ def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.errors import YoiError
     from ..core.gc import run_gc
-    from ..core.gc.runner import LLM_NOT_AVAILABLE
     from ..core.lock import LockBusy
 
     ws = workspace_from(args)
@@ -115,10 +119,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"yoi: {exc}", file=sys.stderr)
         return EXIT_FINDINGS
-    except YoiError as exc:
-        if args.json and exc.message == LLM_NOT_AVAILABLE:
-            print_json({"status": "unavailable", "message": exc.message, "operations": [], "exit": EXIT_USAGE})
-        raise
     if args.json:
         print_json(report.to_json(diff=args.dry_run))
         return report.exit_code

@@ -15,16 +15,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 from ..atomic import is_locked
 from ..changeset import Scratch
 from ..diagnostics import Diagnostic
+from ..errors import YoiError
 from ..lint import WorkspaceIndex, WriteContext, check_write
 from ..lint.write_check import SourceKey
 from ..records import Record, read_record
 from ..workspace import Workspace
 from .facts import UsageFacts
 from .model import Operations
+
+
+class GcAborted(YoiError):
+    """The engine gave up (the llm engine's writes failed too often): nothing of the run is kept."""
 
 
 @dataclass
@@ -36,6 +42,7 @@ class GcContext:
     usage: UsageFacts
     operations: Operations = field(default_factory=Operations)
     notes: list[str] = field(default_factory=list)
+    llm_usage: dict[str, int] = field(default_factory=dict)  # the llm engine's input/output tokens
 
     @property
     def sws(self) -> Workspace:
@@ -73,6 +80,20 @@ class GcWriter:
         if updated is not None:
             self.index.add(updated)
 
+    def create_errors(self, path: Path, text: str, *, allowed_sources: Iterable[SourceKey] = ()) -> list[Diagnostic]:
+        """The write-time linter's errors for creating a new record at ``path``."""
+        context = WriteContext(writer="agent", read_paths=set(self.read_paths), allowed_sources=set(allowed_sources))
+        return [d for d in check_write(self.ctx.sws, self.index, path, text, context, before_text=None) if d.is_error]
+
+    def create(self, path: Path, text: str, *, category: list[str], reason: str) -> None:
+        """Create a record ``create_errors`` accepted."""
+        rel = self.ctx.sws.rel(path)
+        self.ctx.scratch.write(rel, text, category=category, reason=reason)
+        self.read_paths.add(rel)
+        created = read_record(self.ctx.sws, path, text=text).record
+        if created is not None:
+            self.index.add(created)
+
     def delete(self, record: Record, *, category: list[str], reason: str) -> None:
         self.ctx.scratch.delete(record.rel, category=category, reason=reason)
         self.index.remove(record.kind, record.slug)
@@ -82,4 +103,4 @@ def format_errors(errors: list[Diagnostic]) -> str:
     return "; ".join(f"{d.path}:{d.line}: {d.rule} {d.message}" for d in errors)
 
 
-__all__ = ["GcContext", "GcWriter", "format_errors"]
+__all__ = ["GcAborted", "GcContext", "GcWriter", "format_errors"]

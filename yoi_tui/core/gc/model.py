@@ -90,6 +90,13 @@ class Operations:
         self._by_key[key] = item
         return item
 
+    def take(self, op: str, path: str, state: str) -> GcOperation | None:
+        """Remove and return the finding (op, path, state), e.g. a reported rewrite an engine then did."""
+        item = self._by_key.pop((op, path, state), None)
+        if item is not None:
+            self.items.remove(item)
+        return item
+
     def __iter__(self) -> Iterator[GcOperation]:
         return iter(self.items)
 

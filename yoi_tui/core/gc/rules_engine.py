@@ -437,7 +437,8 @@ class GcRulesEngine:
             if len(record.body) > cap:
                 self._add(record, "rewrite", state, ["noisy"],
                           f"body is {len(record.body):,} characters, over the {record.kind.value} cap of {cap:,}; "
-                          f"the rules engine does not rewrite prose: densify or split it by hand{locked_note}",
+                          f"the rules engine does not rewrite prose: densify or split it by hand (or with --engine llm)"
+                          f"{locked_note}",
                           details={"chars": len(record.body), "cap": cap})
             missing = checker.missing(named_paths(record.body))
             if missing:
@@ -445,7 +446,7 @@ class GcRulesEngine:
                                                                     if len(missing) > 5 else "")
                 self._add(record, "rewrite", state, ["outdated"],
                           f"names {'a path' if len(missing) == 1 else f'{len(missing)} paths'} that no longer "
-                          f"exist{'s' if len(missing) == 1 else ''}: {named}; rewriting is left to a person"
+                          f"exist{'s' if len(missing) == 1 else ''}: {named}; rewriting is left to a person (or --engine llm)"
                           f"{locked_note}", details={"missing_paths": missing})
 
     def _summary_note(self) -> None:

@@ -5,7 +5,8 @@ GC is a writer like Phase 2 and shares all of its machinery:
 1. **Lock**: the same consolidation lock (``core.lock``, purpose ``gc``), so GC, Phase 2 and
    ``yoi revert`` never run at once; a live holder makes GC fail at once (``LockBusy``).
 2. **Recovery**: a run a crash interrupted while applying (Phase 2's or GC's) is finished first.
-3. **Engine** (``rules``; ``llm`` is not available yet) on a ``Scratch`` copy; its differences
+3. **Engine** (``rules``, or ``llm``: the rules, then a model rewrites what they only report) on a
+   ``Scratch`` copy; its differences
    become a ``ChangeSet`` whose files carry GC's categories and reason, and a list of
    ``GcOperation``s (proposed, or only reported).
 4. **Apply** (``changeset.apply``: journalled, crash-safe, a file edited meanwhile is a conflict and
@@ -29,7 +30,7 @@ from ..errors import YoiError
 from ..ids import new_id
 from ..lock import ConsolidationLock, Takeover
 from ..workspace import Workspace
-from .context import GcContext
+from .context import GcAborted, GcContext
 from .facts import UsageFacts
 from .model import GcOperation, format_tokens
 
@@ -40,18 +41,16 @@ class GcEngine(Protocol):
     def run(self, ctx: GcContext) -> None: ...
 
 
-LLM_NOT_AVAILABLE = ("the llm GC engine is not available yet; use --engine rules (the default) "
-                     "or set [gc] engine = \"rules\" in .yoi/config.toml")
-
-
 def make_gc_engine(name: str, model: Any = None) -> GcEngine:
     if name == "rules":
         from .rules_engine import GcRulesEngine
 
         return GcRulesEngine()
     if name == "llm":
-        raise YoiError(LLM_NOT_AVAILABLE)
-    raise YoiError(f"unknown GC engine '{name}' (use rules)")
+        from .llm_engine import GcLlmEngine
+
+        return GcLlmEngine(model)
+    raise YoiError(f"unknown GC engine '{name}' (use rules or llm)")
 
 
 def _has_pending_runs(ws: Workspace) -> bool:
@@ -64,8 +63,9 @@ def _has_pending_runs(ws: Workspace) -> bool:
 class GcReport:
     """One GC run as the CLI and the app show it.
 
-    ``status``: ``prepared`` (change set computed, lock held), ``applied``, ``dry-run``, or
-    ``nothing-to-do`` (no change proposed; findings may still be reported).
+    ``status``: ``prepared`` (change set computed, lock held), ``applied``, ``dry-run``,
+    ``nothing-to-do`` (no change proposed; findings may still be reported), or ``aborted`` (the
+    engine gave up; nothing was changed).
     """
 
     status: str
@@ -78,6 +78,7 @@ class GcReport:
     recovered: list[ApplyResult] = field(default_factory=list)
     message: str | None = None
     clock: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
 
     @property
     def proposed(self) -> list[GcOperation]:
@@ -90,8 +91,8 @@ class GcReport:
 
     @property
     def exit_code(self) -> int:
-        """1 when a person should look: the linter refused a change, or applying hit a conflict."""
-        if any(o.state == "refused" for o in self.operations):
+        """1 when a person should look: an aborted run, a change the linter refused, a conflict."""
+        if self.status == "aborted" or any(o.state == "refused" for o in self.operations):
             return 1
         if self.result is not None and self.result.conflicts:
             return 1
@@ -103,7 +104,7 @@ class GcReport:
     def to_json(self, *, diff: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
             "status": self.status, "engine": self.engine, "run_id": self.run_id, "message": self.message,
-            "clock": self.clock, "takeover": self.takeover.to_json() if self.takeover else None,
+            "clock": self.clock, "usage": dict(self.usage), "takeover": self.takeover.to_json() if self.takeover else None,
             "recovered": [r.to_json() for r in self.recovered],
             "operations": [o.to_json() for o in self.operations],
             "counts": {"add": 0, "modify": 0, "delete": 0}, "files": [], "notes": [],
@@ -215,7 +216,10 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
         with Scratch(ws) as scratch:
             ctx = GcContext(ws=ws, scratch=scratch, run_id=report.run_id, now=datetime.now(UTC).replace(microsecond=0),
                             usage=usage, notes=notes)
-            runner.run(ctx)
+            try:
+                runner.run(ctx)
+            finally:
+                report.usage = dict(ctx.llm_usage)
             report.changeset = scratch.changeset(run_id=report.run_id, purpose="gc", engine=engine_name,
                                                  notes=ctx.notes)
         report.operations = list(ctx.operations)
@@ -237,11 +241,18 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
 
 
 def run_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None) -> GcReport:
-    """Run GC headless: compute the change set and apply all of it (or only show it with ``dry_run``)."""
-    prepared = prepare_gc(ws, engine=engine, dry_run=dry_run, model=model)
+    """Run GC headless: compute the change set and apply all of it (or only show it with ``dry_run``).
+
+    An aborted engine (``GcAborted``) gives a report with status ``aborted``: nothing was changed.
+    """
+    engine_name = engine or ws.config.gc.engine
+    try:
+        prepared = prepare_gc(ws, engine=engine, dry_run=dry_run, model=model, keepalive=engine_name == "llm")
+    except GcAborted as exc:
+        return GcReport(status="aborted", engine=engine_name, message=exc.message)
     if prepared.lock is not None and not dry_run:
         prepared.apply()
     return prepared.report
 
 
-__all__ = ["GcEngine", "GcReport", "LLM_NOT_AVAILABLE", "PreparedGc", "make_gc_engine", "prepare_gc", "run_gc"]
+__all__ = ["GcEngine", "GcReport", "PreparedGc", "make_gc_engine", "prepare_gc", "run_gc"]
