@@ -225,3 +225,13 @@ def test_a_file_a_rules_operation_changes_is_left_for_the_next_run(tmp_path: Pat
     assert script.calls == 0  # the merge keeper is outdated, but the merge owns the file in this run
     assert [o.op for o in report.proposed] == ["merge"]
     assert [(o.op, o.state) for o in report.findings] == [("rewrite", "reported")]
+
+
+def test_a_record_written_back_unchanged_stays_a_reported_finding(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    original = read_record(ws, ws.root / OUTDATED).record
+    assert original is not None
+    script = Script([call("rewrite_record", path=OUTDATED, body=original.body, reason="nothing to change")])
+    report = run_gc(ws, engine="llm", model=script.model())
+    assert [(o.op, o.state) for o in report.operations if o.path == OUTDATED] == [("rewrite", "reported")]
+    assert report.changeset is not None and report.changeset.get(OUTDATED) is None

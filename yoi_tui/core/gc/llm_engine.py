@@ -153,6 +153,8 @@ def _tools_class() -> type:
             target, record = found
             line = self._reason(reason)
             new_body = _body(body)
+            if new_body == record.body:
+                return f"no change: that is the current body of {target.rel}; nothing was written"
             if target.protected and len(new_body) + target.split_chars < PROTECTED_MIN_KEEP * target.original_chars:
                 raise self._fail(
                     f"refused: {target.rel} is protected (used often) and may not be heavily compressed: keep at least "
@@ -369,12 +371,14 @@ class GcLlmEngine:
     def _finish(self, ctx: GcContext, tools: Any, targets: dict[str, Target]) -> None:
         """Point each split target at its new parts; turn the targets the model changed into operations."""
         for target in targets.values():
-            if not target.splits and not target.rewritten:
-                continue
             if target.splits:
                 self._ensure_pointers(ctx, tools, target)
+            touch = ctx.scratch.touched.get(target.rel)
+            changed = touch is not None and ctx.scratch.read(target.rel) != touch.before
+            if not target.splits and not changed:
+                continue  # untouched, or written back as it was: the finding stays reported
             ctx.operations.take("rewrite", target.rel, "reported")
-            paths = ([target.rel] if target.rel in ctx.scratch.touched else []) + target.splits
+            paths = ([target.rel] if changed else []) + target.splits
             reason = "; ".join(dict.fromkeys(target.reasons)) or "rewritten by the llm engine"
             ctx.operations.add("split" if target.splits else "rewrite", "proposed", target.categories, reason,
                                kind=target.kind.value, slug=target.slug, path=target.rel, paths=paths,

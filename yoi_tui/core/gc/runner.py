@@ -183,6 +183,25 @@ class PreparedGc:
             self.lock.release()
 
 
+def _settle(operations: list[GcOperation], changeset: ChangeSet) -> list[GcOperation]:
+    """Keep each proposed operation's files to those that really changed (an engine may write a text
+    back to what it was); an operation left with none is dropped. A changed file no operation
+    claims is reported in the notes (it would still be applied with the whole change set)."""
+    changed = set(changeset.paths())
+    kept: list[GcOperation] = []
+    claimed: set[str] = set()
+    for item in operations:
+        if item.state == "proposed":
+            item.paths = [p for p in item.paths if p in changed]
+            if not item.paths:
+                continue
+            claimed.update(item.paths)
+        kept.append(item)
+    for path in sorted(changed - claimed):
+        changeset.notes.append(f"{path}: changed by the engine outside any operation")
+    return kept
+
+
 def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None,
                keepalive: bool = False) -> PreparedGc:
     """Steps 1–3: compute GC's change set (holding the lock unless ``dry_run``).
@@ -222,7 +241,7 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
                 report.usage = dict(ctx.llm_usage)
             report.changeset = scratch.changeset(run_id=report.run_id, purpose="gc", engine=engine_name,
                                                  notes=ctx.notes)
-        report.operations = list(ctx.operations)
+        report.operations = _settle(list(ctx.operations), report.changeset)
         crashpoint("gc:computed")
         if not report.changeset.changes:
             findings = len(report.findings)
