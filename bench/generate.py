@@ -45,8 +45,9 @@ if str(REPO) not in sys.path:  # run as a script from a checkout
 
 from yoi_tui.core.writer import new_record_text  # noqa: E402
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 MANIFEST = "bench-manifest.json"
+MIN_RECORDS = 50
 SEARCH_TERM = "quokka"
 """A word planted in a few records only: searching for it scans every file (fewer hits than the limit)."""
 SEARCH_HITS = 3  # per folder (knowledge/ and memory/)
@@ -178,8 +179,8 @@ class Plan:
 
 class Generator:
     def __init__(self, n: int, seed: int) -> None:
-        if n < 10:
-            raise SystemExit("generate.py: N must be at least 10")
+        if n < MIN_RECORDS:
+            raise SystemExit(f"generate.py: N must be at least {MIN_RECORDS} (room for every planted problem)")
         self.n = n
         self.seed = seed
         self.rng = random.Random(seed)

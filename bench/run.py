@@ -611,8 +611,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", nargs="*", choices=("check", "search", "lint", "completion", "one-file", "app",
                                                       "phase1"), help="figures not to measure")
     args = parser.parse_args(argv)
-    if args.repeat < 1 or any(n < 10 for n in args.records):
-        parser.error("--repeat must be >= 1 and every size >= 10")
+    if args.repeat < 1 or any(n < generate.MIN_RECORDS for n in args.records):
+        parser.error(f"--repeat must be >= 1 and every size >= {generate.MIN_RECORDS}")
     temp: tempfile.TemporaryDirectory[str] | None = None
     if args.workdir is None:
         temp = tempfile.TemporaryDirectory(prefix="yoi-bench-")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.lint import cache as lint_cache
+from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.usage import frequencies_for_lint
 from yoi_tui.core.workspace import Workspace
 
@@ -55,14 +55,33 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def test_cold_and_warm_runs_match_the_uncached_lint(tmp_path: Path, no_racy: None) -> None:
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    reads: list[str] = []
+    real = lint_cache.read_record
+
+    def counting(ws: Workspace, path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
+        reads.append(ws.rel(path))
+        return real(ws, path, **kwargs)
+
+    monkeypatch.setattr(lint_cache, "read_record", counting)
+    return reads
+
+
+def test_cold_and_warm_runs_match_the_uncached_lint(tmp_path: Path, no_racy: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = _count_reads(monkeypatch)
     for example in ("broken", "workspace"):
         ws = _ws_copy(tmp_path, example)
         first = _same(ws)
         assert lint_cache.cache_path(ws).is_file()
+        reads.clear()
         warm = lint_workspace(ws, cache=True)
-        assert warm.diagnostics == first
-        assert warm.records == []  # nothing changed: nothing was re-read
+        assert warm.diagnostics == first and warm.records == []
+        assert reads == []  # nothing changed: no file is read again
+        (ws.root / "memory" / "summary.md").write_text("---\nupdated_at: 2026-01-01T00:00:00+00:00\n---\nx\n",
+                                                       encoding="utf-8")
+        _same(ws)
+        assert set(reads) == {"memory/summary.md"}  # only the changed file
 
 
 def test_edits_that_change_other_files_findings(tmp_path: Path, no_racy: None) -> None:
@@ -130,13 +149,15 @@ def test_same_size_rewrite_with_the_same_mtime_is_detected(tmp_path: Path, no_ra
     assert any(d.path == ws.rel(path) and d.rule == "missing-field" for d in diags)
 
 
-def test_racily_clean_files_are_not_stored(tmp_path: Path) -> None:
+def test_racily_clean_files_are_not_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = _count_reads(monkeypatch)
     ws = _ws_copy(tmp_path, "workspace")  # every file was written just now
     lint_workspace(ws, cache=True)
     data = json.loads(lint_cache.cache_path(ws).read_text(encoding="ascii"))
     assert data["files"] == {}
+    reads.clear()
     second = lint_workspace(ws, cache=True)
-    assert len(second.records) == len(list(ws.root.rglob("*.md"))) - 0  # all re-read
+    assert len(reads) == len([p for p in ws.root.rglob("*.md") if p.is_file()])  # all re-read
     assert second.diagnostics == lint_workspace(ws).diagnostics
 
 

@@ -39,7 +39,7 @@ from typing import Any
 from ..config import Config
 from ..diagnostics import Diagnostic
 from ..kinds import RecordKind, kind_for_path, slug_of
-from ..records import Record, read_record
+from ..records import read_record
 from ..workspace import Workspace
 from .index import IndexEntry, WorkspaceIndex
 from .rules import (
@@ -154,7 +154,7 @@ def fingerprint(config: Config) -> str:
 
 
 def _facts(ws: Workspace, path: Path, rel: str, sig: Sig | None, config: Config,
-           empty_index: WorkspaceIndex, ctx: LintContext) -> tuple[FileFacts, Record | None]:
+           empty_index: WorkspaceIndex, ctx: LintContext) -> FileFacts:
     result = read_record(ws, path)
     facts = FileFacts(sig=sig)
     found = list(result.diagnostics)
@@ -172,7 +172,7 @@ def _facts(ws: Workspace, path: Path, rel: str, sig: Sig | None, config: Config,
     else:
         facts.unparsed = kind_for_path(ws, path) is not None
     facts.diags = [[d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in found]
-    return facts, record
+    return facts
 
 
 def _load(ws: Workspace, key: str) -> tuple[dict[str, FileFacts], dict[str, Any]]:
@@ -227,8 +227,8 @@ def _similar_pairs(kind: RecordKind, slugs: list[str], ratio: float, cached: Any
 
 
 def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None
-                          ) -> tuple[list[Diagnostic], int, list[Record]]:
-    """Findings of a whole-workspace lint (unfiltered), the file count, and the records re-read."""
+                          ) -> tuple[list[Diagnostic], int]:
+    """Findings of a whole-workspace lint (unfiltered) and the file count; keeps no parsed record."""
     config = ws.config
     key = fingerprint(config)
     cached, cached_similar = _load(ws, key)
@@ -236,7 +236,6 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     ctx = LintContext(frequencies)
     empty_index = WorkspaceIndex()
     facts: dict[str, FileFacts] = {}
-    reread: list[Record] = []
     changed = False
     for rel, path in record_files(ws):
         sig = file_signature(path)
@@ -244,9 +243,7 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         if sig is not None and old is not None and old.sig == sig:
             facts[rel] = old
             continue
-        facts[rel], record = _facts(ws, Path(path), rel, sig, config, empty_index, ctx)
-        if record is not None:
-            reread.append(record)
+        facts[rel] = _facts(ws, Path(path), rel, sig, config, empty_index, ctx)
         changed = True
     if set(cached) - set(facts):
         changed = True
@@ -287,7 +284,7 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     if changed:
         keep = {rel: item for rel, item in facts.items() if _storable(item, started_ns)}
         _save(ws, key, keep, similar_state)
-    return diags, parsed + unreadable, reread
+    return diags, parsed + unreadable
 
 
 def _storable(item: FileFacts, started_ns: int) -> bool:

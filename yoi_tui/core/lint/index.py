@@ -7,11 +7,46 @@ of re-reading the workspace, so linting one file stays proportional to that file
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..kinds import RecordKind, folder_for, path_for
 from ..records import Record, read_record
 from ..workspace import Workspace
+
+# Folder listings reused while the folder is unchanged: the editor builds a lazy index on every
+# lint run, and listing 30,000 names costs ~20 ms. A folder's mtime/ctime change whenever an entry
+# is created, deleted or renamed in it. Listings of folders changed less than RACY_NS before they
+# were listed are not kept (a second change in the same timestamp tick would go unseen).
+_LISTINGS: dict[str, tuple[tuple[int, int, int, int], tuple[str, ...]]] = {}
+RACY_NS = 2_000_000_000
+
+
+def folder_slugs(folder: Path) -> tuple[str, ...] | None:
+    """Slugs of the ``*.md`` names in ``folder`` (None when it does not exist or is not a folder)."""
+    key = str(folder)
+    try:
+        st = os.stat(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        _LISTINGS.pop(key, None)
+        return None
+    sig = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    cached = _LISTINGS.get(key)
+    if cached is not None and cached[0] == sig:
+        return cached[1]
+    started = time.time_ns()
+    try:
+        with os.scandir(folder) as found:
+            # e.name[:-3] is slug_of(e.name) for a bare file name, without a Path per entry.
+            slugs = tuple(e.name[:-3] for e in found if e.name.endswith(".md"))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if max(st.st_mtime_ns, st.st_ctime_ns) < started - RACY_NS:
+        _LISTINGS[key] = (sig, slugs)
+    else:
+        _LISTINGS.pop(key, None)
+    return slugs
 
 
 @dataclass(frozen=True)
@@ -48,12 +83,9 @@ class WorkspaceIndex:
     def from_names(cls, ws: Workspace) -> WorkspaceIndex:
         index = cls(workspace=ws)
         for kind in (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE):
-            try:
-                with os.scandir(folder_for(ws, kind)) as found:
-                    # e.name[:-3] is slug_of(e.name) for a bare file name, without a Path per entry.
-                    index.entries[kind] = {e.name[:-3]: None for e in found if e.name.endswith(".md")}
-            except (FileNotFoundError, NotADirectoryError):
-                continue
+            slugs = folder_slugs(folder_for(ws, kind))
+            if slugs is not None:
+                index.entries[kind] = dict.fromkeys(slugs)
         if os.path.lexists(ws.summary_path):
             index.entries[RecordKind.SUMMARY]["summary"] = None
         return index

@@ -59,7 +59,9 @@ def lint_record(record: Record, index: WorkspaceIndex, config: Config, ctx: Lint
     for rule in RECORD_RULES:
         found.extend(rule(record, index, config, ctx))
     if with_similar and record.kind is not RecordKind.SUMMARY:
-        for other, score in similar_to(record.slug, index.slugs(record.kind), config.records.similar_slug_ratio):
+        # Unsorted: which slugs are near-identical does not depend on their order (findings are sorted later).
+        candidates = list(index.entries[record.kind])
+        for other, score in similar_to(record.slug, candidates, config.records.similar_slug_ratio):
             found.append(_similar(record.rel, record.kind, other, score))
     return found
 
@@ -89,14 +91,14 @@ def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float
     """Lint every record of the workspace.
 
     ``cache=True`` keeps per-file results in ``.yoi/state/cache/`` and re-reads only changed files
-    (``lint.cache``; same findings). ``records`` then holds only the records read in this run.
+    (``lint.cache``; same findings). ``records`` is then empty: no parsed record is kept in memory.
     """
     config = ws.config
     if cache:
         from .cache import lint_workspace_cached
 
-        found, files, reread = lint_workspace_cached(ws, frequencies=frequencies)
-        return LintReport(_filtered(found, config), files=files, records=reread)
+        found, files = lint_workspace_cached(ws, frequencies=frequencies)
+        return LintReport(_filtered(found, config), files=files)
     records, diags, index = load_records(ws)
     ctx = LintContext(frequencies)
     for record in records:
