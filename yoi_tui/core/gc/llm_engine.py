@@ -6,9 +6,9 @@
    reason and full text. The summary is not a target (its listings are Phase 2's, the rest is a
    person's), nor is a file a rules operation already changes. No target: no model call.
 3. A pydantic-ai agent (``llm.consolidation_model``) gets Phase 2's confined read tools
-   (``phase2.tools.FileTools``: ``list_files``, ``read_file``, ``knowledge_search``,
-   ``memory_search``; ``memory/`` minus ``_staging/`` and ``workflow/``, and ``knowledge/``) and two
-   GC tools that write through the write-time linter:
+   (``phase2.tools.FileTools``, wrapped by ``core.agent_tools``: ``list_files``, ``read_file``,
+   ``knowledge_search``, ``memory_search``; ``memory/`` minus ``_staging/`` and ``workflow/``, and
+   ``knowledge/``) and two GC tools that write through the write-time linter:
 
    * ``rewrite_record(path, body, reason)`` — a new body for a target; the frontmatter stays as it
      is (sources are never the model's to change) and ``updated_at`` is set by the tool;
@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import is_locked
-from ..errors import YoiError
 from ..kinds import RecordKind, is_valid_slug, path_for
 from ..lint.write_check import source_keys
 from ..records import Record, read_record
@@ -216,41 +215,14 @@ def _tools_class() -> type:
 
 def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] | None = None) -> Any:
     """The pydantic-ai agent with GC's tools (a refusal becomes ``ModelRetry``)."""
-    from pydantic_ai import Agent, ModelRetry, RunContext
+    from pydantic_ai import Agent, RunContext
 
-    from ..phase2.tools import ToolRefusal
+    from ..agent_tools import add_file_tools, add_search_tools, call_tool
 
     agent: Any = Agent(model, output_type=str, instructions=INSTRUCTIONS,
                        retries={"tools": max_failed_writes + 2, "output": 2}, model_settings=settings)
-
-    def _call(ctx: RunContext[Any], fn: Any, *args: Any) -> Any:
-        ctx.deps.last_usage = ctx.usage
-        try:
-            return fn(*args)
-        except ToolRefusal as exc:
-            raise ModelRetry(str(exc)) from None
-
-    @agent.tool
-    def list_files(ctx: RunContext[Any], folder: str = "") -> list[str]:
-        """List files under a folder (memory/..., knowledge/...; default: all the allowed folders)."""
-        return _call(ctx, ctx.deps.list_files, folder)
-
-    @agent.tool
-    def read_file(ctx: RunContext[Any], path: str) -> str:
-        """Read a file, e.g. memory/decisions/use-sqlite.md or knowledge/atomic-writes.md."""
-        return _call(ctx, ctx.deps.read_file, path)
-
-    @agent.tool
-    def knowledge_search(ctx: RunContext[Any], query: str = "", slug: str | None = None,
-                         kind: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-        """Search knowledge/*.md: every whitespace-separated term must occur; or look up one slug."""
-        return _call(ctx, ctx.deps.knowledge_search, query, slug, kind, limit)
-
-    @agent.tool
-    def memory_search(ctx: RunContext[Any], query: str = "", slug: str | None = None,
-                      kind: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-        """Search the summary, decisions and requests (kind: summary|decision|request)."""
-        return _call(ctx, ctx.deps.memory_search, query, slug, kind, limit)
+    add_file_tools(agent)
+    add_search_tools(agent)
 
     @agent.tool
     def rewrite_record(ctx: RunContext[Any], path: str, body: str, reason: str) -> str:
@@ -258,7 +230,7 @@ def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] 
 
         reason: one line saying what you changed and why.
         """
-        return _call(ctx, ctx.deps.rewrite_record, path, body, reason)
+        return call_tool(ctx, ctx.deps.rewrite_record, path, body, reason)
 
     @agent.tool
     def split_record(ctx: RunContext[Any], path: str, new_slug: str, body: str, reason: str,
@@ -268,7 +240,7 @@ def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] 
         new_slug: kebab-case file name of the new record. body: its body. description: required for
         knowledge (what it is and when to read it). Then rewrite `path` without the moved text.
         """
-        return _call(ctx, ctx.deps.split_record, path, new_slug, body, reason, description)
+        return call_tool(ctx, ctx.deps.split_record, path, new_slug, body, reason, description)
 
     return agent
 
@@ -296,14 +268,6 @@ class GcLlmEngine:
     def __init__(self, model: Any = None) -> None:
         self.model = model
 
-    def _model(self, ctx: GcContext) -> tuple[Any, dict[str, Any] | None]:
-        if self.model is not None:
-            return self.model, None
-        from ..llm import build_model, model_settings
-
-        name = ctx.ws.config.llm.consolidation_model
-        return build_model(name, ctx.ws.config.llm), model_settings(name)
-
     def _targets(self, ctx: GcContext, claimed: set[str]) -> dict[str, Target]:
         targets: dict[str, Target] = {}
         for item in ctx.operations:
@@ -330,35 +294,18 @@ class GcLlmEngine:
         if not targets:
             ctx.note("llm: nothing for the model to rewrite; no model call")
             return
-        from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UserError
-
-        from ..phase2.llm_engine import LlmEngine
-        from ..phase2.tools import TooManyFailedWrites
+        from ..agent_tools import engine_model, run_agent
 
         max_failed = ctx.ws.config.phase2.max_failed_writes
         tools = _tools_class()(ctx, targets, max_failed_writes=max_failed)
-        model, settings = self._model(ctx)
+        model, settings = engine_model(ctx.ws, self.model)
         agent = build_agent(model, max_failed_writes=max_failed, settings=settings)
-        usage: Any = None
-        try:
-            result = agent.run_sync(build_prompt(ctx, targets), deps=tools)
-            usage = result.usage
-        except TooManyFailedWrites as exc:
-            usage = tools.last_usage
-            raise GcAborted(exc.message) from exc
-        except ModelAPIError as exc:
-            usage = tools.last_usage
-            raise YoiError(f"the model call failed ({ctx.ws.config.llm.consolidation_model}): {exc}; "
-                           "nothing was changed") from exc
-        except AgentRunError as exc:
-            usage = tools.last_usage
-            raise GcAborted(f"the llm engine stopped: {exc}; nothing of the run is kept") from exc
-        except UserError as exc:
-            raise YoiError(f"the llm engine cannot run: {exc}") from exc
-        finally:
-            # Phase 2's accounting: a ``tokens`` usage event for what the model read.
-            LlmEngine._record_usage(tools.shim, usage)
-            ctx.llm_usage = dict(tools.shim.usage)
+
+        def keep_usage(counted: dict[str, int]) -> None:
+            ctx.llm_usage = counted  # run_agent has recorded them as a ``tokens`` usage event, like Phase 2
+
+        result = run_agent(agent, build_prompt(ctx, targets), tools, ws=ctx.ws, notes=ctx.notes, aborted=GcAborted,
+                           lost="nothing of the run is kept", on_usage=keep_usage)
         self._finish(ctx, tools, targets)
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused"
                          for rel in dict.fromkeys(tools.locked_refusals))

@@ -16,11 +16,11 @@ pydantic-ai is imported when the engine runs, never when the CLI starts.
 import json
 from typing import Any
 
-from ..errors import YoiError
+from ..agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, run_agent
 from ..kinds import RecordKind, iter_record_paths, kind_for_path
 from ..records import read_record
 from .context import Phase2Aborted, Phase2Context
-from .tools import FileTools, ToolRefusal, TooManyFailedWrites
+from .tools import FileTools
 
 PROMPT_RECORDS_CHARS = 60_000
 
@@ -94,27 +94,11 @@ def build_prompt(ctx: Phase2Context, tools: FileTools) -> str:
 
 def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] | None = None) -> Any:
     """The pydantic-ai agent with the tool wrappers (a refusal becomes ``ModelRetry``)."""
-    from pydantic_ai import Agent, ModelRetry, RunContext
+    from pydantic_ai import Agent, RunContext
 
     agent: Any = Agent(model, deps_type=FileTools, output_type=str, instructions=INSTRUCTIONS,
                        retries={"tools": max_failed_writes + 2, "output": 2}, model_settings=settings)
-
-    def _call(ctx: RunContext[FileTools], fn: Any, *args: Any) -> Any:
-        ctx.deps.last_usage = ctx.usage
-        try:
-            return fn(*args)
-        except ToolRefusal as exc:
-            raise ModelRetry(str(exc)) from None
-
-    @agent.tool
-    def list_files(ctx: RunContext[FileTools], folder: str = "") -> list[str]:
-        """List files under a folder (memory/..., knowledge/...; default: all the allowed folders)."""
-        return _call(ctx, ctx.deps.list_files, folder)
-
-    @agent.tool
-    def read_file(ctx: RunContext[FileTools], path: str) -> str:
-        """Read a file, e.g. memory/decisions/use-sqlite.md or knowledge/atomic-writes.md."""
-        return _call(ctx, ctx.deps.read_file, path)
+    add_file_tools(agent)
 
     @agent.tool
     def write_file(ctx: RunContext[FileTools], path: str, content: str, staging_ids: list[str] | None = None,
@@ -125,26 +109,15 @@ def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] 
         derived_from: for a NEW knowledge record, the candidate-report record it comes from, e.g.
         "decision/use-sqlite".
         """
-        return _call(ctx, ctx.deps.write_file, path, content, staging_ids, derived_from)
+        return call_tool(ctx, ctx.deps.write_file, path, content, staging_ids, derived_from)
 
     @agent.tool
     def edit_file(ctx: RunContext[FileTools], path: str, old: str, new: str,
                   staging_ids: list[str] | None = None) -> str:
         """Replace an exact excerpt `old` (occurring exactly once) of a record with `new`."""
-        return _call(ctx, ctx.deps.edit_file, path, old, new, staging_ids)
+        return call_tool(ctx, ctx.deps.edit_file, path, old, new, staging_ids)
 
-    @agent.tool
-    def knowledge_search(ctx: RunContext[FileTools], query: str = "", slug: str | None = None,
-                         kind: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-        """Search knowledge/*.md: every whitespace-separated term must occur; or look up one slug."""
-        return _call(ctx, ctx.deps.knowledge_search, query, slug, kind, limit)
-
-    @agent.tool
-    def memory_search(ctx: RunContext[FileTools], query: str = "", slug: str | None = None,
-                      kind: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-        """Search the summary, decisions and requests (kind: summary|decision|request)."""
-        return _call(ctx, ctx.deps.memory_search, query, slug, kind, limit)
-
+    add_search_tools(agent)
     return agent
 
 
@@ -154,57 +127,21 @@ class LlmEngine:
     def __init__(self, model: Any = None) -> None:
         self.model = model
 
-    def _model(self, ctx: Phase2Context) -> tuple[Any, dict[str, Any] | None]:
-        if self.model is not None:
-            return self.model, None
-        from ..llm import build_model, model_settings
-
-        name = ctx.ws.config.llm.consolidation_model
-        return build_model(name, ctx.ws.config.llm), model_settings(name)
-
     def run(self, ctx: Phase2Context) -> None:
-        from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UserError
-
         max_failed = ctx.ws.config.phase2.max_failed_writes
         tools = FileTools(ctx, max_failed_writes=max_failed)
-        model, settings = self._model(ctx)
+        model, settings = engine_model(ctx.ws, self.model)
         agent = build_agent(model, max_failed_writes=max_failed, settings=settings)
         prompt = build_prompt(ctx, tools)
-        usage: Any = None
-        try:
-            result = agent.run_sync(prompt, deps=tools)
-            usage = result.usage
-        except TooManyFailedWrites as exc:
-            usage = tools.last_usage
-            raise Phase2Aborted(exc.message) from exc
-        except ModelAPIError as exc:
-            usage = tools.last_usage
-            raise YoiError(f"the model call failed ({ctx.ws.config.llm.consolidation_model}): {exc}; "
-                           "nothing was changed") from exc
-        except AgentRunError as exc:
-            usage = tools.last_usage
-            raise Phase2Aborted(f"the llm engine stopped: {exc}; nothing it wrote is kept") from exc
-        except UserError as exc:
-            raise YoiError(f"the llm engine cannot run: {exc}") from exc
-        finally:
-            self._record_usage(ctx, usage)
+
+        def keep_usage(counted: dict[str, int]) -> None:
+            ctx.usage = counted
+
+        result = run_agent(agent, prompt, tools, ws=ctx.ws, notes=ctx.notes, aborted=Phase2Aborted,
+                           lost="nothing it wrote is kept", on_usage=keep_usage)
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused" for rel in tools.locked_refusals)
         if tools.failures:
             ctx.notes.append(f"llm: {len(tools.failures)} write(s) refused by the linter and fixed")
         answer = " ".join(str(result.output).split())
         if answer:
             ctx.notes.append(f"llm: {answer[:600]}")
-
-    @staticmethod
-    def _record_usage(ctx: Phase2Context, usage: Any) -> None:
-        tokens = int(getattr(usage, "input_tokens", 0) or 0) if usage is not None else 0
-        ctx.usage = {"input_tokens": tokens, "output_tokens": int(getattr(usage, "output_tokens", 0) or 0)
-                     if usage is not None else 0}
-        if tokens <= 0:
-            return
-        try:
-            from ..usage import record_tokens
-
-            record_tokens(ctx.ws, tokens)
-        except (ImportError, YoiError, OSError) as exc:
-            ctx.notes.append(f"usage: tokens not recorded ({exc})")

@@ -1,0 +1,136 @@
+"""The pydantic-ai side the ``llm`` engines of Phase 2 and GC share.
+
+Both engines run one agent (``llm.consolidation_model``) over ``phase2.tools.FileTools`` (GC's
+tools subclass it) and differ only in their write tools, instructions and prompt. What is the same
+lives here:
+
+* ``call_tool`` — runs a tool method, remembering the usage so far (for an abort) and turning a
+  ``ToolRefusal`` into ``ModelRetry`` so the model sees the message and can fix its call;
+* ``add_file_tools`` (``list_files``, ``read_file``) and ``add_search_tools`` (``knowledge_search``,
+  ``memory_search``) — the confined read-only tools. Two functions, not one, so each engine keeps
+  its tools in the order its model has always been shown them;
+* ``engine_model`` — the injected model, or the configured one with its settings;
+* ``run_agent`` — one run with the engines' shared error handling: too many failed writes or an
+  agent error abort the run (nothing is kept), a failed model call or an unusable model is a
+  ``YoiError``; the tokens used are recorded in every case (``record_llm_usage``).
+
+pydantic-ai is imported inside the functions, so importing this module stays cheap.
+"""
+
+# No ``from __future__ import annotations``: pydantic-ai reads the tool functions' type hints with
+# ``get_type_hints``, and ``RunContext`` is imported inside the ``add_*`` functions (lazily).
+from collections.abc import Callable
+from typing import Any
+
+from .errors import YoiError
+from .workspace import Workspace
+
+
+def call_tool(ctx: Any, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` for a tool of ``ctx.deps``; a ``ToolRefusal`` goes back to the model as ``ModelRetry``."""
+    from pydantic_ai import ModelRetry
+
+    from .phase2.tools import ToolRefusal
+
+    # Kept on the deps so an aborted run can still record the tokens it used.
+    ctx.deps.last_usage = ctx.usage
+    try:
+        return fn(*args)
+    except ToolRefusal as exc:
+        raise ModelRetry(str(exc)) from None
+
+
+def add_file_tools(agent: Any) -> None:
+    """Register ``list_files`` and ``read_file`` (``FileTools``' confined reading) on ``agent``."""
+    from pydantic_ai import RunContext
+
+    @agent.tool
+    def list_files(ctx: RunContext[Any], folder: str = "") -> list[str]:
+        """List files under a folder (memory/..., knowledge/...; default: all the allowed folders)."""
+        return call_tool(ctx, ctx.deps.list_files, folder)
+
+    @agent.tool
+    def read_file(ctx: RunContext[Any], path: str) -> str:
+        """Read a file, e.g. memory/decisions/use-sqlite.md or knowledge/atomic-writes.md."""
+        return call_tool(ctx, ctx.deps.read_file, path)
+
+
+def add_search_tools(agent: Any) -> None:
+    """Register ``knowledge_search`` and ``memory_search`` (on the scratch copy) on ``agent``."""
+    from pydantic_ai import RunContext
+
+    @agent.tool
+    def knowledge_search(ctx: RunContext[Any], query: str = "", slug: str | None = None,
+                         kind: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Search knowledge/*.md: every whitespace-separated term must occur; or look up one slug."""
+        return call_tool(ctx, ctx.deps.knowledge_search, query, slug, kind, limit)
+
+    @agent.tool
+    def memory_search(ctx: RunContext[Any], query: str = "", slug: str | None = None,
+                      kind: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Search the summary, decisions and requests (kind: summary|decision|request)."""
+        return call_tool(ctx, ctx.deps.memory_search, query, slug, kind, limit)
+
+
+def engine_model(ws: Workspace, model: Any = None) -> tuple[Any, dict[str, Any] | None]:
+    """``model`` (a test's scripted model: no settings), else ``llm.consolidation_model`` and its settings."""
+    if model is not None:
+        return model, None
+    from .llm import build_model, model_settings
+
+    name = ws.config.llm.consolidation_model
+    return build_model(name, ws.config.llm), model_settings(name)
+
+
+def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, int]:
+    """A run's ``{"input_tokens", "output_tokens"}``; the input tokens also become a ``tokens`` usage
+    event. ``usage`` may be None (no model call was made). A failure to record is added to ``notes``."""
+    tokens = int(getattr(usage, "input_tokens", 0) or 0) if usage is not None else 0
+    counted = {"input_tokens": tokens, "output_tokens": int(getattr(usage, "output_tokens", 0) or 0)
+               if usage is not None else 0}
+    if tokens <= 0:
+        return counted
+    try:
+        from .usage import record_tokens
+
+        record_tokens(ws, tokens)
+    except (ImportError, YoiError, OSError) as exc:
+        notes.append(f"usage: tokens not recorded ({exc})")
+    return counted
+
+
+def run_agent(agent: Any, prompt: str, tools: Any, *, ws: Workspace, notes: list[str], aborted: type[YoiError],
+              lost: str, on_usage: Callable[[dict[str, int]], None]) -> Any:
+    """``agent.run_sync(prompt, deps=tools)``; returns the result.
+
+    Too many failed writes, or an agent error, raise ``aborted`` (the caller throws the scratch copy
+    away; ``lost`` ends the agent-error message, e.g. "nothing it wrote is kept"). A failed model call
+    or a model pydantic-ai cannot use raise ``YoiError``. Whatever happens, ``record_llm_usage`` runs
+    and ``on_usage`` receives its counts before the exception propagates.
+    """
+    from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UserError
+
+    from .phase2.tools import TooManyFailedWrites
+
+    usage: Any = None
+    try:
+        result = agent.run_sync(prompt, deps=tools)
+        usage = result.usage
+    except TooManyFailedWrites as exc:
+        usage = tools.last_usage
+        raise aborted(exc.message) from exc
+    except ModelAPIError as exc:
+        usage = tools.last_usage
+        raise YoiError(f"the model call failed ({ws.config.llm.consolidation_model}): {exc}; "
+                       "nothing was changed") from exc
+    except AgentRunError as exc:
+        usage = tools.last_usage
+        raise aborted(f"the llm engine stopped: {exc}; {lost}") from exc
+    except UserError as exc:
+        raise YoiError(f"the llm engine cannot run: {exc}") from exc
+    finally:
+        on_usage(record_llm_usage(ws, usage, notes))
+    return result
+
+
+__all__ = ["add_file_tools", "add_search_tools", "call_tool", "engine_model", "record_llm_usage", "run_agent"]
