@@ -2,8 +2,9 @@
 
 GC is a writer like Phase 2 and shares all of its machinery:
 
-1. **Lock**: the same consolidation lock (``core.lock``, purpose ``gc``), so GC, Phase 2 and
-   ``yoi revert`` never run at once; a live holder makes GC fail at once (``LockBusy``).
+1. **Lock**: the same consolidation lock (``core.lock``, purpose ``gc``), taken and followed by
+   recovery in ``core.run_lock.start_run`` as for Phase 2, so GC, Phase 2 and ``yoi revert`` never
+   run at once; a live holder makes GC fail at once (``LockBusy``).
 2. **Recovery**: a run a crash interrupted while applying (Phase 2's or GC's) is finished first.
 3. **Engine** (``rules``, or ``llm``: the rules, then a model rewrites what they only report) on a
    ``Scratch`` copy; its differences
@@ -24,11 +25,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from ..changeset import ApplyResult, ChangeSet, Scratch, apply, recover_pending
+from ..changeset import ApplyResult, ChangeSet, Scratch, apply
 from ..crashpoints import crashpoint
 from ..errors import YoiError
 from ..ids import new_id
 from ..lock import ConsolidationLock, Takeover
+from ..run_lock import PENDING_NOTE, has_pending_runs, start_run
 from ..workspace import Workspace
 from .context import GcAborted, GcContext
 from .facts import UsageFacts
@@ -51,12 +53,6 @@ def make_gc_engine(name: str, model: Any = None) -> GcEngine:
 
         return GcLlmEngine(model)
     raise YoiError(f"unknown GC engine '{name}' (use rules or llm)")
-
-
-def _has_pending_runs(ws: Workspace) -> bool:
-    from ..phase2.runner import has_pending_runs
-
-    return has_pending_runs(ws)
 
 
 @dataclass
@@ -212,21 +208,15 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
     engine_name = engine or ws.config.gc.engine
     runner = make_gc_engine(engine_name, model)  # before the lock: an unknown engine leaves nothing behind
     report = GcReport(status="nothing-to-do", engine=engine_name)
-    lock: ConsolidationLock | None = None
-    if not dry_run:
-        lock = ConsolidationLock(ws, purpose="gc").acquire()
-        report.run_id = lock.run_id
-        report.takeover = lock.takeover
-    try:
-        crashpoint("gc:locked")
+    with start_run(ws, "gc", dry_run=dry_run) as start:
+        lock = start.lock
+        report.run_id, report.takeover, report.recovered = start.run_id, start.takeover, start.recovered
         notes: list[str] = []
         if lock is not None:
-            report.recovered = recover_pending(ws)
-            crashpoint("gc:recovered")
             if keepalive:
                 lock.start_keepalive()
-        elif _has_pending_runs(ws):
-            notes.append("an interrupted run is pending; the next run without --dry-run finishes it first")
+        elif has_pending_runs(ws):
+            notes.append(PENDING_NOTE)
         if report.takeover is not None:
             notes.append(report.takeover.describe())
         report.run_id = report.run_id or new_id()
@@ -253,10 +243,6 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
             return PreparedGc(ws, report, None)
         report.status = "dry-run" if dry_run else "prepared"
         return PreparedGc(ws, report, lock)
-    except BaseException:
-        if lock is not None:
-            lock.release()
-        raise
 
 
 def run_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None) -> GcReport:

@@ -4,8 +4,8 @@ One round:
 
 1. **Trigger.** Staging file count ≥ ``phase2.staging_files`` or bytes ≥ ``phase2.staging_bytes``,
    or ``flush``. Under the trigger nothing runs (but an interrupted run is still finished).
-2. **Lock** (``core.lock``): a live holder makes this run fail at once (``LockBusy``); a stale one
-   is taken over and reported.
+2. **Lock** (``core.lock``, taken by ``core.run_lock.start_run``, like GC's): a live holder makes
+   this run fail at once (``LockBusy``); a stale one is taken over and reported.
 3. **Recovery**: a run a crash interrupted after it began applying is finished first
    (``changeset.recover_pending``), so the workspace is never left half-applied.
 4. **Snapshot**: the staging files present now are the run's ``consumed`` set (written into the
@@ -29,20 +29,12 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..changeset import (
-    ApplyResult,
-    ChangeSet,
-    ConsumedInput,
-    Scratch,
-    apply,
-    read_exact,
-    recover_pending,
-    runs_dir,
-)
+from ..changeset import ApplyResult, ChangeSet, ConsumedInput, Scratch, apply, read_exact
 from ..crashpoints import crashpoint
 from ..errors import YoiError
 from ..ids import new_id
 from ..lock import ConsolidationLock, Takeover
+from ..run_lock import PENDING_NOTE, has_pending_runs, start_run
 from ..staging import StagingFile, list_staging
 from ..workspace import Workspace
 from .context import Phase2Aborted, Phase2Context
@@ -100,13 +92,6 @@ def staging_pressure(ws: Workspace, *, exclude: set[str] | frozenset[str] = froz
     cfg = ws.config.phase2
     return Pressure(files, size, files >= cfg.staging_files or size >= cfg.staging_bytes,
                     cfg.staging_files, cfg.staging_bytes)
-
-
-def has_pending_runs(ws: Workspace) -> bool:
-    try:
-        return any(runs_dir(ws).glob("*.pending.json"))
-    except OSError:
-        return False
 
 
 def _candidates(ws: Workspace, notes: list[str]) -> list[Any]:
@@ -257,18 +242,11 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
     if not flush and not pressure.over and not (pending and not dry_run):
         report.message = f"nothing to do: {pressure.describe()}; use --flush to run anyway"
         return PreparedRound(ws, report, None)
-    lock: ConsolidationLock | None = None
-    if not dry_run:
-        lock = ConsolidationLock(ws, purpose="phase2").acquire()
-        report.run_id = lock.run_id
-        report.takeover = lock.takeover
-    try:
-        crashpoint("phase2:locked")
-        if lock is not None:
-            report.recovered = recover_pending(ws)
-            crashpoint("phase2:recovered")
-        elif pending:
-            report.message = "an interrupted run is pending; the next run without --dry-run finishes it first"
+    with start_run(ws, "phase2", dry_run=dry_run) as start:
+        lock = start.lock
+        report.run_id, report.takeover, report.recovered = start.run_id, start.takeover, start.recovered
+        if lock is None and pending:
+            report.message = PENDING_NOTE
         if not flush and not staging_pressure(ws).over:
             report.message = report.message or f"nothing to do: {staging_pressure(ws).describe()}"
             if lock is not None:
@@ -303,10 +281,6 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
         crashpoint("phase2:computed")
         report.status = "dry-run" if dry_run else "prepared"
         return PreparedRound(ws, report, lock)
-    except BaseException:
-        if lock is not None:
-            lock.release()
-        raise
 
 
 def run_phase2(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, flush: bool = False,
