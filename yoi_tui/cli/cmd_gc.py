@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from .common import EXIT_FINDINGS, json_parent, print_json, workspace_from
+from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
+from .common import json_parent, print_json, workspace_from
 
-_OP_LETTER = {"add": "A", "modify": "M", "delete": "D"}
 UNUSED_SHOWN = 10
 
 
@@ -89,20 +89,12 @@ def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
             for path in item["paths"]:
                 change = files.get(path)
                 if change is not None and any(a["path"] == path for a in data.get("applied", [])):
-                    print(f"      {_OP_LETTER[change['op']]} {path}", file=out)
-        for item in data.get("conflicts", []):
-            print(f"  conflict: {item['path']} — {item['reason']}", file=out)
+                    print(f"      {OP_LETTER[change['op']]} {path}", file=out)
+        print_conflicts(data, out)
     if findings:
         print("reported (not changed):", file=out)
         _print_findings(findings, out)
-    for recovered in data.get("recovered", []):
-        print(f"  finished interrupted run {recovered['run_id']} ({len(recovered['applied'])} file(s))", file=out)
-    if data.get("takeover"):
-        print(f"  warning: took over a stale lock ({data['takeover']['reason']})", file=sys.stderr)
-    for note in data.get("notes", []):
-        print(f"  note: {note}", file=out)
-    if status == "applied" and data.get("applied"):
-        print(f"  revert with: yoi revert {data['run_id']}", file=out)
+    print_footer(data, out=out)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,18 +105,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = run_gc(ws, engine=args.engine, dry_run=args.dry_run)
     except LockBusy as exc:
-        if args.json:
-            print_json({"status": "busy", "message": str(exc), "holder": exc.info.to_json(), "operations": [],
-                        "exit": EXIT_FINDINGS})
-        else:
-            print(f"yoi: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
+        return print_lock_busy(exc, as_json=args.json, after={"operations": []})
     if args.json:
         print_json(report.to_json(diff=args.dry_run))
         return report.exit_code
-    if args.dry_run and report.changeset is not None:
-        diff = report.changeset.diff()
-        if diff:
-            sys.stdout.write(diff)
+    if args.dry_run:
+        write_diff(report.changeset)
     _print(report.to_json(), dry_run=args.dry_run, out=sys.stderr if args.dry_run else sys.stdout)
     return report.exit_code

@@ -6,9 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .common import EXIT_FINDINGS, json_parent, print_json, workspace_from
-
-_OP_LETTER = {"add": "A", "modify": "M", "delete": "D"}
+from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
+from .common import json_parent, print_json, workspace_from
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -56,20 +55,11 @@ def _print_round(data: dict[str, Any], *, dry_run: bool) -> None:
               f"{len(data.get('staging_deleted', []))}, kept {len(kept)}; conflicts {len(data.get('conflicts', []))}",
               file=out)
         for item in data.get("applied", []):
-            print(f"  {_OP_LETTER[item['op']]} {item['path']}", file=out)
-        for item in data.get("conflicts", []):
-            print(f"  conflict: {item['path']} — {item['reason']}", file=out)
+            print(f"  {OP_LETTER[item['op']]} {item['path']}", file=out)
+        print_conflicts(data, out)
         for staging_id, why in kept.items():
             print(f"  kept staging {staging_id}: {why}", file=out)
-    for recovered in data.get("recovered", []):
-        print(f"  finished interrupted run {recovered['run_id']} ({len(recovered['applied'])} file(s))", file=out)
-    if data.get("takeover"):
-        print(f"  warning: took over a stale lock ({data['takeover']['reason']})", file=sys.stderr)
-    if status in ("applied", "dry-run"):
-        for note in data.get("notes", []):
-            print(f"  note: {note}", file=out)
-        if status == "applied" and data.get("applied"):
-            print(f"  revert with: yoi revert {data['run_id']}", file=out)
+    print_footer(data, out=out, notes=status in ("applied", "dry-run"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,19 +70,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=args.flush)
     except LockBusy as exc:
-        if args.json:
-            print_json({"rounds": [], "status": "busy", "message": str(exc), "holder": exc.info.to_json(),
-                        "exit": EXIT_FINDINGS})
-        else:
-            print(f"yoi: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
+        return print_lock_busy(exc, as_json=args.json, before={"rounds": []})
     if args.json:
         print_json(report.to_json(diff=args.dry_run))
         return report.exit_code
     for round_report in report.rounds:
-        if args.dry_run and round_report.changeset is not None:
-            diff = round_report.changeset.diff()
-            if diff:
-                sys.stdout.write(diff)
+        if args.dry_run:
+            write_diff(round_report.changeset)
         _print_round(round_report.to_json(), dry_run=args.dry_run)
     return report.exit_code
