@@ -115,7 +115,8 @@ def test_harness_smoke_run_writes_table_and_json(tmp_path: Path) -> None:
     assert size["records"] == 200 and size["check"]["lint_as_planted"] is True
     assert size["check"]["search_as_planted"] is True
     figures = size["figures"]
-    for key in ("search_knowledge", "search_memory", "lint_cold", "lint_warm", "completion", "one_file_lint"):
+    for key in ("search_knowledge", "search_memory", "lint_cold", "lint_warm", "lint_warm_edit", "completion",
+                "one_file_lint"):
         assert figures[key]["value"] is not None and figures[key]["value"] > 0, key
         assert figures[key]["status"] in ("met", "missed")
     assert figures["search_knowledge"]["baseline"] > 0

@@ -172,7 +172,9 @@ def test_corrupt_or_foreign_cache_is_ignored(tmp_path: Path, no_racy: None) -> N
         assert lint_workspace(ws, cache=True).diagnostics == expected
     # A cache that matches the key but lies about a file is only trusted while the stat matches.
     target.unlink()
+    lint_cache._result_path(ws).unlink()
     lint_workspace(ws, cache=True)
+    lint_cache._result_path(ws).unlink()
     data = json.loads(target.read_text(encoding="ascii"))
     rel = next(iter(data["files"]))
     data["files"][rel][0][0] += 1  # another size: the entry no longer matches the file
@@ -222,3 +224,61 @@ def test_random_operations_on_a_generated_workspace(tmp_path: Path, no_racy: Non
         else:
             os.utime(path)
         _same(ws, frequencies)
+
+
+def test_unchanged_workspace_reuses_the_stored_result(tmp_path: Path, no_racy: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _ws_copy(tmp_path, "broken")
+    _same(ws)
+    loads: list[int] = []
+    real_load = lint_cache._load
+    monkeypatch.setattr(lint_cache, "_load", lambda *a: loads.append(1) or real_load(*a))
+    reads = _count_reads(monkeypatch)
+    frequencies = lint_cache.UsageFrequencies(ws)
+    first = lint_workspace(ws, cache=True, frequencies=frequencies).diagnostics
+    assert first == lint_workspace(ws, frequencies=frequencies_for_lint(ws)).diagnostics
+    lint_workspace(ws, cache=True, frequencies=lint_cache.UsageFrequencies(ws))  # stores the result
+    loads.clear()
+    again = lint_workspace(ws, cache=True, frequencies=lint_cache.UsageFrequencies(ws))
+    assert again.diagnostics == first and loads == [] and reads == []
+    for junk in (b"{", b"[]", b'{"key": "x"}'):
+        lint_cache._result_path(ws).write_bytes(junk)
+        assert lint_workspace(ws, cache=True, frequencies=lint_cache.UsageFrequencies(ws)).diagnostics == first
+
+
+def test_usage_log_changes_invalidate_the_stored_result(tmp_path: Path, no_racy: None) -> None:
+    from yoi_tui.core.usage import record_invokes, record_tokens
+
+    ws = _ws_copy(tmp_path, "workspace")
+    path = ws.decisions_dir / "rules-engine-is-the-default.md"
+    _write(path, path.read_text(encoding="utf-8") + "\n" + "Long rationale sentence, repeated. " * 80 + "\n")
+
+    def check() -> list:
+        lazy = lint_workspace(ws, cache=True, frequencies=lint_cache.UsageFrequencies(ws)).diagnostics
+        assert lazy == lint_workspace(ws, frequencies=frequencies_for_lint(ws)).diagnostics
+        return lazy
+
+    assert any(d.rule == "compressible" for d in check())
+    assert any(d.rule == "compressible" for d in check())  # from the stored result
+    record_tokens(ws, 5_000, session_id="s1")
+    record_invokes(ws, [(path.stem, "decision", "search")] * 3, session_id="s1")
+    assert not any(d.rule == "compressible" for d in check())
+    (ws.usage_dir / "s1.jsonl").unlink()
+    assert any(d.rule == "compressible" for d in check())
+
+
+def test_given_frequencies_are_part_of_the_stored_state(tmp_path: Path, no_racy: None) -> None:
+    ws = _ws_copy(tmp_path, "workspace")
+    path = ws.decisions_dir / "rules-engine-is-the-default.md"
+    _write(path, path.read_text(encoding="utf-8") + "\n" + "Long rationale sentence, repeated. " * 80 + "\n")
+    for frequencies in ({}, {("decision", path.stem): 9.0}, {}, None, {("decision", path.stem): 9.0}):
+        _same(ws, frequencies)
+        _same(ws, frequencies)
+
+
+def test_lazy_frequencies_are_read_only_when_needed(tmp_path: Path, no_racy: None) -> None:
+    ws = _ws_copy(tmp_path, "workspace")  # no body is near its cap: no rule asks for a frequency
+    lazy = lint_cache.UsageFrequencies(ws)
+    lint_workspace(ws, cache=True, frequencies=lazy)
+    assert lazy._values is None and bool(lazy)
+    assert dict(lazy) == frequencies_for_lint(ws) and lazy._values is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,12 +34,11 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.set_defaults(handler=run)
 
 
-def _usage_frequencies(ws: Workspace) -> dict[tuple[str, str], float] | None:
-    try:
-        from ..core.usage import frequencies_for_lint  # lands with the usage metrics
-    except ImportError:
-        return None
-    return frequencies_for_lint(ws)
+def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:
+    """Usage frequencies for ``compressible``, read from the usage log only if a rule asks for one."""
+    from ..core.lint.cache import UsageFrequencies
+
+    return UsageFrequencies(ws)
 
 
 def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport:

@@ -57,10 +57,12 @@ from .rules import (
 
 CACHE_VERSION = 1
 CACHE_NAME = "lint-v1.json"
+RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
 RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-read next time
 FULL_RECOMPUTE_SHARE = 0.25  # more new slugs than this share of a kind: recompute its pairs from scratch
 _LINTER_MODULES = ("config", "diagnostics", "kinds", "models", "prefilter", "records", "slugrefs",
-                   "lint.cache", "lint.index", "lint.injection", "lint.rules", "lint.runner", "sessions.redact")
+                   "lint.cache", "lint.index", "lint.injection", "lint.rules", "lint.runner", "sessions.redact",
+                   "usage")
 SIMILAR_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 
 Sig = list[int]
@@ -226,19 +228,137 @@ def _similar_pairs(kind: RecordKind, slugs: list[str], ratio: float, cached: Any
     return [[a, b, score] for (a, b), score in sorted(pairs.items())], True
 
 
+class UsageFrequencies(Mapping[tuple[str, str], float]):
+    """``usage.frequencies_for_lint(ws)``, computed only when a rule first asks for a frequency.
+
+    Reading every usage event is a large part of a warm lint; when nothing changed since the last
+    run (``lint_workspace_cached``'s fast path) no frequency is needed at all. ``signature`` names
+    the usage files' state, so a stored result is reused only while the usage log is unchanged.
+    """
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._values: dict[tuple[str, str], float] | None = None
+
+    def _load(self) -> dict[tuple[str, str], float]:
+        if self._values is None:
+            from ..usage import frequencies_for_lint
+
+            self._values = dict(frequencies_for_lint(self.ws))
+        return self._values
+
+    def __getitem__(self, key: tuple[str, str]) -> float:
+        return self._load()[key]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __bool__(self) -> bool:  # truth-testing must not load the log
+        return True
+
+    def signature(self) -> list[Any] | None:
+        """``[name, size, mtime_ns, ctime_ns, inode]`` of each usage file (None: not trackable)."""
+        try:
+            with os.scandir(self.ws.usage_dir) as found:
+                names = sorted(e.name for e in found)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        except OSError:
+            return None
+        out: list[Any] = []
+        for name in names:
+            sig = file_signature(os.path.join(self.ws.usage_dir, name))
+            if sig is None:
+                return None
+            out.append([name, *sig])
+        return out
+
+
+def _usage_state(frequencies: Mapping[tuple[str, str], float] | None) -> list[Any] | None:
+    """What the usage-dependent findings depend on, as JSON-able data (None: cannot tell cheaply)."""
+    if frequencies is None:
+        return ["none"]
+    if isinstance(frequencies, UsageFrequencies):
+        files = frequencies.signature()
+        return None if files is None else ["usage", files]
+    try:
+        return ["given", sorted([list(k), float(v)] for k, v in frequencies.items())]
+    except (TypeError, ValueError):
+        return None
+
+
+def _result_path(ws: Workspace) -> Path:
+    return ws.state_dir / "cache" / RESULT_NAME
+
+
+def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any] | None,
+                  started_ns: int) -> tuple[str | None, bool]:
+    """Digest of everything a whole-workspace result depends on, and whether it may be stored."""
+    if usage is None or any(sig is None for _rel, sig in sigs):
+        return None, False
+    digest = hashlib.sha256(key.encode())
+    digest.update(json.dumps([sigs, usage], separators=(",", ":")).encode())
+    stamps = [max(sig[1], sig[2]) for _rel, sig in sigs if sig is not None]
+    if usage and usage[0] == "usage":
+        stamps += [max(item[2], item[3]) for item in usage[1]]
+    storable = not stamps or max(stamps) < started_ns - RACY_NS
+    return digest.hexdigest(), storable
+
+
+def _load_result(ws: Workspace, key: str, state: str) -> tuple[list[Diagnostic], int] | None:
+    try:
+        data = json.loads(_result_path(ws).read_bytes())
+        if not isinstance(data, dict) or data.get("key") != key or data.get("state") != state:
+            return None
+        return [Diagnostic(*item) for item in data["diags"]], int(data["files"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _save_result(ws: Workspace, key: str, state: str, diags: list[Diagnostic], files: int) -> None:
+    if not ws.yoi_dir.is_dir():
+        return
+    target = _result_path(ws)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    data = {"key": key, "state": state, "files": files,
+            "diags": [[d.path, d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in diags]}
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
+        os.replace(temp, target)
+    except (OSError, ValueError):
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
 def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None
                           ) -> tuple[list[Diagnostic], int]:
-    """Findings of a whole-workspace lint (unfiltered) and the file count; keeps no parsed record."""
+    """Findings of a whole-workspace lint (unfiltered) and the file count; keeps no parsed record.
+
+    When no record file, usage file, config or linter source changed since a stored result, that
+    result is returned after one ``lstat`` per file (nothing is parsed or recomputed).
+    """
     config = ws.config
     key = fingerprint(config)
-    cached, cached_similar = _load(ws, key)
     started_ns = time.time_ns()
+    sigs = [(rel, path, file_signature(path)) for rel, path in record_files(ws)]
+    state, storable = _state_digest(key, [(rel, sig) for rel, _path, sig in sigs], _usage_state(frequencies),
+                                    started_ns)
+    if state is not None:
+        stored = _load_result(ws, key, state)
+        if stored is not None:
+            return stored
+    cached, cached_similar = _load(ws, key)
     ctx = LintContext(frequencies)
     empty_index = WorkspaceIndex()
     facts: dict[str, FileFacts] = {}
     changed = False
-    for rel, path in record_files(ws):
-        sig = file_signature(path)
+    for rel, path, sig in sigs:
         old = cached.get(rel)
         if sig is not None and old is not None and old.sig == sig:
             facts[rel] = old
@@ -284,6 +404,8 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     if changed:
         keep = {rel: item for rel, item in facts.items() if _storable(item, started_ns)}
         _save(ws, key, keep, similar_state)
+    if state is not None and storable:
+        _save_result(ws, key, state, diags, parsed + unreadable)
     return diags, parsed + unreadable
 
 
