@@ -4,6 +4,10 @@ A reference is ``#`` followed by a slug, not preceded by a word character, ``/``
 ``](`` (so URL fragments, ``##``, HTML entities and link anchors are not references). Fenced code
 blocks, inline code spans, URLs and Markdown headings' ``#`` markers are not references either
 (SPEC 4). Purely numeric ``#123`` reads as an issue number and is ignored.
+
+The fenced-code walk is shared: ``iter_lines`` marks every line that belongs to a fenced code
+block, ``iter_prose_lines`` yields the others; GC's path finder and Phase 2's block splitter use
+them too, so all agree on what is code.
 """
 
 from __future__ import annotations
@@ -35,22 +39,43 @@ def _mask(match: re.Match[str]) -> str:
     return " " * (match.end() - match.start())
 
 
-def iter_slug_refs(text: str) -> Iterator[SlugRef]:
-    """Every ``#slug`` reference in ``text`` in order (offsets index into ``text``)."""
+def iter_lines(text: str) -> Iterator[tuple[int, int, str, bool]]:
+    """Every line of ``text`` (split on ``\n``): ``(line_no, start, line, in_code)``.
+
+    ``line_no`` is 1-based, ``start`` the offset of the line's first character in ``text``.
+    ``in_code`` is True for the lines of a fenced code block, its opening and closing fence lines
+    included: a fence is 3+ backticks or tildes after at most 3 spaces; the block closes at a fence
+    of the same character at least as long, or runs to the end of the text.
+    """
     fence: str | None = None
     offset = 0
     for line_no, line in enumerate(text.split("\n"), start=1):
-        line_start = offset
+        start = offset
         offset += len(line) + 1
         fence_match = _FENCE_RE.match(line)
         if fence is not None:
             if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
                 fence = None
-            continue
-        if fence_match:
+            yield line_no, start, line, True
+        elif fence_match:
             fence = fence_match.group(1)
-            continue
-        if "#" not in line:
+            yield line_no, start, line, True
+        else:
+            yield line_no, start, line, False
+
+
+def iter_prose_lines(text: str) -> Iterator[tuple[int, int, str]]:
+    """The lines of ``text`` outside fenced code blocks: ``(line_no, start, line)`` as ``iter_lines``."""
+    for line_no, start, line, in_code in iter_lines(text):
+        if not in_code:
+            yield line_no, start, line
+
+
+def iter_slug_refs(text: str) -> Iterator[SlugRef]:
+    """Every ``#slug`` reference in ``text`` in order (offsets index into ``text``)."""
+    # ``iter_lines`` rather than ``iter_prose_lines``: one generator less in the linter's hot loop.
+    for line_no, line_start, line, in_code in iter_lines(text):
+        if in_code or "#" not in line:
             continue
         masked = _INLINE_CODE_RE.sub(_mask, line)
         masked = _URL_RE.sub(_mask, masked)

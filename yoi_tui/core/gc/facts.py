@@ -31,7 +31,7 @@ from ..diagnostics import Diagnostic
 from ..errors import YoiError
 from ..kinds import RecordKind, folder_for, path_for
 from ..records import Record, as_timestamp
-from ..slugrefs import referenced_slugs
+from ..slugrefs import iter_prose_lines, referenced_slugs
 from ..usage import RecordStat, compute_stats, load_events
 from ..workspace import Workspace
 
@@ -195,7 +195,6 @@ def scan_workflows(real: Workspace, refs: References, notes: list[str]) -> None:
 
 # --------------------------------------------------------------------------- repository paths
 
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN_RE = re.compile(r"(`+)([^`\n]+?)\1(?!`)")
 _PATH_RE = re.compile(r"^(?:\./)?[A-Za-z0-9_@+.-]+(?:/[A-Za-z0-9_@+.-]+)*/?$")
 _EXT_RE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
@@ -213,16 +212,7 @@ def named_paths(body: str) -> list[str]:
     ``#L12`` or ``::test_name`` is dropped. URLs, commands and prose in backticks are not paths.
     """
     found: list[str] = []
-    fence: str | None = None
-    for line in body.split("\n"):
-        fence_match = _FENCE_RE.match(line)
-        if fence is not None:
-            if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
-                fence = None
-            continue
-        if fence_match:
-            fence = fence_match.group(1)
-            continue
+    for _, _, line in iter_prose_lines(body):
         if "`" not in line:
             continue
         for match in _CODE_SPAN_RE.finditer(line):

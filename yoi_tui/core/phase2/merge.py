@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..slugrefs import iter_lines
+
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 @dataclass
@@ -38,19 +39,8 @@ class Block:
 
 def split_blocks(body: str) -> list[Block]:
     blocks = [Block(None, 0)]
-    fence: str | None = None
-    for line in body.split("\n"):
-        fence_match = _FENCE_RE.match(line)
-        if fence is not None:
-            if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
-                fence = None
-            blocks[-1].lines.append(line)
-            continue
-        if fence_match:
-            fence = fence_match.group(1)
-            blocks[-1].lines.append(line)
-            continue
-        heading = _HEADING_RE.match(line)
+    for _, _, line, in_code in iter_lines(body):
+        heading = None if in_code else _HEADING_RE.match(line)
         if heading:
             blocks.append(Block(line, len(heading.group(1))))
         else:
