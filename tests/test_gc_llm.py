@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from llm_fixtures import Script, call, done
 from phase2_fixtures import tree_bytes
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.usage import RequestUsage
 from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.changeset import revert
@@ -28,45 +25,6 @@ OUTDATED = "memory/decisions/cache-layout.md"
 BIG = "knowledge/release-guide.md"
 REPLACED = "memory/decisions/use-json-files.md"
 NEW_CACHE_BODY = "\n# Cache layout\n\nThe cache lived in `client/old_cache.py` (since removed); it is now `client/cache.py`.\n"
-
-Step = ModelResponse | Callable[[list[ModelMessage]], ModelResponse]
-
-
-def call(tool: str, **args: Any) -> ModelResponse:
-    return ModelResponse(parts=[ToolCallPart(tool, args)], usage=RequestUsage(input_tokens=1000, output_tokens=50))
-
-
-def done(text: str = "Rewrote the outdated record.") -> ModelResponse:
-    return ModelResponse(parts=[TextPart(text)], usage=RequestUsage(input_tokens=1200, output_tokens=20))
-
-
-class Script:
-    """A model that plays a fixed list of responses and keeps what the tools answered."""
-
-    def __init__(self, steps: list[Step]) -> None:
-        self.steps = list(steps)
-        self.feedback: list[str] = []
-        self.prompts: list[str] = []
-        self.calls = 0
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        self.calls += 1
-        last = messages[-1]
-        if isinstance(last, ModelRequest):
-            for part in last.parts:
-                content = getattr(part, "content", None)
-                if part.part_kind == "user-prompt":
-                    self.prompts.append(str(content))
-                if part.part_kind in ("tool-return", "retry-prompt") and content is not None:
-                    self.feedback.append(f"{part.part_kind}: {content}")
-        if not self.steps:
-            return done()
-        step = self.steps.pop(0)
-        return step(messages) if callable(step) else step
-
-    def model(self) -> FunctionModel:
-        return FunctionModel(self)
-
 
 def _workspace(tmp_path: Path, *, protected_big: bool = False) -> Workspace:
     ws = make_ws(tmp_path)

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_fixtures import Script, call, done
 from phase2_fixtures import stage, tree_bytes
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.usage import RequestUsage
 from support import SRC, T0, make_ws, write_record
 
 from yoi_tui.core.changeset import Scratch
@@ -39,40 +36,6 @@ SQLite, for transactional writes; failure and fix: set a busy timeout.
 MISSING_STATUS = GOOD.replace("status: resolved\n", "")
 INVENTED = GOOD.replace("status: resolved\n", "status: resolved\nsources:\n  - session_id: made-up\n"
                                                  "    range: [0, 99]\n")
-
-Step = ModelResponse | Callable[[list[ModelMessage]], ModelResponse]
-
-
-def call(tool: str, **args: Any) -> ModelResponse:
-    return ModelResponse(parts=[ToolCallPart(tool, args)], usage=RequestUsage(input_tokens=1000, output_tokens=50))
-
-
-def done(text: str = "Consolidated the staging.") -> ModelResponse:
-    return ModelResponse(parts=[TextPart(text)], usage=RequestUsage(input_tokens=1200, output_tokens=20))
-
-
-class Script:
-    """A model that plays a fixed list of responses and keeps what it was shown."""
-
-    def __init__(self, steps: list[Step]) -> None:
-        self.steps = list(steps)
-        self.feedback: list[str] = []
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        last = messages[-1]
-        if isinstance(last, ModelRequest):
-            for part in last.parts:
-                content = getattr(part, "content", None)
-                if part.part_kind in ("tool-return", "retry-prompt") and content is not None:
-                    self.feedback.append(f"{getattr(part, 'outcome', part.part_kind)}: {content}")
-        if not self.steps:
-            return done()
-        step = self.steps.pop(0)
-        return step(messages) if callable(step) else step
-
-    def model(self) -> FunctionModel:
-        return FunctionModel(self)
-
 
 def _ws_with_staging(tmp_path: Path) -> tuple[Workspace, str]:
     ws = make_ws(tmp_path)
