@@ -364,7 +364,9 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
             facts[rel] = old
             continue
         facts[rel] = _facts(ws, Path(path), rel, sig, config, empty_index, ctx)
-        changed = True
+        # Only what will be stored is worth rewriting the cache for: a file edited moments ago is
+        # racy (not stored), and its old entry no longer matches its signature anyway.
+        changed = changed or _storable(facts[rel], started_ns)
     if set(cached) - set(facts):
         changed = True
 
