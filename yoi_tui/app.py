@@ -26,6 +26,7 @@ from .core.diagnostics import Diagnostic
 from .core.errors import YoiError
 from .core.kinds import RecordKind, path_for
 from .core.lint import lint_workspace
+from .core.lint.cache import UsageFrequencies
 from .core.workspace import Workspace
 from .messages import RecordSaved, RecordsChanged, StoreLoaded, WorkspaceLinted
 from .screens.compose import ComposeScreen
@@ -159,7 +160,8 @@ class YoiApp(App[str | None]):
 
     @work(thread=True, exclusive=True, group="lint", exit_on_error=False)
     def _lint_worker(self, generation: int) -> None:
-        report = lint_workspace(self.ws)
+        # Same findings as `yoi lint`: real usage frequencies (compressible) and the per-file cache.
+        report = lint_workspace(self.ws, frequencies=UsageFrequencies(self.ws), cache=True)
         if not get_current_worker().is_cancelled:
             self.post_message(WorkspaceLinted(generation, report.diagnostics))
 
