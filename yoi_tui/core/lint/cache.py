@@ -195,17 +195,7 @@ def _save(ws: Workspace, key: str, files: Mapping[str, FileFacts], similar: dict
     target = cache_path(ws)
     data = {"version": CACHE_VERSION, "key": key, "files": {rel: f.to_json() for rel, f in files.items()},
             "similar": similar}
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
-        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
-        os.replace(temp, target)
-    except (OSError, ValueError):
-        try:
-            temp.unlink(missing_ok=True)
-        except OSError:
-            pass
+    _store(target, data)
 
 
 def _similar_pairs(kind: RecordKind, slugs: list[str], ratio: float, cached: Any) -> tuple[list[list[Any]], bool]:
@@ -322,18 +312,9 @@ def _save_result(ws: Workspace, key: str, state: str, diags: list[Diagnostic], f
     if not ws.yoi_dir.is_dir():
         return
     target = _result_path(ws)
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     data = {"key": key, "state": state, "files": files,
             "diags": [[d.path, d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in diags]}
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
-        os.replace(temp, target)
-    except (OSError, ValueError):
-        try:
-            temp.unlink(missing_ok=True)
-        except OSError:
-            pass
+    _store(target, data)
 
 
 def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None
@@ -433,3 +414,18 @@ def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config:
             yield from check_replacement(rel, kind, slug, target, (line, col), index)
         if item.body is not None:
             yield from compressible(rel, kind, slug, item.body[0], item.body[1], config, ctx)
+
+
+def _store(target: Path, data: object) -> None:
+    """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run."""
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
+        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
+        os.replace(temp, target)
+    except (OSError, ValueError):
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass
