@@ -43,7 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(REPO))
 
-from yoi_tui.core.writer import new_record_text  # noqa: E402
+from yoi_tui.core.store.writer import new_record_text  # noqa: E402
 
 GENERATOR_VERSION = 2
 MANIFEST = "bench-manifest.json"
@@ -55,7 +55,7 @@ SEARCH_HITS = 3  # per folder (knowledge/ and memory/)
 T_START = datetime(2024, 1, 8, 9, 0, tzinfo=UTC)
 T_END = datetime(2026, 1, 8, 9, 0, tzinfo=UTC)
 
-# Default caps (yoi_tui.core.config.RecordsConfig) and the compressible share (60% of the cap).
+# Default caps (yoi_tui.core.store.config.RecordsConfig) and the compressible share (60% of the cap).
 CAPS = {"decision": 4000, "request": 3000, "knowledge": 8000}
 COMPRESSIBLE = 0.6
 KNOWLEDGE_KINDS = ("term", "policy", "rule", "fact", "howto")

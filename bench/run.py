@@ -308,7 +308,7 @@ def fig_completion(ws: Path, repeat: int) -> Figure:
     queries = ("c", "ca", "cat", "q", "qz", "xqz")  # prefix hits and misses (the fuzzy path)
     try:
         from yoi_tui.core.browse import RecordStore, rank_slugs
-        from yoi_tui.core.workspace import Workspace
+        from yoi_tui.core.store.workspace import Workspace
 
         store = RecordStore.load(Workspace(ws))
 
@@ -326,7 +326,7 @@ def fig_completion(ws: Path, repeat: int) -> Figure:
         from rapidfuzz import fuzz, process
 
         from yoi_tui.core.lint import load_records
-        from yoi_tui.core.workspace import Workspace
+        from yoi_tui.core.store.workspace import Workspace
 
         records, _diags, _index = load_records(Workspace(ws))
         choices = [f"{r.slug} {r.description}" for r in records if r.kind.value == "knowledge"]
@@ -356,7 +356,7 @@ def fig_one_file_lint(ws: Path, repeat: int) -> Figure:
     """The editor's live lint after an edit: a fresh lazy index plus ``lint_text`` of the buffer."""
     fig = Figure("one_file_lint", "lint one file after an edit (in-process)", "s")
     from yoi_tui.core.lint import WorkspaceIndex, lint_text
-    from yoi_tui.core.workspace import Workspace
+    from yoi_tui.core.store.workspace import Workspace
 
     workspace = Workspace(ws)
     paths = sorted((ws / "memory" / "decisions").glob("*.md"))
@@ -417,7 +417,7 @@ def fig_phase1(repeat: int) -> Figure:
         return fig
     try:
         from yoi_tui.core.phase1.runner import run_phase1
-        from yoi_tui.core.workspace import init_workspace
+        from yoi_tui.core.store.workspace import init_workspace
     except ImportError as exc:
         fig.note = f"{NOT_YET} ({exc.name or exc})"
         return fig

@@ -10,9 +10,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from yoi_tui.core.models import Source
-from yoi_tui.core.staging import Activity, Attempt, Decision, Discussion, Extractor, Request, write_staging
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.models import Source
+from yoi_tui.core.store.staging import (
+    Activity,
+    Attempt,
+    Decision,
+    Discussion,
+    Extractor,
+    Request,
+    write_staging,
+)
+from yoi_tui.core.store.workspace import Workspace
 
 RULES = Extractor(engine="rules")
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from yoi_tui.core.workspace import Workspace, init_workspace
-from yoi_tui.core.writer import new_record_text
+from yoi_tui.core.store.workspace import Workspace, init_workspace
+from yoi_tui.core.store.writer import new_record_text
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from yoi_tui.app import YoiApp
 from yoi_tui.core.browse import record_template
-from yoi_tui.core.kinds import RecordKind
+from yoi_tui.core.store.kinds import RecordKind
 from yoi_tui.screens.dialogs import HelpModal
 from yoi_tui.screens.editor import EditorScreen
 from yoi_tui.screens.main import MainScreen

@@ -16,9 +16,9 @@ from yoi_tui.core.browse import (
     record_template,
     slug_span,
 )
-from yoi_tui.core.kinds import RecordKind, path_for
 from yoi_tui.core.lint import WorkspaceIndex, lint_text
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.kinds import RecordKind, path_for
+from yoi_tui.core.store.workspace import Workspace
 
 
 def test_store_loads_every_record_once(demo_root: Path) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from support import decision_meta, make_ws, write_record
 
-from yoi_tui.core.atomic import atomic_write_text, is_locked
 from yoi_tui.core.errors import RecordChangedError, RecordLockedError
-from yoi_tui.core.records import read_record
-from yoi_tui.core.writer import save_record, save_text
+from yoi_tui.core.store.atomic import atomic_write_text, is_locked
+from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.writer import save_record, save_text
 
 
 def test_atomic_write_keeps_mode_and_leaves_no_temp_files(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ import pytest
 from support import decision_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.workspace import Workspace
-from yoi_tui.core.writer import new_record_text
+from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.store.writer import new_record_text
 
 GOOD = new_record_text(decision_meta(), "\nBody.\n")
 BILLION_LAUGHS = (

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.search import knowledge_search, memory_search
-from yoi_tui.core.usage import frequencies_for_lint
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.retrieval.search import knowledge_search, memory_search
+from yoi_tui.core.retrieval.usage import frequencies_for_lint
+from yoi_tui.core.store.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"

@@ -10,8 +10,9 @@ import pytest
 from phase2_fixtures import tree_bytes
 from support import decision_meta, make_ws, write_record
 
-from yoi_tui.core import changeset as cs_module
-from yoi_tui.core.changeset import (
+from yoi_tui.core.errors import RecordLockedError, YoiError
+from yoi_tui.core.runs import changeset as cs_module
+from yoi_tui.core.runs.changeset import (
     ConsumedInput,
     Scratch,
     apply,
@@ -23,8 +24,7 @@ from yoi_tui.core.changeset import (
     runs_dir,
     unified_diff,
 )
-from yoi_tui.core.errors import RecordLockedError, YoiError
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.workspace import Workspace
 
 # A record with a BOM, CRLF line ends, no final newline and one byte that is not UTF-8: revert
 # must bring back exactly these bytes.

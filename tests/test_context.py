@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from support import knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.context import INDEX_INTRO, build_resident_context, resident_context
-from yoi_tui.core.markers import CONTEXT_BEGIN, CONTEXT_END, strip_injected
-from yoi_tui.core.usage import estimate_tokens, load_events
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.retrieval.context import INDEX_INTRO, build_resident_context, resident_context
+from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, CONTEXT_END, strip_injected
+from yoi_tui.core.retrieval.usage import estimate_tokens, load_events
+from yoi_tui.core.store.workspace import Workspace
 
 SUMMARY = "\n# Invoicing API\n\nFastAPI + Postgres. Money is integer cents.\n"
 
@@ -57,7 +57,7 @@ def test_context_records_inject_with_token_cost(ws: Workspace) -> None:
 
 
 def test_only_files_mentioning_model_invokation_are_parsed(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    from yoi_tui.core import context as context_mod
+    from yoi_tui.core.retrieval import context as context_mod
 
     (ws.knowledge_dir / "plain.md").write_text("---\nkind: fact\n---\nno flag here\n", encoding="utf-8")
     seen: list[str] = []

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from yoi_tui.core.demo import DELIBERATE_PROBLEMS, SESSIONS, create_demo_workspace
-from yoi_tui.core.kinds import iter_record_paths
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.staging import list_staging, read_staging
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.kinds import iter_record_paths
+from yoi_tui.core.store.staging import list_staging, read_staging
+from yoi_tui.core.store.workspace import Workspace
 
 
 def _tree_bytes(root: Path) -> dict[str, bytes]:
@@ -62,7 +62,7 @@ def test_demo_staging_and_session_logs_are_valid(tmp_path: Path) -> None:
 
 
 def test_demo_usage_events_are_valid_and_varied(tmp_path: Path) -> None:
-    from yoi_tui.core.usage import candidate_report, load_events, record_stats
+    from yoi_tui.core.retrieval.usage import candidate_report, load_events, record_stats
 
     create_demo_workspace(tmp_path / "ws")
     ws = Workspace(tmp_path / "ws")
@@ -92,8 +92,9 @@ def test_demo_rerun_overwrites_in_place(tmp_path: Path) -> None:
 def test_core_imports_without_textual() -> None:
     """The memory core (and the demo/browse models the app uses) never imports Textual."""
     modules = ["yoi_tui.core." + name for name in (
-        "atomic", "browse", "config", "demo", "diagnostics", "errors", "expand", "ids", "kinds", "markers",
-        "models", "records", "search", "slugrefs", "staging", "usage", "workspace", "writer", "lint")]
+        "store.atomic", "browse", "store.config", "demo", "diagnostics", "errors", "retrieval.expand", "store.ids",
+        "store.kinds", "retrieval.markers", "store.models", "store.records", "retrieval.search",
+        "retrieval.slugrefs", "store.staging", "retrieval.usage", "store.workspace", "store.writer", "lint")]
     code = ("import importlib, sys\n"
             f"for name in {modules!r}:\n"
             "    importlib.import_module(name)\n"

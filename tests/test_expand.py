@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from support import knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.expand import expand_prompt
-from yoi_tui.core.markers import KNOWLEDGE_END, knowledge_begin, strip_injected
-from yoi_tui.core.usage import load_events
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.retrieval.expand import expand_prompt
+from yoi_tui.core.retrieval.markers import KNOWLEDGE_END, knowledge_begin, strip_injected
+from yoi_tui.core.retrieval.usage import load_events
+from yoi_tui.core.store.workspace import Workspace
 
 BODY = "\nUse `pytest -q` from the root.\nNever pass -x in CI.\n"
 

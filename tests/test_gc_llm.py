@@ -13,13 +13,13 @@ from llm_fixtures import Script, call, done
 from phase2_fixtures import tree_bytes
 from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.changeset import revert
 from yoi_tui.core.gc import run_gc
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.lock import lock_path
-from yoi_tui.core.records import read_record
-from yoi_tui.core.usage import record_invoke, record_tokens
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.retrieval.usage import record_invoke, record_tokens
+from yoi_tui.core.runs.changeset import revert
+from yoi_tui.core.runs.lock import lock_path
+from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.workspace import Workspace
 
 OUTDATED = "memory/decisions/cache-layout.md"
 BIG = "knowledge/release-guide.md"

@@ -14,15 +14,15 @@ import pytest
 from phase2_fixtures import tree_bytes
 from support import decision_meta, knowledge_meta, make_ws, request_meta, write_record
 
-from yoi_tui.core.changeset import revert
 from yoi_tui.core.gc import GcOperation, GcReport, prepare_gc, run_gc
 from yoi_tui.core.gc.facts import PathChecker, UsageFacts, named_paths
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.lock import LockBusy, lock_path
 from yoi_tui.core.phase2.runner import prepare_round
-from yoi_tui.core.records import read_record
-from yoi_tui.core.usage import record_invoke, record_tokens
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.retrieval.usage import record_invoke, record_tokens
+from yoi_tui.core.runs.changeset import revert
+from yoi_tui.core.runs.lock import LockBusy, lock_path
+from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.workspace import Workspace
 
 FUTURE = datetime.now(UTC).replace(microsecond=0) + timedelta(days=3)
 
@@ -458,7 +458,7 @@ def test_a_record_edited_after_the_run_read_it_is_a_conflict(tmp_path: Path) -> 
 
 def test_gc_with_a_live_phase2_lock_is_busy(tmp_path: Path) -> None:
     ws = _busy_workspace(tmp_path)
-    from yoi_tui.core.lock import ConsolidationLock
+    from yoi_tui.core.runs.lock import ConsolidationLock
 
     with ConsolidationLock(ws, purpose="phase2"):
         with pytest.raises(LockBusy, match="another phase2 run"):

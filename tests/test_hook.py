@@ -8,8 +8,8 @@ from pathlib import Path
 
 from support import knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.markers import CONTEXT_BEGIN, knowledge_begin
-from yoi_tui.core.staging import list_staging
+from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, knowledge_begin
+from yoi_tui.core.store.staging import list_staging
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "samples" / "claude-code_v2.0.28_agtrace_claude_session.jsonl"
 

@@ -20,8 +20,8 @@ import pytest
 
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.usage import frequencies_for_lint
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.retrieval.usage import frequencies_for_lint
+from yoi_tui.core.store.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
@@ -247,7 +247,7 @@ def test_unchanged_workspace_reuses_the_stored_result(tmp_path: Path, no_racy: N
 
 
 def test_usage_log_changes_invalidate_the_stored_result(tmp_path: Path, no_racy: None) -> None:
-    from yoi_tui.core.usage import record_invokes, record_tokens
+    from yoi_tui.core.retrieval.usage import record_invokes, record_tokens
 
     ws = _ws_copy(tmp_path, "workspace")
     path = ws.decisions_dir / "rules-engine-is-the-default.md"

@@ -9,7 +9,7 @@ import pytest
 from support import decision_meta, knowledge_meta, make_ws, request_meta, write_record
 
 from yoi_tui.core.lint import lint_paths, lint_workspace
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.workspace import Workspace
 
 Setup = Callable[[Workspace], None]
 

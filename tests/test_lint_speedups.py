@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz, process
 
-from yoi_tui.core.kinds import RecordKind
 from yoi_tui.core.lint import WorkspaceIndex, lint_text
 from yoi_tui.core.lint import index as lint_index
 from yoi_tui.core.lint.rules import longest_partner, similar_slug_pairs
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.kinds import RecordKind
+from yoi_tui.core.store.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -13,7 +13,7 @@ import pytest
 from phase2_fixtures import stage_realistic, start_yoi, wait_for
 from support import make_ws, run_yoi
 
-from yoi_tui.core.lock import ConsolidationLock, LockBusy, LockLost, lock_path, pid_alive, read_lock
+from yoi_tui.core.runs.lock import ConsolidationLock, LockBusy, LockLost, lock_path, pid_alive, read_lock
 
 
 def _dead_pid() -> int:

@@ -19,7 +19,7 @@ from yoi_tui.core.phase1.llm_engine import LlmEngine, render_chunk
 from yoi_tui.core.phase1.runner import run_session
 from yoi_tui.core.sessions.model import Entry
 from yoi_tui.core.sessions.native import write_log
-from yoi_tui.core.staging import list_staging, read_staging
+from yoi_tui.core.store.staging import list_staging, read_staging
 
 ACTIVITY = {"decisions": [{"title": "Use SQLite for the cache", "options": ["SQLite", "Redis"], "chosen": "SQLite",
                            "rationale": "no server to run"}],

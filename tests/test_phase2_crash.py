@@ -29,8 +29,8 @@ from phase2_fixtures import normalised_records, stage, stage_realistic
 from support import decision_meta, make_ws, request_meta, write_record
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.staging import Attempt, Decision, Request
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.staging import Attempt, Decision, Request
+from yoi_tui.core.store.workspace import Workspace
 
 TRIALS = 24
 EXTERNAL_KILL_TRIALS = 4

@@ -13,15 +13,15 @@ from llm_fixtures import Script, call, done
 from phase2_fixtures import stage, tree_bytes
 from support import SRC, T0, make_ws, write_record
 
-from yoi_tui.core.changeset import Scratch
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.lock import lock_path
 from yoi_tui.core.phase2.context import Phase2Context
 from yoi_tui.core.phase2.runner import run_phase2
 from yoi_tui.core.phase2.tools import FileTools, ToolRefusal, TooManyFailedWrites
-from yoi_tui.core.records import read_record
-from yoi_tui.core.staging import Decision, read_staging
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.runs.changeset import Scratch
+from yoi_tui.core.runs.lock import lock_path
+from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.staging import Decision, read_staging
+from yoi_tui.core.store.workspace import Workspace
 
 GOOD = """---
 created_at: 2026-11-02T09:00:00+00:00

@@ -11,13 +11,13 @@ import pytest
 from phase2_fixtures import stage, stage_realistic, tree_bytes
 from support import SRC, T0, decision_meta, make_ws, request_meta, write_record
 
-from yoi_tui.core.kinds import SLUG_MAX, is_valid_slug
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2 import runner as runner_module
 from yoi_tui.core.phase2.runner import run_phase2
-from yoi_tui.core.records import read_record
-from yoi_tui.core.staging import Attempt, Decision, Discussion, Request
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.kinds import SLUG_MAX, is_valid_slug
+from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.staging import Attempt, Decision, Discussion, Request
+from yoi_tui.core.store.workspace import Workspace
 
 
 def _read(ws: Workspace, rel: str) -> Any:
@@ -181,7 +181,7 @@ def test_hash_words_from_sessions_do_not_become_dangling_refs(tmp_path: Path) ->
 
 
 def test_knowledge_is_created_only_from_the_candidate_report(tmp_path: Path) -> None:
-    from yoi_tui.core import usage
+    from yoi_tui.core.retrieval import usage
 
     ws = make_ws(tmp_path)
     stage(ws, "s8", 0, 4, decisions=[Decision(title="Use SQLite", options=["SQLite"], chosen="SQLite",
@@ -290,7 +290,7 @@ def test_timestamps_are_utc_iso(tmp_path: Path) -> None:
 
 def test_an_interrupted_apply_is_finished_by_the_next_run_even_under_the_trigger(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from yoi_tui.core import changeset
+    from yoi_tui.core.runs import changeset
 
     ws = make_ws(tmp_path)
     ids = stage_realistic(ws)
@@ -312,8 +312,8 @@ def test_an_interrupted_apply_is_finished_by_the_next_run_even_under_the_trigger
 
 
 def test_the_app_path_prepares_holds_the_lock_and_applies_the_accepted_files(tmp_path: Path) -> None:
-    from yoi_tui.core.lock import ConsolidationLock, LockBusy, lock_path
     from yoi_tui.core.phase2.runner import prepare_round
+    from yoi_tui.core.runs.lock import ConsolidationLock, LockBusy, lock_path
 
     ws = make_ws(tmp_path)
     stage_realistic(ws)

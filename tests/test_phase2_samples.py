@@ -8,11 +8,11 @@ import pytest
 from phase2_fixtures import tree_bytes
 from support import REPO, make_ws, run_yoi
 
-from yoi_tui.core.kinds import iter_record_paths
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2.rules_engine import one_line
-from yoi_tui.core.records import read_record
-from yoi_tui.core.staging import list_staging, read_staging
+from yoi_tui.core.store.kinds import iter_record_paths
+from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.staging import list_staging, read_staging
 
 
 def _norm(text: str) -> str:

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yoi_tui.core.lint import injection
-from yoi_tui.core.prefilter import fold, maybe
+from yoi_tui.core.retrieval.prefilter import fold, maybe
 from yoi_tui.core.sessions.redact import SECRET_PATTERNS, find_secrets
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from support import decision_meta, knowledge_meta, make_ws, request_meta, run_yoi, write_record
 
-from yoi_tui.core import search as search_mod
-from yoi_tui.core.search import SearchError, get_record, knowledge_search, memory_search
-from yoi_tui.core.usage import load_events
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.retrieval import search as search_mod
+from yoi_tui.core.retrieval.search import SearchError, get_record, knowledge_search, memory_search
+from yoi_tui.core.retrieval.usage import load_events
+from yoi_tui.core.store.workspace import Workspace
 
 PYTEST_BODY = """
 # Running the tests
@@ -351,7 +351,7 @@ def test_non_matching_files_are_not_decoded(ws: Workspace, monkeypatch: pytest.M
 
 
 def test_big_files(ws: Workspace) -> None:
-    from yoi_tui.core.records import MAX_RECORD_BYTES
+    from yoi_tui.core.store.records import MAX_RECORD_BYTES
 
     head = (ws.knowledge_dir / "tenant.md").read_text()
     (ws.knowledge_dir / "long.md").write_text(head + "x" * 70_000 + "\nneedle at the end\n", encoding="utf-8")

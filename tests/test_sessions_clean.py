@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from yoi_tui.core.markers import CONTEXT_BEGIN, CONTEXT_END, KNOWLEDGE_END, knowledge_begin
+from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, CONTEXT_END, KNOWLEDGE_END, knowledge_begin
 from yoi_tui.core.sessions import Entry, clean_entries, clean_text, load_session, native
 
 _LOCAL = Path(__file__).parent / "data" / "samples"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from yoi_tui.core.gc.facts import named_paths
 from yoi_tui.core.phase2.merge import split_blocks
-from yoi_tui.core.slugrefs import iter_lines, iter_prose_lines, iter_slug_refs
+from yoi_tui.core.retrieval.slugrefs import iter_lines, iter_prose_lines, iter_slug_refs
 
 TEXT = "intro #a\n```py\n#b `x/in_code.py`\n```\n~~~~\n```\n#c\n~~~\n#d\n~~~~~\n## Tail #e `src/a.py`\n    ```\n#f"
 

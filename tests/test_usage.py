@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core import usage
-from yoi_tui.core.usage import (
+from yoi_tui.core.retrieval import usage
+from yoi_tui.core.retrieval.usage import (
     UsageError,
     candidate_report,
     collapse_sessions,
@@ -29,7 +29,7 @@ from yoi_tui.core.usage import (
     usage_report,
     window_frequency,
 )
-from yoi_tui.core.workspace import Workspace
+from yoi_tui.core.store.workspace import Workspace
 
 DEFAULTS = {"window": 10, "floor": 100_000, "protect_threshold": 1.0, "candidate_threshold": 1.0,
             "candidate_min_sessions": 2}

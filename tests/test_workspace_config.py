@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from support import make_ws, run_yoi
 
-from yoi_tui.core.config import load_config
 from yoi_tui.core.errors import ConfigError, WorkspaceNotFound
-from yoi_tui.core.workspace import find_workspace
+from yoi_tui.core.store.config import load_config
+from yoi_tui.core.store.workspace import find_workspace
 
 
 def test_init_creates_layout_and_is_idempotent(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from support import decision_meta, make_ws, write_record
 
 from yoi_tui.core.lint import WorkspaceIndex, WriteContext, check_write
-from yoi_tui.core.writer import new_record_text
+from yoi_tui.core.store.writer import new_record_text
 
 
 def _rules(diags: list) -> set[str]:

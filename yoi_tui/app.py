@@ -24,10 +24,10 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from .core.browse import RecordStore, record_template
 from .core.diagnostics import Diagnostic
 from .core.errors import YoiError
-from .core.kinds import RecordKind, path_for
 from .core.lint import lint_workspace
 from .core.lint.cache import UsageFrequencies
-from .core.workspace import Workspace
+from .core.store.kinds import RecordKind, path_for
+from .core.store.workspace import Workspace
 from .messages import RecordSaved, RecordsChanged, StoreLoaded, WorkspaceLinted
 from .screens.compose import ComposeScreen
 from .screens.dialogs import Choice, ChoiceModal, HelpModal, NewRecordModal, NewRecordRequest

@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo_root: Path | None = None
     try:
         from .app import make_app
-        from .core.workspace import find_workspace
+        from .core.store.workspace import find_workspace
 
         if demo:
             from .core.demo import create_demo_workspace

@@ -1,6 +1,6 @@
 """``yoi mcp``: a stdio MCP server giving an agent the retrieval tools of SPEC 5.
 
-Tools (same inputs and outputs as the library functions in ``yoi_tui.core.search``):
+Tools (same inputs and outputs as the library functions in ``yoi_tui.core.retrieval.search``):
 
 - ``knowledge_search(query, slug?, kind?, limit?, include_replaced?)``
 - ``memory_search(query, slug?, kind?, limit?, include_replaced?)``
@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from .core import search as _search
 from .core.errors import YoiError
-from .core.usage import resolve_session_id
-from .core.workspace import Workspace
+from .core.retrieval import search as _search
+from .core.retrieval.usage import resolve_session_id
+from .core.store.workspace import Workspace
 
 SERVER_NAME = "yoi-memory"
 INSTRUCTIONS = (

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .common import EXIT_FINDINGS, print_json
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.changeset import ChangeSet
-    from ..core.lock import LockBusy
+    from ..core.runs.changeset import ChangeSet
+    from ..core.runs.lock import LockBusy
 
 OP_LETTER = {"add": "A", "modify": "M", "delete": "D"}
 

@@ -43,7 +43,7 @@ def _read_prompt(name: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.expand import expand_prompt
+    from ..core.retrieval.expand import expand_prompt
 
     show_library_warnings()
     ws = workspace_from(args)

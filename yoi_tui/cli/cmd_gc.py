@@ -99,7 +99,7 @@ def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.gc import run_gc
-    from ..core.lock import LockBusy
+    from ..core.runs.lock import LockBusy
 
     ws = workspace_from(args)
     try:

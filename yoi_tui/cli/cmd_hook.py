@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import YoiError
-from ..core.workspace import find_workspace
+from ..core.store.workspace import find_workspace
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:

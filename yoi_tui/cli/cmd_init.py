@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..core.workspace import init_workspace
+from ..core.store.workspace import init_workspace
 from .common import json_parent, print_json
 
 

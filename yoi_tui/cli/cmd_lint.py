@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import YoiError
-from ..core.workspace import Workspace, find_workspace
+from ..core.store.workspace import Workspace, find_workspace
 from .common import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:  # the linter is imported in the handlers: other commands do not pay for it
@@ -42,8 +42,8 @@ def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:
 
 
 def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport:
-    from ..core.kinds import iter_record_paths
     from ..core.lint import lint_paths, lint_workspace
+    from ..core.store.kinds import iter_record_paths
 
     if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
         ws = Workspace(path)

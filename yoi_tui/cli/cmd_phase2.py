@@ -63,8 +63,8 @@ def _print_round(data: dict[str, Any], *, dry_run: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.lock import LockBusy
     from ..core.phase2.runner import run_phase2
+    from ..core.runs.lock import LockBusy
 
     ws = workspace_from(args)
     try:

@@ -28,9 +28,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.changeset import list_runs, revert
     from ..core.errors import YoiError
-    from ..core.lock import LockBusy
+    from ..core.runs.changeset import list_runs, revert
+    from ..core.runs.lock import LockBusy
 
     ws = workspace_from(args)
     if args.list or not args.run_ref:

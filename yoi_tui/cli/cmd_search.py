@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.search import knowledge_search, memory_search
+    from ..core.retrieval.search import knowledge_search, memory_search
 
     show_library_warnings()
     ws = workspace_from(args)

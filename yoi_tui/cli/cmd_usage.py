@@ -56,7 +56,7 @@ def _suppressed_parent() -> argparse.ArgumentParser:
 
 
 def run_record_tokens(args: argparse.Namespace) -> int:
-    from ..core.usage import UsageLog
+    from ..core.retrieval.usage import UsageLog
 
     ws = workspace_from(args)
     usage_log = UsageLog(ws, session_from(args))
@@ -71,7 +71,7 @@ def _fmt_freq(value: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.usage import usage_report
+    from ..core.retrieval.usage import usage_report
 
     show_library_warnings()
     ws = workspace_from(args)

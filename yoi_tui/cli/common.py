@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ..core.workspace import Workspace, find_workspace
+from ..core.store.workspace import Workspace, find_workspace
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1

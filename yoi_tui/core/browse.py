@@ -23,11 +23,11 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from .diagnostics import Diagnostic
-from .kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
-from .models import DECISION_STATUSES
-from .records import Record, read_record
-from .workspace import Workspace
-from .writer import new_record_text
+from .store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
+from .store.models import DECISION_STATUSES
+from .store.records import Record, read_record
+from .store.workspace import Workspace
+from .store.writer import new_record_text
 
 KIND_ORDER = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 Stat = tuple[int, int]  # (st_mtime_ns, st_size)
@@ -320,7 +320,7 @@ def full_text_entries(query: str, entries: Iterable[RecordEntry]) -> list[tuple[
     """Entries whose whole file text holds every term (case-insensitive), like the search tools.
 
     The records are already in memory, so this scans them rather than re-reading files through
-    ``core.search`` (which would also count each hit as an invoke). Score: number of occurrences.
+    ``core.retrieval.search`` (which would also count each hit as an invoke). Score: number of occurrences.
     """
     terms = query.lower().split()
     items = list(entries)

@@ -21,10 +21,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .atomic import atomic_write_text
-from .kinds import RecordKind, path_for
-from .workspace import Workspace, init_workspace
-from .writer import new_record_text
+from .store.atomic import atomic_write_text
+from .store.kinds import RecordKind, path_for
+from .store.workspace import Workspace, init_workspace
+from .store.writer import new_record_text
 
 BASE_TIME = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 SESSIONS = ("sess-2026-01-05-a1", "sess-2026-01-12-b2", "sess-2026-01-19-c3")

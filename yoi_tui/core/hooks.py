@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .atomic import atomic_write_text
 from .errors import YoiError
-from .workspace import Workspace
+from .store.atomic import atomic_write_text
+from .store.workspace import Workspace
 
 
 @dataclass
@@ -41,8 +41,8 @@ def _clock_path(ws: Workspace, session_id: str) -> Path:
 
 def advance_token_clock(ws: Workspace, session_id: str, transcript: Path) -> int:
     """Record the input tokens the transcript consumed since the last call; returns them."""
+    from .retrieval.usage import record_tokens
     from .sessions.detect import load_session
-    from .usage import record_tokens
 
     log = load_session(transcript)
     path = _clock_path(ws, session_id)
@@ -91,11 +91,11 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
     if transcript is not None and isinstance(session_id, str) and transcript.is_file():
         step("token clock", lambda: advance_token_clock(ws, session_id, transcript))
     if event == "SessionStart":
-        from .context import resident_context
+        from .retrieval.context import resident_context
 
         step("context", lambda: setattr(outcome, "stdout", resident_context(ws, session_id=session_id)))
     elif event == "UserPromptSubmit":
-        from .expand import expand_prompt
+        from .retrieval.expand import expand_prompt
 
         prompt = str(payload.get("prompt", ""))
 

@@ -1,6 +1,6 @@
 """The composer: write a prompt, complete ``#slug``s, preview the prompt as an agent receives it.
 
-The preview is ``core.expand.expand_prompt`` run without recording usage (a keystroke is not an
+The preview is ``core.retrieval.expand.expand_prompt`` run without recording usage (a keystroke is not an
 invoke), after a short pause, in a thread worker; results for older text are dropped. Unknown
 ``#slug``s are highlighted in red, expanded ones in green. Finishing (ctrl+j) expands once more,
 this time recording the invokes, then either exits with the text (``yoi-tui compose`` prints it to
@@ -22,9 +22,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
-from ..core.expand import ExpandResult, expand_prompt
-from ..core.markers import KNOWLEDGE_END
-from ..core.slugrefs import iter_slug_refs
+from ..core.retrieval.expand import ExpandResult, expand_prompt
+from ..core.retrieval.markers import KNOWLEDGE_END
+from ..core.retrieval.slugrefs import iter_slug_refs
 from ..widgets.slug_complete import PromptTextArea, SlugAutoComplete
 from .dialogs import Choice, ChoiceModal
 

@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
 from ..core.browse import NEW_RECORD_KINDS
-from ..core.kinds import SLUG_MAX, RecordKind, is_valid_slug, path_for, slugify
-from ..core.workspace import Workspace
+from ..core.store.kinds import SLUG_MAX, RecordKind, is_valid_slug, path_for, slugify
+from ..core.store.workspace import Workspace
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from textual.worker import get_current_worker
 from ..core.diagnostics import Diagnostic
 from ..core.errors import RecordChangedError, RecordLockedError, YoiError
 from ..core.lint import WorkspaceIndex, lint_text
-from ..core.records import decode_record_bytes
-from ..core.workspace import Workspace
-from ..core.writer import save_text
+from ..core.store.records import decode_record_bytes
+from ..core.store.workspace import Workspace
+from ..core.store.writer import save_text
 from ..messages import RecordSaved
 from ..widgets.problems import ProblemsPanel, counts_text
 from ..widgets.record_editor import RecordTextArea

@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Tree
 
 from ..core.browse import RecordEntry, filter_entries, group_entries
-from ..core.kinds import RecordKind
+from ..core.store.kinds import RecordKind
 from ..widgets.problems import ProblemsPanel
 from ..widgets.record_tree import RecordTree
 from ..widgets.record_view import RecordView

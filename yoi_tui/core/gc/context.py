@@ -1,7 +1,7 @@
 """What a GC engine receives, and the one linted write path GC uses.
 
 ``GcContext`` carries the run: the real workspace (for usage, workflows and repository paths), the
-scratch copy the engine reads and changes (``core.changeset.Scratch``), the run id and clock, the
+scratch copy the engine reads and changes (``core.runs.changeset.Scratch``), the run id and clock, the
 usage facts, and what the engine reports back (``operations``, ``notes``).
 
 ``GcWriter`` writes a record into the scratch copy only when the write-time linter agrees
@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ..atomic import is_locked
-from ..changeset import Scratch
 from ..diagnostics import Diagnostic
 from ..errors import YoiError
 from ..lint import WorkspaceIndex, WriteContext, check_write
 from ..lint.write_check import SourceKey
-from ..records import Record, read_record
-from ..workspace import Workspace
+from ..runs.changeset import Scratch
+from ..store.atomic import is_locked
+from ..store.records import Record, read_record
+from ..store.workspace import Workspace
 from .facts import UsageFacts
 from .model import Operations
 

@@ -1,6 +1,6 @@
 """What GC's rules look at, computed once per run.
 
-* ``UsageFacts`` — per-record usage from ``core.usage`` (invokes, frequency, the protection flag)
+* ``UsageFacts`` — per-record usage from ``core.retrieval.usage`` (invokes, frequency, the protection flag)
   and the **token clock** as a timeline, so a record's age can be measured in input tokens like
   everything else in usage (SPEC 6): the clock at a wall-clock moment is the sum of the ``tokens``
   events whose UUIDv7 id was minted at or before it. A record written before usage was recorded
@@ -26,14 +26,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..changeset import read_exact
 from ..diagnostics import Diagnostic
 from ..errors import YoiError
-from ..kinds import RecordKind, folder_for, path_for
-from ..records import Record, as_timestamp
-from ..slugrefs import iter_prose_lines, referenced_slugs
-from ..usage import RecordStat, compute_stats, load_events
-from ..workspace import Workspace
+from ..retrieval.slugrefs import iter_prose_lines, referenced_slugs
+from ..retrieval.usage import RecordStat, compute_stats, load_events
+from ..runs.changeset import read_exact
+from ..store.kinds import RecordKind, folder_for, path_for
+from ..store.records import Record, as_timestamp
+from ..store.workspace import Workspace
 
 MAX_WORKFLOW_BYTES = 1024 * 1024
 

@@ -6,7 +6,7 @@
    reason and full text. The summary is not a target (its listings are Phase 2's, the rest is a
    person's), nor is a file a rules operation already changes. No target: no model call.
 3. A pydantic-ai agent (``llm.consolidation_model``) gets Phase 2's confined read tools
-   (``phase2.tools.FileTools``, wrapped by ``core.agent_tools``: ``list_files``, ``read_file``,
+   (``phase2.tools.FileTools``, wrapped by ``phase2.agent_tools``: ``list_files``, ``read_file``,
    ``knowledge_search``, ``memory_search``; ``memory/`` minus ``_staging/`` and ``workflow/``, and
    ``knowledge/``) and two GC tools that write through the write-time linter:
 
@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..atomic import is_locked
-from ..kinds import RecordKind, is_valid_slug, path_for
 from ..lint.write_check import source_keys
-from ..records import Record, read_record
-from ..writer import new_record_text, render_record
+from ..store.atomic import is_locked
+from ..store.kinds import RecordKind, is_valid_slug, path_for
+from ..store.records import Record, read_record
+from ..store.writer import new_record_text, render_record
 from .context import GcAborted, GcContext, GcWriter
 
 PROTECTED_MIN_KEEP = 0.7
@@ -217,7 +217,7 @@ def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] 
     """The pydantic-ai agent with GC's tools (a refusal becomes ``ModelRetry``)."""
     from pydantic_ai import Agent, RunContext
 
-    from ..agent_tools import add_file_tools, add_search_tools, call_tool
+    from ..phase2.agent_tools import add_file_tools, add_search_tools, call_tool
 
     agent: Any = Agent(model, output_type=str, instructions=INSTRUCTIONS,
                        retries={"tools": max_failed_writes + 2, "output": 2}, model_settings=settings)
@@ -294,7 +294,7 @@ class GcLlmEngine:
         if not targets:
             ctx.note("llm: nothing for the model to rewrite; no model call")
             return
-        from ..agent_tools import engine_model, run_agent
+        from ..phase2.agent_tools import engine_model, run_agent
 
         max_failed = ctx.ws.config.phase2.max_failed_writes
         tools = _tools_class()(ctx, targets, max_failed_writes=max_failed)

@@ -37,12 +37,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..kinds import RecordKind, iter_record_paths, kind_for_path
 from ..lint.rules import similar_slug_pairs
 from ..lint.write_check import source_keys
-from ..records import Record, as_timestamp, read_record
-from ..slugrefs import referenced_slugs
-from ..writer import render_record
+from ..retrieval.slugrefs import referenced_slugs
+from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
+from ..store.records import Record, as_timestamp, read_record
+from ..store.writer import render_record
 from .context import GcContext, GcWriter, format_errors
 from .facts import PathChecker, build_references, named_paths, scan_workflows
 from .model import Operation, State, format_tokens

@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
 from ..diagnostics import Diagnostic
-from ..kinds import RecordKind, kind_for_path, slug_of
-from ..records import read_record
-from ..workspace import Workspace
+from ..store.config import Config
+from ..store.kinds import RecordKind, kind_for_path, slug_of
+from ..store.records import read_record
+from ..store.workspace import Workspace
 from .index import IndexEntry, WorkspaceIndex
 from .rules import (
     LOCAL_RULES,
@@ -60,9 +60,9 @@ CACHE_NAME = "lint-v1.json"
 RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
 RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-read next time
 FULL_RECOMPUTE_SHARE = 0.25  # more new slugs than this share of a kind: recompute its pairs from scratch
-_LINTER_MODULES = ("config", "diagnostics", "kinds", "models", "prefilter", "records", "slugrefs",
-                   "lint.cache", "lint.index", "lint.injection", "lint.rules", "lint.runner", "sessions.redact",
-                   "usage")
+_LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
+                   "store.records", "retrieval.slugrefs", "lint.cache", "lint.index", "lint.injection",
+                   "lint.rules", "lint.runner", "sessions.redact", "retrieval.usage")
 SIMILAR_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 
 Sig = list[int]
@@ -232,7 +232,7 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
 
     def _load(self) -> dict[tuple[str, str], float]:
         if self._values is None:
-            from ..usage import frequencies_for_lint
+            from ..retrieval.usage import frequencies_for_lint
 
             self._values = dict(frequencies_for_lint(self.ws))
         return self._values

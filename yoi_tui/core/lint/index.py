@@ -11,9 +11,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..kinds import RecordKind, folder_for, path_for
-from ..records import Record, read_record
-from ..workspace import Workspace
+from ..store.kinds import RecordKind, folder_for, path_for
+from ..store.records import Record, read_record
+from ..store.workspace import Workspace
 
 # Folder listings reused while the folder is unchanged: the editor builds a lazy index on every
 # lint run, and listing 30,000 names costs ~20 ms. A folder's mtime/ctime change whenever an entry

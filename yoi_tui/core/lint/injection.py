@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..prefilter import fold, maybe
+from ..retrieval.prefilter import fold, maybe
 
 # (pattern, reason, needles, requires): any match holds one of the lower-case ``needles`` and all of
-# ``requires`` (core.prefilter), so a text lacking them is not scanned with that pattern.
+# ``requires`` (core.retrieval.prefilter), so a text lacking them is not scanned with that pattern.
 _PHRASES = [
     (r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|preceding)"
      r"\s+(?:instructions?|prompts?|rules|messages?|context)", "asks to ignore earlier instructions",

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterator, Mapping
 from pydantic import ValidationError
 from rapidfuzz import fuzz, process
 
-from ..config import Config
 from ..diagnostics import Diagnostic
-from ..kinds import SLUG_MAX, RecordKind, is_valid_slug
-from ..models import DECISION_STATUSES, KNOWN_KEYS, META_MODELS, REQUIRED_KEYS
-from ..records import Record
-from ..slugrefs import iter_slug_refs
+from ..retrieval.slugrefs import iter_slug_refs
+from ..store.config import Config
+from ..store.kinds import SLUG_MAX, RecordKind, is_valid_slug
+from ..store.models import DECISION_STATUSES, KNOWN_KEYS, META_MODELS, REQUIRED_KEYS
+from ..store.records import Record
 from .index import WorkspaceIndex
 from .injection import find_injections
 

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import Config
 from ..diagnostics import Diagnostic
-from ..kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
-from ..records import Record, read_record
-from ..workspace import Workspace
+from ..store.config import Config
+from ..store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
+from ..store.records import Record, read_record
+from ..store.workspace import Workspace
 from .index import WorkspaceIndex
 from .rules import RECORD_RULES, LintContext, similar_diagnostic, similar_slug_pairs, similar_to
 

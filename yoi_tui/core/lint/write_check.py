@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..diagnostics import Diagnostic
-from ..kinds import RecordKind, kind_for_path
-from ..records import read_record
-from ..workspace import Workspace
+from ..store.kinds import RecordKind, kind_for_path
+from ..store.records import read_record
+from ..store.workspace import Workspace
 from .index import WorkspaceIndex
 from .runner import lint_text
 

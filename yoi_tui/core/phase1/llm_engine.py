@@ -12,8 +12,8 @@ from typing import Any
 
 from ..errors import YoiError
 from ..sessions.model import Entry
-from ..staging import Activity
-from ..workspace import Workspace
+from ..store.staging import Activity
+from ..store.workspace import Workspace
 
 INSTRUCTIONS = """\
 You extract what happened in one range of a coding agent's session log, for a project memory.
@@ -68,7 +68,7 @@ class LlmEngine:
         if self._agent is None:
             from pydantic_ai import Agent
 
-            from ..llm import build_model, model_settings, output_spec
+            from ..runs.llm import build_model, model_settings, output_spec
 
             config = self.ws.config.llm
             model = self._model_obj if self._model_obj is not None else build_model(config.extract_model, config)
@@ -91,7 +91,7 @@ class LlmEngine:
                               "ModelHTTPError", "ConnectError")) or "http" in type(exc).__module__:
                 raise YoiError(f"the extraction model failed ({name}): {exc}") from exc
             raise
-        from ..usage import record_tokens
+        from ..retrieval.usage import record_tokens
 
         record_tokens(self.ws, int(result.usage.input_tokens or 0), session_id=None)
         output = result.output

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from ..atomic import atomic_write_text
-from ..workspace import Workspace
+from ..store.atomic import atomic_write_text
+from ..store.workspace import Workspace
 
 
 def pointer_path(ws: Workspace, session_id: str) -> Path:

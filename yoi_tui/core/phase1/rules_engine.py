@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from ..sessions.model import Entry
-from ..staging import Activity, Attempt, Decision, Discussion, Request
+from ..store.staging import Activity, Attempt, Decision, Discussion, Request
 
 _SHELL_TOOLS = {"bash", "shell", "shell_command", "exec_command", "local_shell", "run_terminal_cmd"}
 _TRIVIAL = {"ok", "okay", "yes", "y", "no", "n", "thanks", "thank you", "continue", "go on", "go ahead", "proceed",

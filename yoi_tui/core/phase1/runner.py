@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..crashpoints import crashpoint
 from ..errors import YoiError
-from ..models import Source
+from ..runs.crashpoints import crashpoint
 from ..sessions.clean import clean_entries
 from ..sessions.detect import load_session
 from ..sessions.model import Entry, LogProblem, SessionLogError
-from ..staging import Activity, Extractor, write_staging
-from ..workspace import Workspace
+from ..store.models import Source
+from ..store.staging import Activity, Extractor, write_staging
+from ..store.workspace import Workspace
 from .chunking import chunk_entries
 from .pointer import read_pointer, write_pointer
 

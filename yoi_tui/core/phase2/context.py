@@ -17,15 +17,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..atomic import is_locked
-from ..changeset import Scratch
 from ..diagnostics import Diagnostic
 from ..errors import RecordLockedError, YoiError
-from ..kinds import RecordKind, path_for
 from ..lint import WorkspaceIndex, WriteContext, check_write
-from ..records import Record, read_record
-from ..staging import StagingFile
-from ..workspace import Workspace
+from ..runs.changeset import Scratch
+from ..store.atomic import is_locked
+from ..store.kinds import RecordKind, path_for
+from ..store.records import Record, read_record
+from ..store.staging import StagingFile
+from ..store.workspace import Workspace
 
 SourceKey = tuple[str, int, int]
 

@@ -16,9 +16,9 @@ pydantic-ai is imported when the engine runs, never when the CLI starts.
 import json
 from typing import Any
 
-from ..agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, run_agent
-from ..kinds import RecordKind, iter_record_paths, kind_for_path
-from ..records import read_record
+from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
+from ..store.records import read_record
+from .agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, run_agent
 from .context import Phase2Aborted, Phase2Context
 from .tools import FileTools
 

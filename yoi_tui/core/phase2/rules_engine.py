@@ -39,12 +39,12 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from ..kinds import RecordKind, path_for, slugify
-from ..models import Source
-from ..records import Record, as_timestamp
-from ..slugrefs import iter_slug_refs
-from ..staging import Attempt, Decision, Discussion, Request, StagingFile
-from ..writer import new_record_text, render_record
+from ..retrieval.slugrefs import iter_slug_refs
+from ..store.kinds import RecordKind, path_for, slugify
+from ..store.models import Source
+from ..store.records import Record, as_timestamp
+from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
+from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context, format_errors
 from .merge import replace_sections, title_of_body
 

@@ -4,7 +4,7 @@ One round:
 
 1. **Trigger.** Staging file count ≥ ``phase2.staging_files`` or bytes ≥ ``phase2.staging_bytes``,
    or ``flush``. Under the trigger nothing runs (but an interrupted run is still finished).
-2. **Lock** (``core.lock``, taken by ``core.run_lock.start_run``, like GC's): a live holder makes
+2. **Lock** (``core.runs.lock``, taken by ``core.runs.run_lock.start_run``, like GC's): a live holder makes
    this run fail at once (``LockBusy``); a stale one is taken over and reported.
 3. **Recovery**: a run a crash interrupted after it began applying is finished first
    (``changeset.recover_pending``), so the workspace is never left half-applied.
@@ -29,14 +29,14 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..changeset import ApplyResult, ChangeSet, ConsumedInput, Scratch, apply, read_exact
-from ..crashpoints import crashpoint
 from ..errors import YoiError
-from ..ids import new_id
-from ..lock import ConsolidationLock, Takeover
-from ..run_lock import PENDING_NOTE, has_pending_runs, start_run
-from ..staging import StagingFile, list_staging
-from ..workspace import Workspace
+from ..runs.changeset import ApplyResult, ChangeSet, ConsumedInput, Scratch, apply, read_exact
+from ..runs.crashpoints import crashpoint
+from ..runs.lock import ConsolidationLock, Takeover
+from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
+from ..store.ids import new_id
+from ..store.staging import StagingFile, list_staging
+from ..store.workspace import Workspace
 from .context import Phase2Aborted, Phase2Context
 
 MAX_ROUNDS = 5
@@ -96,7 +96,7 @@ def staging_pressure(ws: Workspace, *, exclude: set[str] | frozenset[str] = froz
 
 def _candidates(ws: Workspace, notes: list[str]) -> list[Any]:
     try:
-        from ..usage import candidate_report
+        from ..retrieval.usage import candidate_report
     except ImportError:
         notes.append("usage: the knowledge candidate report is not available; no knowledge is created")
         return []

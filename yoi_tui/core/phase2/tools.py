@@ -28,13 +28,13 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..atomic import is_locked
-from ..changeset import read_exact
 from ..errors import YoiError
-from ..kinds import RecordKind, kind_for_path
 from ..lint.write_check import source_keys
-from ..records import parse_record_text
-from ..writer import render_record
+from ..runs.changeset import read_exact
+from ..store.atomic import is_locked
+from ..store.kinds import RecordKind, kind_for_path
+from ..store.records import parse_record_text
+from ..store.writer import render_record
 from .context import LintedWriter, Phase2Context
 
 MAX_LIST = 2000
@@ -140,7 +140,7 @@ class FileTools:
 
     def knowledge_search(self, query: str = "", slug: str | None = None, kind: str | None = None,
                          limit: int | None = None) -> list[dict[str, Any]]:
-        from ..search import knowledge_search
+        from ..retrieval.search import knowledge_search
 
         try:
             hits = knowledge_search(self.ctx.sws, query, slug=slug, kind=kind, limit=limit, record=False)
@@ -150,7 +150,7 @@ class FileTools:
 
     def memory_search(self, query: str = "", slug: str | None = None, kind: str | None = None,
                       limit: int | None = None) -> list[dict[str, Any]]:
-        from ..search import memory_search
+        from ..retrieval.search import memory_search
 
         try:
             hits = memory_search(self.ctx.sws, query, slug=slug, kind=kind, limit=limit, record=False)

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from .diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from .kinds import RecordKind, kind_for_path, slug_of
 from .workspace import Workspace
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .config import LlmConfig
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..store.config import LlmConfig
 
 if TYPE_CHECKING:  # pragma: no cover
     from pydantic_ai.models import Model

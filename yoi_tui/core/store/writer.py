@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
+from ..errors import RecordChangedError, YoiError
 from .atomic import atomic_write_text, ensure_writable
-from .errors import RecordChangedError, YoiError
 from .records import Record
 
 DELETE = object()

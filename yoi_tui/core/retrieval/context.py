@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import YoiError
-from .kinds import RecordKind
+from ..errors import YoiError
+from ..store.kinds import RecordKind
+from ..store.records import parse_record_text, read_record
+from ..store.workspace import Workspace
 from .markers import CONTEXT_BEGIN, CONTEXT_END
-from .records import parse_record_text, read_record
 from .search import decode_text, iter_folder_bytes
 from .usage import estimate_tokens, log, record_inject
-from .workspace import Workspace
 
 INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug=SLUG, "
                "or `yoi search knowledge --slug SLUG`):")

@@ -22,15 +22,15 @@ pydantic-ai is imported inside the functions, so importing this module stays che
 from collections.abc import Callable
 from typing import Any
 
-from .errors import YoiError
-from .workspace import Workspace
+from ..errors import YoiError
+from ..store.workspace import Workspace
 
 
 def call_tool(ctx: Any, fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` for a tool of ``ctx.deps``; a ``ToolRefusal`` goes back to the model as ``ModelRetry``."""
     from pydantic_ai import ModelRetry
 
-    from .phase2.tools import ToolRefusal
+    from .tools import ToolRefusal
 
     # Kept on the deps so an aborted run can still record the tokens it used.
     ctx.deps.last_usage = ctx.usage
@@ -76,7 +76,7 @@ def engine_model(ws: Workspace, model: Any = None) -> tuple[Any, dict[str, Any] 
     """``model`` (a test's scripted model: no settings), else ``llm.consolidation_model`` and its settings."""
     if model is not None:
         return model, None
-    from .llm import build_model, model_settings
+    from ..runs.llm import build_model, model_settings
 
     name = ws.config.llm.consolidation_model
     return build_model(name, ws.config.llm), model_settings(name)
@@ -91,7 +91,7 @@ def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, i
     if tokens <= 0:
         return counted
     try:
-        from .usage import record_tokens
+        from ..retrieval.usage import record_tokens
 
         record_tokens(ws, tokens)
     except (ImportError, YoiError, OSError) as exc:
@@ -110,7 +110,7 @@ def run_agent(agent: Any, prompt: str, tools: Any, *, ws: Workspace, notes: list
     """
     from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UserError
 
-    from .phase2.tools import TooManyFailedWrites
+    from .tools import TooManyFailedWrites
 
     usage: Any = None
     try:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 Engine = Literal["rules", "llm"]
 

@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import YoiError
 from .atomic import atomic_write_text
-from .errors import YoiError
 from .ids import new_id
 from .models import Source
 from .workspace import Workspace

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from ..errors import WorkspaceNotFound, YoiError
 from .config import DEFAULT_CONFIG_TEXT, Config, load_config
-from .errors import WorkspaceNotFound, YoiError
 
 GITIGNORE_ENTRY = ".yoi/state/"
 

@@ -20,12 +20,12 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .kinds import RecordKind, is_valid_slug, path_for
+from ..store.kinds import RecordKind, is_valid_slug, path_for
+from ..store.records import Record, read_record
+from ..store.workspace import Workspace
 from .markers import INJECTED_BLOCK_RE, KNOWLEDGE_END, knowledge_begin
-from .records import Record, read_record
 from .slugrefs import SlugRef, iter_slug_refs
 from .usage import record_quietly
-from .workspace import Workspace
 
 _MAX_CHAIN = 20
 # Marker text inside a body would end its block early when Phase 1 strips injected blocks, leaving

@@ -35,10 +35,10 @@ from typing import Any
 
 import filelock
 
-from .atomic import fsync_dir
-from .errors import YoiError
-from .ids import new_id
-from .workspace import Workspace
+from ..errors import YoiError
+from ..store.atomic import fsync_dir
+from ..store.ids import new_id
+from ..store.workspace import Workspace
 
 LOCK_NAME = "consolidation.lock"
 GUARD_TIMEOUT = 15.0

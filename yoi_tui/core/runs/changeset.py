@@ -25,7 +25,7 @@ bytes the run replaced and puts the consumed inputs back, refusing any file chan
 Texts are exact: files are decoded as UTF-8 with ``surrogateescape`` (a BOM stays a ``\\ufeff``
 character, CRLF stays CRLF), so before → after → revert round-trips byte for byte.
 
-Callers hold the consolidation lock (``core.lock``) around ``apply``/``recover_pending``;
+Callers hold the consolidation lock (``core.runs.lock``) around ``apply``/``recover_pending``;
 ``revert`` takes it itself.
 """
 
@@ -43,10 +43,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .atomic import atomic_write_bytes, fsync_dir, is_locked
+from ..errors import RecordLockedError, YoiError
+from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked
+from ..store.workspace import Workspace
 from .crashpoints import crashpoint
-from .errors import RecordLockedError, YoiError
-from .workspace import Workspace
 
 ChangeOp = Literal["add", "modify", "delete"]
 JOURNAL_VERSION = 1

@@ -15,7 +15,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from .errors import RecordLockedError, YoiError
+from ..errors import RecordLockedError, YoiError
 
 _WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 

@@ -38,11 +38,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic
-from .errors import YoiError
-from .ids import new_id
-from .kinds import RecordKind
-from .workspace import Workspace
+from ..diagnostics import Diagnostic
+from ..errors import YoiError
+from ..store.ids import new_id
+from ..store.kinds import RecordKind
+from ..store.workspace import Workspace
 
 try:
     import fcntl

@@ -25,11 +25,11 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import YoiError
-from .kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
-from .records import MAX_RECORD_BYTES, Record, parse_record_text, read_record
+from ..errors import YoiError
+from ..store.kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
+from ..store.records import MAX_RECORD_BYTES, Record, parse_record_text, read_record
+from ..store.workspace import Workspace
 from .usage import record_quietly
-from .workspace import Workspace
 
 _BOM = "\ufeff"
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
