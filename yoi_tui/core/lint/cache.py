@@ -135,16 +135,28 @@ def file_signature(path: str | Path) -> Sig | None:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
 
 
+def _library_stamps() -> list[Any]:
+    """Where and how big each library the rules use is: an upgrade changes it, without importing them."""
+    from importlib.util import find_spec
+
+    stamps: list[Any] = []
+    for name in ("yaml", "pydantic", "pydantic_core", "rapidfuzz"):
+        try:
+            spec = find_spec(name)
+            origin = spec.origin if spec is not None else None
+            st = os.stat(os.path.join(os.path.dirname(origin), "version.py" if name == "pydantic" else
+                                      os.path.basename(origin))) if origin else None
+            stamps.append([name, origin, st.st_size if st else None, st.st_mtime_ns if st else None])
+        except (ImportError, ValueError, OSError):
+            stamps.append([name, None])
+    return stamps
+
+
 def fingerprint(config: Config) -> str:
     """Changes whenever a cached finding could: config, linter sources, library versions."""
-    import pydantic
-    import rapidfuzz
-    import yaml
-
     digest = hashlib.sha256()
-    digest.update(config.model_dump_json().encode("utf-8"))
-    digest.update(f"{CACHE_VERSION} {sys.version_info[:3]} {yaml.__version__} {pydantic.VERSION} "
-                  f"{rapidfuzz.__version__}".encode())
+    digest.update(json.dumps(config.as_dict(), sort_keys=True).encode("utf-8"))
+    digest.update(f"{CACHE_VERSION} {sys.version_info[:3]} {_library_stamps()}".encode())
     core = Path(__file__).resolve().parents[1]  # yoi_tui/core; by path, so nothing extra is imported
     for name in _LINTER_MODULES:
         source = core.joinpath(*name.split(".")).with_suffix(".py")

@@ -29,7 +29,6 @@ from ..errors import YoiError
 from ..store.kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
 from ..store.records import MAX_RECORD_BYTES, Record, parse_record_text, read_record
 from ..store.workspace import Workspace
-from .usage import record_quietly
 
 _BOM = "\ufeff"
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -306,6 +305,14 @@ def _context_lines(ws: Workspace, context_lines: int | None) -> int:
     return context_lines
 
 
+def _record(ws: Workspace, events: list[tuple[str, str, str]], session_id: str | None) -> None:
+    """Record the hits as invokes; the usage module is imported only when there is one to record."""
+    if events:
+        from .usage import record_quietly
+
+        record_quietly(ws, events, session_id)
+
+
 def _check_slug(slug: str) -> None:
     if not isinstance(slug, str) or not slug:
         raise SearchError(f"slug must be a non-empty string, got {slug!r}")
@@ -360,7 +367,7 @@ def knowledge_search(ws: Workspace, query: str = "", *, slug: str | None = None,
             break
     if record:
         via = "slug" if slug is not None else "search"
-        record_quietly(ws, [(h.slug, "knowledge", via) for h in hits], session_id)
+        _record(ws, [(h.slug, "knowledge", via) for h in hits], session_id)
     return hits
 
 
@@ -433,7 +440,7 @@ def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, ki
             break
     if record:
         via = "slug" if slug is not None else "search"
-        record_quietly(ws, [(h.slug, h.kind, via) for h in hits], session_id)
+        _record(ws, [(h.slug, h.kind, via) for h in hits], session_id)
     return hits
 
 
@@ -491,5 +498,5 @@ def get_record(ws: Workspace, slug: str, kind: str, *, record: bool = True,
         raise SearchError(f"cannot read record: {reason}", path=ws.rel(path))
     parsed = result.record
     if record:
-        record_quietly(ws, [(slug, kind, "slug")], session_id)
+        _record(ws, [(slug, kind, "slug")], session_id)
     return RecordView(slug=slug, kind=kind, path=parsed.rel, meta=json_safe(parsed.meta), body=parsed.body)
