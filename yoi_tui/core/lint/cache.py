@@ -62,7 +62,7 @@ RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-rea
 FULL_RECOMPUTE_SHARE = 0.25  # more new slugs than this share of a kind: recompute its pairs from scratch
 _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.index", "lint.injection",
-                   "lint.rules", "lint.runner", "sessions.redact", "retrieval.usage")
+                   "lint.rules", "lint.runner", "lint.similar", "sessions.redact", "retrieval.usage")
 SIMILAR_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 
 Sig = list[int]
