@@ -131,3 +131,31 @@ def test_ids_are_uuid7_and_increase_within_a_process() -> None:
     for text in ids[:5]:
         parsed = uuid.UUID(text)
         assert parsed.version == 7 and parsed.variant == uuid.RFC_4122
+
+
+_LINT_PROBE = """
+import json, sys
+import yoi_tui.core.lint.stored as stored
+stored.RACY_NS = 0  # the files were written moments ago; trust their signatures for this test
+from yoi_tui.cli.main import main
+code = main(sys.argv[1:])
+print(json.dumps([code, sorted(m for m in sys.modules if m.startswith(("yaml", "pydantic", "rapidfuzz",
+                                                                       "yoi_tui.core.lint.rules")))]), file=sys.stderr)
+"""
+
+
+def test_an_unchanged_workspace_lints_without_importing_the_rules(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    write_record(ws, "knowledge/run-tests.md", knowledge_meta(), "\nRun pytest with -q. See #nowhere.\n")
+
+    def lint() -> tuple[int, list[str], str]:
+        proc = subprocess.run([sys.executable, "-c", _LINT_PROBE, "lint", "-w", str(ws.root)],
+                              capture_output=True, text=True, timeout=120)
+        code, modules = json.loads(proc.stderr.strip().splitlines()[-1])
+        return code, modules, proc.stdout
+
+    first = lint()
+    assert first[0] == 1 and "dangling-ref" in first[2] and "yoi_tui.core.lint.rules" in first[1]
+    second = lint()
+    assert second[0] == 1 and second[2] == first[2]  # the same findings, from the stored result
+    assert second[1] == []

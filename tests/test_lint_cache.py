@@ -20,6 +20,7 @@ import pytest
 
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace
+from yoi_tui.core.lint import stored as lint_stored
 from yoi_tui.core.retrieval.usage import frequencies_for_lint
 from yoi_tui.core.store.workspace import Workspace
 
@@ -31,7 +32,7 @@ import generate  # noqa: E402  (bench/generate.py)
 
 @pytest.fixture
 def no_racy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lint_cache, "RACY_NS", 0)
+    monkeypatch.setattr(lint_stored, "RACY_NS", 0)  # the stored result and the per-file cache share it
 
 
 def _ws_copy(tmp_path: Path, example: str) -> Workspace:
