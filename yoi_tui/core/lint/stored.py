@@ -18,6 +18,7 @@ import json
 import os
 import stat
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from ..store.workspace import Workspace
 
 CACHE_VERSION = 1
 RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
+USAGE_CACHE_NAME = "usage-frequencies.json"
 RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-read next time
 _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.stored", "lint.index",
@@ -105,6 +107,9 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
     Reading every usage event is a large part of a warm lint; when nothing changed since the last
     run (``lint_workspace_cached``'s fast path) no frequency is needed at all. ``signature`` names
     the usage files' state, so a stored result is reused only while the usage log is unchanged.
+    The frequencies themselves are kept in ``.yoi/state/cache/usage-frequencies.json`` under that
+    signature and the ``[usage]`` settings: after an edit to one record, the next lint does not
+    parse the whole usage log again (1.7 s at 50,000 records) unless the log changed.
     """
 
     def __init__(self, ws: Workspace) -> None:
@@ -113,10 +118,34 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
 
     def _load(self) -> dict[tuple[str, str], float]:
         if self._values is None:
-            from ..retrieval.usage import frequencies_for_lint
+            started_ns = time.time_ns()
+            files = self.signature()
+            key = None
+            if files is not None:
+                key = hashlib.sha256(json.dumps([CACHE_VERSION, files, self.ws.config.usage.as_dict()],
+                                                sort_keys=True).encode()).hexdigest()
+                self._values = self._cached(key)
+            if self._values is None:
+                from ..retrieval.usage import frequencies_for_lint
 
-            self._values = dict(frequencies_for_lint(self.ws))
+                self._values = dict(frequencies_for_lint(self.ws))
+                racy = any(max(item[2], item[3]) >= started_ns - RACY_NS for item in files or [])
+                if key is not None and not racy and self.ws.yoi_dir.is_dir():
+                    _store(self._cache_path(), {"key": key, "values": [[k, s, f] for (k, s), f in
+                                                                        sorted(self._values.items())]})
         return self._values
+
+    def _cache_path(self) -> Path:
+        return self.ws.state_dir / "cache" / USAGE_CACHE_NAME
+
+    def _cached(self, key: str) -> dict[tuple[str, str], float] | None:
+        try:
+            data = json.loads(self._cache_path().read_bytes())
+            if isinstance(data, dict) and data.get("key") == key:
+                return {(str(kind), str(slug)): float(freq) for kind, slug, freq in data["values"]}
+        except (OSError, ValueError, TypeError, KeyError):
+            pass
+        return None
 
     def __getitem__(self, key: tuple[str, str]) -> float:
         return self._load()[key]
