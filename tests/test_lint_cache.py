@@ -302,3 +302,20 @@ def test_usage_frequencies_are_kept_until_the_usage_log_changes(tmp_path: Path, 
     log.record_events([{"type": "invoke", "kind": "knowledge", "slug": "atomic-writes", "via": "slug"}])
     again = dict(lint_stored.UsageFrequencies(ws))  # the log changed: parsed again
     assert again == frequencies_for_lint(ws) and ("knowledge", "from-the-cache") not in again
+
+
+def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _ws_copy(tmp_path, "broken")
+    serial = lint_workspace(ws).diagnostics
+    monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
+    monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
+    items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
+    fresh = lint_cache._facts_in_parallel(ws, items)
+    assert fresh is not None and set(fresh) == {rel for rel, _path, _sig in items}  # ran in the workers
+    ctx, empty = lint_cache.LintContext(None), lint_cache.WorkspaceIndex()
+    for rel, path, sig in items:
+        assert fresh[rel].to_json() == lint_cache._facts(ws, Path(path), rel, sig, ws.config, empty, ctx).to_json()
+    assert lint_workspace(ws, cache=True).diagnostics == serial
+    assert lint_cache.cache_path(ws).is_file()
