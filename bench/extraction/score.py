@@ -5,7 +5,7 @@
 [--json] [--quiet]``
 
 For each label file, the session it names is parsed and cleaned exactly as ``yoi phase1`` does,
-chunked with the default chunk size, and given to the engine. Each extracted item is matched to a
+chunked with the default ``phase1.chunk_tokens``, and given to the engine. Each extracted item is matched to a
 label of its category:
 
 * a **request** matches the label whose ``at`` (the user's entry) lies in the item's range;
@@ -35,7 +35,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 LABELS = Path(__file__).resolve().parent / "labels"
 CATEGORIES = ("requests", "decisions", "attempts")
-DEFAULT_CHUNK_TOKENS = 12_000
 
 sys.path.insert(0, str(ROOT))
 
@@ -102,9 +101,11 @@ def extract_items(session: Path, engine: Any) -> dict[str, list[tuple[tuple[int,
     from yoi_tui.core.sessions.clean import clean_entries
     from yoi_tui.core.sessions.detect import load_session
 
+    from yoi_tui.core.store.config import Phase1Config
+
     parsed = load_session(session)
     found: dict[str, list[tuple[tuple[int, int], Any]]] = {c: [] for c in CATEGORIES}
-    for chunk in chunk_entries(clean_entries(parsed.entries), DEFAULT_CHUNK_TOKENS):
+    for chunk in chunk_entries(clean_entries(parsed.entries), Phase1Config().chunk_tokens):
         activity = engine.extract(chunk, session_id=parsed.session_id)
         whole = (chunk[0].index, chunk[-1].index)
         for category in CATEGORIES:

@@ -61,6 +61,9 @@ class Request(_Item):
     intent: str
     target: str
     summary: str
+    # A short imperative title read from the request's own sentence ("Give the button a background");
+    # absent in older staging, where Phase 2 builds one from intent and target.
+    title: str | None = None
 
 
 class Activity(_Strict):
