@@ -100,7 +100,6 @@ def extract_items(session: Path, engine: Any) -> dict[str, list[tuple[tuple[int,
     from yoi_tui.core.phase1.chunking import chunk_entries
     from yoi_tui.core.sessions.clean import clean_entries
     from yoi_tui.core.sessions.detect import load_session
-
     from yoi_tui.core.store.config import Phase1Config
 
     parsed = load_session(session)

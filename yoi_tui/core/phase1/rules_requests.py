@@ -119,7 +119,7 @@ def _target(sentence: str, intent_verb: str | None) -> str:
         if "/" in path or re.search(r"\.[a-z]{1,5}$", path):
             anchors.append(path.rsplit("/", 1)[-1] if len(path) > 40 else path)
     anchors += [c for c in _CODE_RE.findall(sentence) if not TEMP_PATH_RE.search(c)]
-    anchors += [i for i in _IDENT_RE.findall(_CODE_RE.sub(" ", sentence))]
+    anchors += list(_IDENT_RE.findall(_PATH_RE.sub(" ", _CODE_RE.sub(" ", sentence))))
     words = strip_polite(_DIRECTIVE_RE.sub("", strip_polite(text))).split()
     if intent_verb:
         words = words[len(intent_verb.split()):]
