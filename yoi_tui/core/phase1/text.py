@@ -23,6 +23,8 @@ _STOP_TAIL = {"the", "a", "an", "of", "to", "in", "on", "for", "with", "and", "o
               "who", "was", "were", "not", "no", "my", "our", "your", "their", "then", "up", "out"}
 _CLAUSE_WORDS = {"which", "who", "that", "because", "so", "when", "where", "while", "since", "but", "and", "then", "if",
                  "unless", "until", "though", "although", "—", "-", "–"}
+_COMMAND_WORDS = {"cd", "git", "npm", "pnpm", "yarn", "ls", "make", "mix", "cargo", "pip", "uv", "docker", "kubectl", "gh",
+                  "bd", "yoi", "pytest", "python", "node", "bun"}
 TEMP_PATH_RE = re.compile(r"(?:^|/)(?:var/folders|private/var|tmp|TemporaryItems|AppData/Local/Temp)/|Screenshot ",
                           re.IGNORECASE)
 
@@ -80,4 +82,6 @@ def short_title(sentence: str, max_words: int = 9) -> str:
     title = " ".join(words).rstrip(" ,;:-—(")
     if title.count("(") > title.count(")"):
         title = title[: title.rfind("(")].rstrip()
+    if title.split(" ", 1)[0] in _COMMAND_WORDS:
+        return title  # "cd to myapp and run ...": a command name keeps its case
     return title[:1].upper() + title[1:]
