@@ -182,8 +182,14 @@ def main(argv: list[str] | None = None) -> int:
         if not paths:
             print(f"no label file named {args.session}", file=sys.stderr)
             return 2
-    engine = make_engine(args.engine, args.workspace)
-    scores = [score_session(p, engine) for p in paths]
+    from yoi_tui.core.errors import YoiError
+
+    try:
+        engine = make_engine(args.engine, args.workspace)
+        scores = [score_session(p, engine) for p in paths]
+    except YoiError as exc:  # no workspace, no model configured, the provider failed
+        print(f"score: {exc}", file=sys.stderr)
+        return 2
     total = {c: Tally() for c in CATEGORIES}
     for score in scores:
         for category in CATEGORIES:
