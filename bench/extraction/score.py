@@ -19,6 +19,10 @@ from an engine that does not give one) is taken to cover its whole chunk. Recall
 labels; precision = matched items / items; "overall" pools the three categories. The misses
 (labels nothing matched) and the false items are printed per session. Discussions are not scored.
 
+``YOI_BENCH_KEEP_PATH=1 PYTHONPATH=<an older checkout>`` scores that older code instead (how the
+"before" figures in docs/phase1.md were taken; items without a range then cover their chunk, which
+can only flatter it).
+
 ``--engine llm`` needs a workspace whose ``.yoi/config.toml`` configures the extraction model
 (``--workspace``, default: the current directory's workspace).
 """
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[2]
 LABELS = Path(__file__).resolve().parent / "labels"
 CATEGORIES = ("requests", "decisions", "attempts")
 
-sys.path.insert(0, str(ROOT))
+if "YOI_BENCH_KEEP_PATH" not in os.environ:  # the baseline run points PYTHONPATH at an older tree
+    sys.path.insert(0, str(ROOT))
 
 
 @dataclass
@@ -109,7 +115,7 @@ def extract_items(session: Path, engine: Any) -> dict[str, list[tuple[tuple[int,
         whole = (chunk[0].index, chunk[-1].index)
         for category in CATEGORIES:
             for item in getattr(activity, category):
-                found[category].append((tuple(item.range) if item.range else whole, item))
+                found[category].append((tuple(item.range) if getattr(item, "range", None) else whole, item))
     return found
 
 
