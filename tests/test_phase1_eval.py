@@ -148,3 +148,13 @@ def test_llm_item_ranges_outside_the_chunk_are_dropped(tmp_path: Path) -> None:
     activity = LlmEngine(ws, model=model).extract(entries, session_id="s")
     assert [a.range for a in activity.attempts] == [(12, 16), None]
     assert [r.range for r in activity.requests] == [(0, 0), (10, 10)]
+
+
+def test_rules_engine_meets_the_issue_targets_on_the_labelled_set() -> None:
+    run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--json"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)["categories"]
+    assert figures["requests"]["recall"] >= 0.8 and figures["attempts"]["recall"] >= 0.8
+    assert figures["decisions"]["recall"] >= 0.6
+    assert figures["overall"]["precision"] >= 0.8
