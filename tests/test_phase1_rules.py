@@ -277,3 +277,33 @@ def test_a_chunk_never_separates_a_failure_from_its_result() -> None:
         kinds = [e.kind for e in chunk]
         assert kinds[-1] != "tool_call"
         assert kinds[0] != "tool_result"
+
+
+def test_a_short_answer_to_the_agents_question_is_not_a_new_request() -> None:
+    log = Log()
+    log.user("add a cache to the API client")
+    log.say("Should the cache live in memory or on disk?")
+    log.user("on disk please")
+    log.say("Done. Want me to add the --no-cache flag too?")
+    later = log.user("continue until all are done")  # an instruction, even after a question
+    requests = log.extract().requests
+    assert [r.title for r in requests] == ["Add a cache to the API client", "Continue until all are done"]
+    assert "refined: on disk please" in requests[0].summary and requests[1].range == (later, later)
+
+
+def test_how_the_agent_uses_its_tools_is_not_a_decision() -> None:
+    log = Log()
+    log.user("look at the parser")
+    log.say("I'll use the Read tool to open parser.py first.")
+    log.say("I'll use a subagent for the exploration.")
+    assert log.extract().decisions == []
+
+
+def test_the_whole_suite_passing_covers_one_failing_test_file() -> None:
+    log = Log()
+    log.user("fix the io test")
+    failed = log.bash("pytest tests/test_io.py", "E AssertionError\n1 failed", exit_code=1)
+    log.edit("/p/io.py")
+    passed = log.bash("pytest", "42 passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, passed + 1)

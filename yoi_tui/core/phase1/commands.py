@@ -27,6 +27,7 @@ _SUBCOMMAND = {"git", "npm", "pnpm", "yarn", "cargo", "mix", "go", "uv", "poetry
                "nox", "just", "task", "composer", "php", "elixir", "iex", "yoi"}
 _RUNNERS = {"python", "node", "ruby", "bash", "sh", "zsh", "perl", "pytest", "jest", "vitest", "ts-node", "tsx",
             "deno", "php", "java", "go", "cargo", "rspec", "phpunit"}
+_TEST_RUNNERS = {"pytest", "jest", "vitest", "rspec", "phpunit", "mocha", "ava", "tox", "nox"}
 _TEST_WORDS = {"test", "tests", "run", "exec", "check", "spec"}
 _VALUE_FLAGS = {"-m", "--message", "-C", "-c", "-F", "-u", "-n", "-e", "--filter", "-p", "-k", "--prefix", "-w",
                 "--workspace", "-f", "--file", "-t", "--target", "--set-upstream-to"}
@@ -128,7 +129,12 @@ def same_check(earlier: tuple[str, ...], later: tuple[str, ...]) -> bool:
     """True when ``later`` re-runs ``earlier``'s check (running the whole suite covers one test)."""
     if not earlier or not later:
         return False
-    return earlier == later or (len(later) < len(earlier) and earlier[: len(later)] == later and len(later) >= 2)
+    if earlier == later:
+        return True
+    # A broader run covers a narrower one: `pnpm test` re-runs `pnpm test NavUser.test.tsx`, `pytest`
+    # re-runs `pytest tests/test_io.py` (a bare program counts only for test runners).
+    covers = len(later) >= 2 or (len(later) == 1 and later[0] in _TEST_RUNNERS)
+    return covers and len(later) < len(earlier) and earlier[: len(later)] == later
 
 
 def missing_tool(output: str, exit_code: int | None) -> bool:

@@ -47,6 +47,8 @@ _SUMMARY_RE = re.compile(r"^(?:done|perfect|great|excellent|all (?:done|set)|sum
 _PAST_RE = re.compile(r"^(?:i've|i have|i|we|it|this)?\s*(?:changed|updated|added|moved|removed|replaced|switched|"
                       r"renamed|made|used|set|fixed|created|converted)\b", re.IGNORECASE)
 _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", re.IGNORECASE)
+_TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|"
+                         r"websearch|todowrite|todo list|a search|the search)\b", re.IGNORECASE)
 _RECOMMENDED_RE = re.compile(r"\s*\((?:recommended|default)\)\s*$", re.IGNORECASE)
 
 
@@ -59,6 +61,11 @@ def _plan_text(call: Call) -> str:
     if heading:
         return squash(heading.group(1), 160)
     return squash(sentences(prose(plan) or plan)[0], 200) if sentences(prose(plan) or plan) else "the proposed plan"
+
+
+def _has_heading(call: Call) -> bool:
+    data = call.entry.tool_input
+    return isinstance(data, dict) and bool(re.search(r"^#\s+\S", str(data.get("plan") or ""), re.MULTILINE))
 
 
 def _plan_approach(call: Call) -> str:
@@ -96,7 +103,8 @@ def _plan_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
             start = rejected[0].entry.index
         else:
             options, why, start = [], "the user approved this plan", plan.entry.index
-        decisions.append(Decision(title=f"Plan: {squash(title, 110)}", options=list(dict.fromkeys(options)),
+        short = title if _has_heading(plan) else short_title(title, 12)
+        decisions.append(Decision(title=f"Plan: {squash(short, 110)}", options=list(dict.fromkeys(options)),
                                   chosen=chosen, rationale=why, range=(start, plan.end)))
         rejected = []
     return decisions
@@ -149,6 +157,8 @@ def _text_decision(sentence: str, role: str, index: int) -> Decision | None:
     if match is not None:
         if sentence[: match.start()].count("(") > sentence[: match.start()].count(")"):
             return None  # a choice in parentheses is an aside
+        if _TOOLISH_RE.search(sentence[match.start():]):
+            return None  # "I'll use the Read tool to ..." is how the agent works, not a project choice
         options: list[str] = []
         chosen = squash(re.sub(r"^(?:we|i|you)(?:\s+(?:should|will|must)|'ll)\s+", "", sentence.rstrip("."),
                                flags=re.IGNORECASE), 200)

@@ -4,7 +4,8 @@ A typed user message is a request unless it is a question (it becomes a discussi
 acknowledgement, pasted code or output with no sentence of its own, harness text, or a **correction**:
 a short message right after the user interrupted the agent or refused a call, or one opening with
 "not"/"no,"/"actually"/"instead"/"I meant"... refines the request before it (its summary and range
-grow) rather than starting a new one.
+grow) rather than starting a new one; so does a short answer to the agent's question ("option 2"),
+unless it is itself an instruction.
 
 Intent and target are read from the directive sentence — the first sentence that tells the agent
 what to do ("We should use the initials from the username" after a problem statement), never from a
@@ -148,7 +149,11 @@ def _title(intent: str, sentence: str) -> str:
 def extract_requests(entries: list[Entry]) -> list[Request]:
     requests: list[Request] = []
     interrupted = False  # the user stopped the agent (interrupt, refused call) since the last request
+    asked = False  # the agent's last message ended with a question
     for entry in entries:
+        if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
+            asked = entry.text.rstrip().rstrip("*_`").endswith("?")
+            continue
         if entry.kind in ("interrupt", "rejected"):
             interrupted = True
             continue
@@ -165,8 +170,13 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             continue  # pasted code or output with no sentence of its own
         words = len(body.split())
         correction = bool(requests) and words <= 30 and (interrupted or bool(_CORRECTION_RE.match(strip_polite(body))))
-        interrupted = False
-        if correction:
+        # A short reply to the agent's question ("option 2", "the second one") answers it; an
+        # instruction ("continue until all are done") is still a request.
+        answer = asked and words <= 8 and _verb(body) is None
+        interrupted = asked = False
+        if answer and not requests:
+            continue
+        if correction or answer:
             previous = requests[-1]
             start = previous.range[0] if previous.range else entry.index
             summary = squash(f"{previous.summary} — refined: {body}", MAX_SUMMARY)
