@@ -307,3 +307,18 @@ def test_the_whole_suite_passing_covers_one_failing_test_file() -> None:
     passed = log.bash("pytest", "42 passed")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and attempt.range == (failed, passed + 1)
+
+
+def test_a_fix_made_by_a_command_is_named_and_a_header_error_says_what_failed() -> None:
+    log = Log()
+    log.user("commit the OTEL bootstrap")
+    failed = log.call("Bash", {"command": "git add -A && git commit -m 'feat: otel'"},
+                      "Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun 'mix format' to fix.",
+                      error=True)
+    log.bash("git status", "modified: lib/otel.ex")  # a look around: not part of the fix
+    log.bash("mix format", "")
+    passed = log.bash("git add -A && git commit -m 'feat: otel'", "[main 12e2d10] feat: otel")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, passed + 1)
+    assert "failed: Pre-commit validation failed: [FORMAT] Code is not formatted." in attempt.result
+    assert "fixed — after running `mix format`;" in attempt.result and "git status" not in attempt.result

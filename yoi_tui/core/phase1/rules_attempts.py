@@ -47,6 +47,9 @@ def error_line(result: Entry) -> str:
     lines = _lines(result.text.replace("\\n", "\n"))
     hits = [line for line in lines if _ERROR_HINT_RE.search(line)]
     chosen = hits[0] if hits else (lines[-1] if lines else "")
+    if chosen.endswith(":") and chosen in lines and lines.index(chosen) + 1 < len(lines):
+        # A header ("Pre-commit validation failed:") says little; its first line says what.
+        chosen = f"{chosen} {lines[lines.index(chosen) + 1]}"
     code = f"exit {result.exit_code}" if result.exit_code not in (None, 0) else ""
     text = squash(re.sub(r"</?tool_use_error>", "", chosen), 160)
     return ": ".join(part for part in (code, text) if part) or "failed"
@@ -74,6 +77,25 @@ def _key(call: Call) -> tuple[str, ...]:
     return (call.name, *files[:1]) if files else (call.name,)
 
 
+_LOOK_PROGRAMS = {"ls", "cat", "head", "tail", "find", "grep", "rg", "wc", "stat", "file", "which", "pwd", "echo", "tree",
+                  "less", "du", "date", "env", "printenv", "sed", "awk", "sort", "diff", "bd"}
+_CHECK_WORDS = {"test", "tests", "lint", "check", "typecheck", "vet", "clippy", "credo", "dialyzer", "build", "compile",
+                "pytest", "jest", "vitest", "tsc", "eslint", "ruff", "mypy", "pyright", "flake8", "rspec"}
+_LOOK_GIT = {"status", "log", "diff", "show", "branch", "remote", "rev-parse", "add", "stash"}
+
+
+def _changes(call: Call) -> bool:
+    """A successful command that may have changed something (``mix format``), not a look around."""
+    from .commands import main_statement
+
+    program, args, _tail = main_statement(call.command())
+    if not program or program in _LOOK_PROGRAMS or program in _CHECK_WORDS:
+        return False
+    if any(arg in _CHECK_WORDS for arg in args[:2]):
+        return False  # another check (lint, test, build) verifies; it does not fix
+    return not (program == "git" and args[:1] and args[0] in _LOOK_GIT)
+
+
 def _cause(entries: list[Entry], after: int, before: int) -> str:
     """The agent's first explaining sentence between the failure and the next call."""
     for entry in entries:
@@ -88,7 +110,7 @@ def _cause(entries: list[Entry], after: int, before: int) -> str:
     return ""
 
 
-def _how(failed: Call, fix: Call, edited: list[str]) -> str:
+def _how(failed: Call, fix: Call, edited: list[str], ran: list[str] | None = None) -> str:
     if failed.is_shell and fix.is_shell and signature(failed.command()) != signature(fix.command()):
         changed = f"ran `{fix.describe()}` instead"
     elif not failed.is_shell and isinstance(fix.entry.tool_input, dict) and isinstance(failed.entry.tool_input, dict):
@@ -98,7 +120,9 @@ def _how(failed: Call, fix: Call, edited: list[str]) -> str:
         changed = ""
     files = list(dict.fromkeys(p.rsplit("/", 1)[-1] for p in edited))
     edits = f"after editing {', '.join(files[:4])}" if files else ""
-    parts = [p for p in (edits, changed) if p]
+    commands = list(dict.fromkeys(ran or []))
+    steps = f"after running {', '.join(f'`{c}`' for c in commands[:3])}" if commands else ""
+    parts = [p for p in (edits, steps, changed) if p]
     return "; ".join(parts) if parts else "the same call succeeded on retry"
 
 
@@ -113,12 +137,14 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         tool_missing = call.is_shell and missing_tool(call.result.text if call.result else "", call.result.exit_code
                                                       if call.result else None)
         paths = path_arguments(call.command()) if tool_missing else set()
-        repeats, fix, edited = 1, None, []
+        repeats, fix, edited, ran = 1, None, [], []
         for offset in range(position + 1, len(calls)):
             later = calls[offset]
             if later.is_edit and later.succeeded:
                 edited.extend(later.files())
                 continue
+            if later.is_shell and later.succeeded and not same_check(key, _key(later)) and _changes(later):
+                ran.append(later.describe())
             if same_check(key, _key(later)):
                 if _is_failure(later):
                     handled.add(offset)
@@ -141,7 +167,7 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
             attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; not fixed in this range",
                                     outcome="failure", range=(call.entry.index, call.end)))
             continue
-        how = _how(call, fix, edited)
+        how = _how(call, fix, edited, ran)
         attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — {how}; "
                                 f"`{fix.describe()}` then succeeded", outcome="success",
                                 range=(call.entry.index, fix.end)))
