@@ -322,3 +322,13 @@ def test_a_fix_made_by_a_command_is_named_and_a_header_error_says_what_failed() 
     assert attempt.outcome == "success" and attempt.range == (failed, passed + 1)
     assert "failed: Pre-commit validation failed: [FORMAT] Code is not formatted." in attempt.result
     assert "fixed — after running `mix format`;" in attempt.result and "git status" not in attempt.result
+
+
+def test_a_command_quoted_mid_sentence_is_not_a_choice() -> None:
+    log = Log()
+    log.user("commit the styles")
+    log.say("The .gitignore prevents `git add .` from including it, but since it's already tracked, changes to it "
+            "need to be staged explicitly.")
+    log.say("I'll keep the old parser since the tests depend on it.")
+    [decision] = log.extract().decisions
+    assert (decision.chosen, decision.rationale) == ("keep the old parser", "the tests depend on it.")

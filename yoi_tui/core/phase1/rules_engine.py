@@ -34,8 +34,9 @@ _CHOICE_RE = re.compile(
     r"we'll go with|i'll use \S+(?: \S+){0,3} (?:for|to|as)|prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
     r"(?:set up|setting up|configure|wire up) (?:[\w.-]+ ){1,4}(?:with|using|via) [`\w][\w.-]*)",
     re.IGNORECASE)
-_SINCE_RE = re.compile(r"^(?:\S+ ){0,12}?(?P<verb>add|use|keep|switch to|move|prefer|go with|set up|pin|disable|"
-                       r"silence)\b(?P<chosen>.{3,120}?)\s+(?:since|because|as)\s+(?P<why>.{6,200})$", re.IGNORECASE)
+_SINCE_RE = re.compile(r"^(?:[^—–:;]*?[—–:;]\s+)?(?:(?:i|we)(?:'ll| will| should)\s+)?(?P<verb>add|use|keep|switch to|move|"
+                       r"prefer|go with|set up|pin|disable|silence)\b(?P<chosen>.{3,120}?)\s+(?:since|because)\s+"
+                       r"(?P<why>.{6,200})$", re.IGNORECASE)
 _PHRASE = r"(?:`[^`]+`|\"[^\"]+\"|[\w.:/'-]+(?: [\w.:/'-]+){0,3})"
 _INSTEAD_RE = re.compile(rf"(?:use |using |with |try |trying )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
