@@ -331,4 +331,4 @@ def test_a_command_quoted_mid_sentence_is_not_a_choice() -> None:
             "need to be staged explicitly.")
     log.say("I'll keep the old parser since the tests depend on it.")
     [decision] = log.extract().decisions
-    assert (decision.chosen, decision.rationale) == ("keep the old parser", "the tests depend on it.")
+    assert (decision.chosen, decision.rationale) == ("keep the old parser", "the tests depend on it")
