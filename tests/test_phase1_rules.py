@@ -332,3 +332,14 @@ def test_a_command_quoted_mid_sentence_is_not_a_choice() -> None:
     log.say("I'll keep the old parser since the tests depend on it.")
     [decision] = log.extract().decisions
     assert (decision.chosen, decision.rationale) == ("keep the old parser", "the tests depend on it")
+
+
+def test_exploration_that_fails_is_not_an_attempt_but_a_missing_program_is() -> None:
+    log = Log()
+    log.user("look at the fixture")
+    log.bash('head -c 500 fixture.jsonl | python3 -c "\nimport json, sys\nprint(json.loads(sys.stdin.read()))\n"',
+             "Traceback (most recent call last):\n  File \"<string>\", line 3\nJSONDecodeError", exit_code=1)
+    log.bash("cat fixture.jsonl | jq .type", "jq: error (at <stdin>:1): Cannot index string", exit_code=5)
+    log.call("Bash", {"command": "npx vitest run"}, "<tool_use_error>Sibling tool call errored</tool_use_error>",
+             error=True)
+    assert log.extract().attempts == []

@@ -3,8 +3,9 @@
 Owns the per-command knowledge of the rules extractor:
 - ``is_real_failure``: a non-zero exit is not always a failure — ``grep``/``rg`` exit 1 means "no
   match", ``diff``/``cmp`` 1 means "they differ", ``test``/``[`` 1 means "false", ``git commit``
-  with "nothing to commit" changed nothing; an exploratory read (``ls``, ``cat``, ``find``...) of a
-  path that does not exist is a look around, not an attempt;
+  with "nothing to commit" changed nothing; an exploratory command (``ls``, ``cat``, ``find``...,
+  or an inline ``python -c`` probe) that fails is a look around, not an attempt — unless the
+  program itself is missing (``tree: command not found`` is worth remembering);
 - ``check_key``: the identity of the check a command runs (program + subcommand + target, with
   ``python3`` = ``python``), so a fix is paired with a later run of the *same* check, never with
   an unrelated command whose text merely looks alike.
@@ -36,6 +37,7 @@ _DIFF_PROGRAMS = {"diff", "cmp", "colordiff"}
 _TEST_PROGRAMS = {"test", "[", "[["}
 _EXPLORE_PROGRAMS = {"ls", "cat", "head", "tail", "find", "stat", "file", "wc", "du", "readlink", "realpath", "less",
                      "more", "tree", "which", "type", "whereis", "pwd", "bat", "exa", "eza", "fd", "locate"}
+_INLINE_RUNNERS = {"python", "node", "ruby", "perl", "jq", "php"}
 _MISSING_RE = re.compile(r"no such file or directory|cannot access|does not exist|not a directory|cannot open",
                          re.IGNORECASE)
 _NOT_FOUND_RE = re.compile(r"command not found|not recognized as an internal|: not found\b|exit code 127|exit 127",
@@ -68,7 +70,10 @@ def _program_and_args(tokens: list[str]) -> tuple[str, list[str]]:
 def _strip_bodies(command: str) -> str:
     """Heredoc bodies and ``$(...)`` substitutions (commit messages) are text, not commands."""
     command = re.sub(r"<<-?\s*['\"]?(\w+)['\"]?.*?\n\s*\1\b", "", command, flags=re.DOTALL)
-    return re.sub(r"\$\((?:[^()]|\([^()]*\))*\)", "SUBST", command, flags=re.DOTALL)
+    command = re.sub(r"\$\((?:[^()]|\([^()]*\))*\)", "SUBST", command, flags=re.DOTALL)
+    # A quoted multi-line argument (an inline script) is one argument, not several statements.
+    return re.sub(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'", lambda m: "STR" if "\n" in m.group(0) else m.group(0), command,
+                  flags=re.DOTALL)
 
 
 def statements(command: str) -> list[tuple[str, list[str], list[str]]]:
@@ -154,8 +159,11 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False
     if program == "git" and args[:1] == ["commit"] and _NOTHING_TO_COMMIT_RE.search(output):
         return False
-    if program in _EXPLORE_PROGRAMS and _MISSING_RE.search(output) and not missing_tool(output, exit_code):
-        return False
+    if program in _EXPLORE_PROGRAMS and not missing_tool(output, exit_code):
+        return False  # a look around (ls of a missing folder, cat | jq on odd input) is not an attempt
+    if any(p in _INLINE_RUNNERS and ({"-c", "-e"} & set(a)) for p, a, _t in statements(command)) or \
+            any(t in _INLINE_RUNNERS for t in tail):
+        return False  # an ad-hoc inline script probing data is exploration too
     if program == "which" or (program in ("command", "type") and exit_code == 1):
         return False
     return True

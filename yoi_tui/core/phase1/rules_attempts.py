@@ -30,7 +30,8 @@ _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Proces
 # anything about the project (edit before read, stale read, a bad tool argument).
 _MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|string to replace not found|"
                            r"found \d+ matches of the string|inputvalidationerror|invalid tool parameters|"
-                           r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool",
+                           r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
+                           r"sibling tool call errored|tool_use_error>cancelled",
                            re.IGNORECASE)
 _MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent", re.IGNORECASE)
 _READ_TOOLS = {"read", "glob", "grep", "ls", "view", "read_file", "list_dir", "search", "notebookread", "find"}
