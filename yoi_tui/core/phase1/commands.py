@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 
 _SPLIT_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _PIPE_RE = re.compile(r"(?<!\|)\|(?!\|)")
@@ -47,10 +48,16 @@ _NOTHING_TO_COMMIT_RE = re.compile(r"nothing to commit|no changes added to commi
 
 
 def _tokens(segment: str) -> list[str]:
+    return list(_split(segment))
+
+
+@lru_cache(maxsize=4096)
+def _split(segment: str) -> tuple[str, ...]:
+    # Cached: a failure is compared with every later command of its chunk.
     try:
-        return shlex.split(segment, posix=True)
+        return tuple(shlex.split(segment, posix=True))
     except ValueError:
-        return segment.split()
+        return tuple(segment.split())
 
 
 def normalise_program(word: str) -> str:

@@ -13,7 +13,7 @@ _FENCE_RE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 # Lines that are pasted code or output rather than prose: indented blocks, stack frames, prompts,
 # lines dense in code punctuation.
 _CODE_LINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*(?:at |File \"|Traceback|\$ |>>> |[{}\[\]<]|//|#include|import |from \S+ import|def |class |function |const |let |var |return\b))")
-_CODE_CHARS = set("{}();=<>[]|\\")
+_CODE_DROP = str.maketrans("", "", "{}();=<>[]|\\")  # counting code punctuation by deleting it (fast)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(@])|\n+|(?<=\?)\s+")
 _POLITE_RE = re.compile(
     r"^(?:(?:please|pls|can you|could you|would you|will you|i want you to|i'd like you to|i need you to|let's|lets|"
@@ -49,7 +49,7 @@ def prose(text: str) -> str:
         if not stripped:
             kept.append("")
             continue
-        dense = sum(ch in _CODE_CHARS for ch in stripped) / max(len(stripped), 1)
+        dense = (len(stripped) - len(stripped.translate(_CODE_DROP))) / max(len(stripped), 1)
         if _CODE_LINE_RE.match(line) or dense > 0.12:
             continue
         kept.append(line)
