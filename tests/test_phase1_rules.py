@@ -136,6 +136,7 @@ def test_exit_codes_mean_what_the_command_means() -> None:
              exit_code=1)
     log.bash("ls -la /p/missing", "ls: cannot access '/p/missing': No such file or directory", exit_code=2)
     log.call("Read", {"file_path": "/p/nope.py"}, "<tool_use_error>File does not exist.</tool_use_error>", error=True)
+    log.call("Read", {"file_path": "/p/test/support"}, "EISDIR: illegal operation on a directory, read", error=True)
     log.call("Edit", {"file_path": "/p/a.py"}, "<tool_use_error>File has not been read yet.</tool_use_error>",
              error=True)
     log.call("Bash", {"command": "rm -rf build"}, "The user doesn't want to proceed with this tool use.",

@@ -33,7 +33,8 @@ _MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|
                            r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
                            r"sibling tool call errored|tool_use_error>cancelled",
                            re.IGNORECASE)
-_MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent", re.IGNORECASE)
+# A read tool aimed at nothing readable (a missing path, a directory): a look around, not an attempt.
+_MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent|eisdir|is a directory", re.IGNORECASE)
 _READ_TOOLS = {"read", "glob", "grep", "ls", "view", "read_file", "list_dir", "search", "notebookread", "find"}
 _TACTICAL_RE = re.compile(r"^(?:let me|let's|i'll|i will|now\b|first\b|next\b|ok\b|okay\b|good\b|great\b|"
                           r"perfect\b|hmm\b|i need to|i should)", re.IGNORECASE)
