@@ -107,3 +107,19 @@ def test_each_record_cites_the_lines_its_item_came_from(tmp_path: Path) -> None:
     decision = _read(ws, "memory/decisions/initials-from-the-username.md")
     assert decision.meta["sources"] == [{"session_id": "s-lines", "range": [38, 38]}]
     assert [d for d in lint_workspace(ws).diagnostics if d.is_error] == []
+
+
+def test_a_question_the_user_asked_joins_the_work_of_its_session_not_an_open_decision(tmp_path: Path) -> None:
+    from yoi_tui.core.store.staging import Discussion
+
+    ws = make_ws(tmp_path)
+    stage(ws, "s-q", 0, 40, requests=[Request(intent="add", target="epic", summary="implement the epic",
+                                              title="Implement the epic", range=(0, 0))])
+    run_phase2(ws, flush=True)
+    stage(ws, "s-q", 41, 60, discussions=[Discussion(topic="did you push?", points=["Yes, both commits are on "
+                                                                                   "origin and the epic is closed."],
+                                                     range=(55, 56))])
+    run_phase2(ws, flush=True)
+    request = _read(ws, "memory/requests/implement-the-epic.md")
+    assert "## Discussion\n- did you push?: Yes, both commits are on origin" in request.body
+    assert not list(ws.decisions_dir.glob("*.md"))

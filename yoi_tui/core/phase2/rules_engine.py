@@ -14,8 +14,9 @@ For each consumed staging file, in id (time) order:
   related decision or request: one made from the same staging file (best title match), else the
   record whose sources lie nearest in the same session; failures without a later success are kept
   too ("not fixed yet");
-* **discussions** join a "Discussion" section of the related record of the same staging file; with
-  none, they become an ``open`` decision (the plan keeps undecided discussions as open decisions).
+* **discussions** join a "Discussion" section of the related record of the same staging file; a
+  question the user asked joins the nearest record of its session; with none, a discussion becomes
+  an ``open`` decision (the plan keeps undecided discussions as open decisions).
 
 Then a knowledge record is created for each decision/request on the knowledge candidate report
 that has none yet (and refreshed when its origin changed in this run), and the summary's "Open
@@ -324,6 +325,10 @@ class RulesEngine:
         points = [self._line(p) for p in discussion.points if one_line(p)]
         lines = [f"- {topic}: {p}" for p in points] or [f"- {topic}"]
         target = self._best(topic + " " + " ".join(points), targets)
+        if target is None and topic.rstrip().endswith("?"):
+            # A question the user asked and the agent answered is context for the work of that
+            # session, not an undecided choice.
+            target = self._nearest_in_session(staging) or self._in_parent(staging)
         if target is None:
             body = f"\n# {topic}\n\n## Discussion\n" + "".join(f"- {p}\n" for p in points or [topic])
             self._upsert(staging, RecordKind.DECISION, topic, body, resolved=False,
