@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..store.atomic import temp_prefix
 from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
 from ..store.records import read_record
@@ -418,7 +419,7 @@ def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config:
 
 def _store(target: Path, data: object) -> None:
     """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run."""
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temp = target.with_name(f"{temp_prefix(target.name)}tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.

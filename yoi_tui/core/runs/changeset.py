@@ -36,6 +36,7 @@ import difflib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from ..errors import RecordLockedError, YoiError
 from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked
 from ..store.workspace import Workspace
 from .crashpoints import crashpoint
+from .leftovers import new_scratch_dir, remove_tree
 
 ChangeOp = Literal["add", "modify", "delete"]
 JOURNAL_VERSION = 1
@@ -195,10 +197,46 @@ def _copy_ignore(folder: str, names: list[str]) -> set[str]:
     return {n for n in names if n.startswith(".") and n.endswith(".tmp")}
 
 
+def _link_or_copy(source: str, target: str) -> None:
+    """Hard-link ``source`` into the scratch copy (a copy where links are impossible).
+
+    The copy costs one link per file instead of reading and writing every byte, and stays correct
+    because nothing writes a scratch file in place: ``Scratch.write`` renames a new file over the
+    link (``write_exact``) and ``delete`` unlinks it, so the real record's inode is never touched.
+    Only regular files are linked; anything else (a FIFO, a device) is not copied at all.
+    """
+    st = os.lstat(source)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"not a regular file ({_kind_of(st.st_mode)})")
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except FileExistsError:
+        os.unlink(target)
+        os.link(source, target, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
+
+
 class Scratch:
     """A throw-away copy of the workspace's ``memory/`` (without ``_staging/`` and ``workflow/``)
     and ``knowledge/`` that a run reads and writes; ``.ws`` is a ``Workspace`` rooted there (same
     config), so the linter and the search tools work on it unchanged.
+
+    It lives under ``.yoi/state/scratch/<pid>-…`` (``leftovers.new_scratch_dir``; a killed run's copy
+    is swept by the next recovery) and is made of hard links (``_link_or_copy``): only the files the
+    engine writes get new bytes.
 
     Files keep their mode bits, so a locked (read-only) record is refused in the scratch copy too.
     Writes go through ``write``/``delete``, which remember each file's text before its first change.
@@ -206,11 +244,19 @@ class Scratch:
 
     def __init__(self, ws: Workspace, *, parent: Path | None = None) -> None:
         self.real = ws
-        self._tmp = tempfile.TemporaryDirectory(prefix="yoi-scratch-", dir=parent, ignore_cleanup_errors=True)
-        root = Path(self._tmp.name)
+        if parent is not None:
+            parent.mkdir(parents=True, exist_ok=True)
+            root = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=parent))
+        else:
+            root = new_scratch_dir(ws)
+        self._dir = root
         self.problems: list[str] = []
-        self._copy(ws.memory_dir, root / "memory", skip_top={"_staging", "workflow"})
-        self._copy(ws.knowledge_dir, root / "knowledge", skip_top=set())
+        try:
+            self._copy(ws.memory_dir, root / "memory", skip_top={"_staging", "workflow"})
+            self._copy(ws.knowledge_dir, root / "knowledge", skip_top=set())
+        except BaseException:
+            remove_tree(root)
+            raise
         self.ws = Workspace(root, _config=ws.config)
         self.touched: dict[str, _Touch] = {}
 
@@ -226,7 +272,8 @@ class Scratch:
             return skipped
 
         try:
-            shutil.copytree(source, target, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+            shutil.copytree(source, target, symlinks=True, ignore=ignore, dirs_exist_ok=True,
+                            copy_function=_link_or_copy)
         except shutil.Error as exc:  # copies what it can, then lists what it could not
             for _src, _dst, why in exc.args[0]:
                 self.problems.append(f"{self.real.rel(Path(_src))}: not copied to the scratch workspace ({why})")
@@ -322,12 +369,7 @@ class Scratch:
                          notes=[*self.problems, *notes])
 
     def close(self) -> None:
-        # Read-only files in a writable folder are still removable; a read-only folder is not, so
-        # restore write bits on folders before cleaning up.
-        for folder, _dirs, _files in os.walk(self._tmp.name):
-            with contextlib.suppress(OSError):
-                os.chmod(folder, 0o755)
-        self._tmp.cleanup()
+        remove_tree(self._dir)
 
     def __enter__(self) -> Scratch:
         return self
@@ -679,6 +721,10 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
 
         lock = ConsolidationLock(ws, purpose="revert").acquire()
     try:
+        if lock is not None:
+            from .leftovers import sweep
+
+            sweep(ws)
         journal = _read_journal(path)
         result = RevertResult(run_id=run_id)
         for change in journal["changes"]:
