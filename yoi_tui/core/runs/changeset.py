@@ -12,7 +12,9 @@ human edit wins: reported as a conflict, the file is left alone). Applying is cr
 1. the journal ``.yoi/state/runs/<run-id>.pending.json`` (every before/after, every consumed input)
    is written first;
 2. the files are written; a file already holding its "after" counts as applied, so redoing the
-   step after a crash is harmless;
+   step after a crash is harmless. Each file's check and rename hold the workspace write lock
+   (``store.write_lock``, shared with the app's save), and ``replace_checked`` detects a program
+   outside yoi writing between the check and the rename (a conflict, its bytes kept);
 3. the journal is marked ``applied``; then the consumed inputs (Phase 2's staging files) are
    deleted — except those behind a conflicting change (their content did not land) or held back
    by the engine;
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import json
 import os
 import shutil
@@ -45,8 +48,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import RecordLockedError, YoiError
-from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked
+from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked, make_temp, temp_prefix
 from ..store.workspace import Workspace
+from ..store.write_lock import write_lock
 from .crashpoints import crashpoint
 from .leftovers import new_scratch_dir, remove_tree
 
@@ -450,8 +454,117 @@ def _inside(ws: Workspace, rel: str) -> Path:
     return path
 
 
+_RACE_DETAIL = ("changed on disk while the run was writing it; the other program's version is kept "
+                "and the run's version stays in the journal (the edit wins)")
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: Any = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap the files at ``a`` and ``b`` (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    False where the system or file system cannot (the caller falls back to link + rename).
+    """
+    global _renameat2
+    if _renameat2 is None:
+        _renameat2 = False
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            function = libc.renameat2
+            function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            function.restype = ctypes.c_int
+            _renameat2 = function
+    if not _renameat2:
+        return False
+    import ctypes
+
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def replace_checked(path: Path, expected: str | None, new: str | None) -> str | None:
+    """Replace ``path`` holding ``expected`` with ``new`` (None: absent); a conflict detail or None.
+
+    Callers hold the workspace write lock, which keeps yoi's own writers out. A program outside
+    yoi may still write between our check and our rename, so the replacement itself captures the
+    file it replaces: the new file and the old one are swapped atomically (``_exchange``; a
+    deletion moves the old file aside), and if the bytes captured are not ``expected`` they are
+    put back and a conflict is returned — nothing is reported as applied over bytes the run did
+    not read. Captured files carry the ``.yoi-tmp-`` prefix, so a crash here leaves nothing a
+    recovery does not sweep.
+    """
+    folder = path.parent
+    tmp: Path | None = None
+    try:
+        if new is not None:
+            try:
+                mode = stat.S_IMODE(path.stat().st_mode)
+            except FileNotFoundError:
+                mode = 0o644
+            fd, tmp = make_temp(folder, path.name)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(encode_exact(new))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+        if expected is None:
+            assert tmp is not None
+            crashpoint("apply:creating")
+            try:
+                os.link(tmp, path)  # never replaces a file someone created meanwhile
+            except FileExistsError:
+                return "file was created on disk while the run was writing it; left as it is (the edit wins)"
+            fsync_dir(folder)
+            return None
+        crashpoint("apply:renaming")
+        if tmp is None:
+            tmp = folder / f"{temp_prefix(path.name)}deleted.tmp"
+            try:
+                os.rename(path, tmp)  # moves out exactly the file there now
+            except FileNotFoundError:
+                tmp = None
+                return "file was deleted on disk while the run was deleting it; nothing to do"
+        elif not _exchange(tmp, path):
+            # No atomic swap here: link the old file aside, then rename. A rename by another
+            # program between these two calls is the one write this cannot see (docs/reliability.md).
+            aside = Path(f"{tmp}.before")
+            try:
+                os.link(path, aside)
+            except FileNotFoundError:
+                return "file was deleted on disk while the run was writing it; left as it is (the edit wins)"
+            os.replace(tmp, path)
+            tmp = aside
+        captured = read_exact(tmp)
+        if captured != expected:
+            if new is not None:
+                os.replace(tmp, path)
+            else:
+                with contextlib.suppress(FileExistsError):
+                    os.link(tmp, path)
+            fsync_dir(folder)
+            return _RACE_DETAIL
+        fsync_dir(folder)
+        return None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
 def _apply_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
-    """Bring one file from before to after; ("applied"|"conflict", detail)."""
+    """Bring one file from before to after; ("applied"|"conflict", detail). Holds the write lock."""
+    with write_lock(ws.root):
+        return _apply_one_locked(ws, change)
+
+
+def _apply_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
     try:
         path = _inside(ws, change["path"])
         current = read_exact(path)
@@ -465,19 +578,14 @@ def _apply_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
         return "conflict", f"file {what} on disk since the run read it; left as it is (the edit wins)"
     if is_locked(path):
         return "conflict", "file is read-only (locked against automated rewriting); left as it is"
+    crashpoint("apply:checked")
     try:
-        if after is None:
-            path.unlink()
-            fsync_dir(path.parent)
-        else:
-            write_exact(path, after)
-    except FileNotFoundError:
-        return "applied", None
-    except RecordLockedError:
-        return "conflict", "file is read-only (locked against automated rewriting); left as it is"
+        if after is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        detail = replace_checked(path, before, after)
     except (YoiError, OSError) as exc:
         return "conflict", f"cannot write: {getattr(exc, 'message', None) or exc}"
-    return "applied", None
+    return ("conflict", detail) if detail else ("applied", None)
 
 
 def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered: bool) -> ApplyResult:
@@ -683,6 +791,11 @@ class RevertResult:
 
 
 def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
+    with write_lock(ws.root):
+        return _revert_one_locked(ws, change)
+
+
+def _revert_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
     try:
         path = _inside(ws, change["path"])
         current = read_exact(path)
@@ -696,16 +809,12 @@ def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]
     if is_locked(path):
         return "refused", "file is read-only (locked); left as it is"
     try:
-        if before is None:
-            path.unlink()
-            fsync_dir(path.parent)
-        else:
-            write_exact(path, before)
-    except RecordLockedError:
-        return "refused", "file is read-only (locked); left as it is"
+        if before is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        detail = replace_checked(path, after, before)
     except (YoiError, OSError) as exc:
         return "refused", f"cannot write: {getattr(exc, 'message', None) or exc}"
-    return "restored", None
+    return ("refused", detail) if detail else ("restored", None)
 
 
 def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
