@@ -49,6 +49,7 @@ from typing import Any, Literal
 
 from ..errors import RecordLockedError, YoiError
 from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked, make_temp, temp_prefix
+from ..store.safe_read import NotRegularFile, loads_json, read_regular_bytes
 from ..store.workspace import Workspace
 from ..store.write_lock import write_lock
 from .crashpoints import crashpoint
@@ -68,9 +69,11 @@ def encode_exact(text: str) -> bytes:
 def read_exact(path: Path) -> str | None:
     """The file's bytes as text that encodes back to the same bytes (None: no such file)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_regular_bytes(Path(path))
     except FileNotFoundError:
         return None
+    except NotRegularFile:
+        raise
     except IsADirectoryError as exc:
         raise YoiError("is a folder, not a file", path=path) from exc
     except OSError as exc:
@@ -408,8 +411,10 @@ def _write_journal(path: Path, journal: dict[str, Any]) -> None:
 
 def _read_journal(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="ascii", errors="replace"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = loads_json(read_regular_bytes(path).decode("ascii", errors="replace"))
+    except YoiError as exc:
+        raise YoiError(f"unreadable run journal: {exc.message}", path=path) from exc
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
         raise YoiError(f"unreadable run journal: {exc}", path=path) from exc
     if not isinstance(data, dict) or "changes" not in data or "run_id" not in data:
         raise YoiError("not a run journal", path=path)

@@ -90,7 +90,7 @@ class Workspace:
         """True when ``path``, with symlinks resolved, lies inside the workspace."""
         try:
             Path(path).resolve().relative_to(self.root)
-        except (ValueError, OSError):
+        except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
             return False
         return True
 

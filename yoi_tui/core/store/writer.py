@@ -20,6 +20,7 @@ import yaml
 from ..errors import RecordChangedError, YoiError
 from .atomic import atomic_write_text, ensure_writable
 from .records import Record
+from .safe_read import NotRegularFile, read_regular_bytes
 
 DELETE = object()
 """Sentinel value in ``updates``: remove that key."""
@@ -196,9 +197,11 @@ def save_record(record: Record, updates: Mapping[str, Any] | None = None, body: 
 
 def _current_text(path: Path) -> str | None:
     try:
-        data = path.read_bytes()
+        data = read_regular_bytes(path)
     except FileNotFoundError:
         return None
+    except NotRegularFile:
+        raise
     except OSError as exc:
         raise YoiError(f"cannot read: {exc.strerror or exc}", path=path) from exc
     if data.startswith(b"\xef\xbb\xbf"):
