@@ -63,7 +63,8 @@ RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-rea
 FULL_RECOMPUTE_SHARE = 0.25  # more new slugs than this share of a kind: recompute its pairs from scratch
 _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.index", "lint.injection",
-                   "lint.rules", "lint.runner", "sessions.redact", "retrieval.usage")
+                   "lint.rules", "lint.runner", "sessions.redact", "sessions.secret_library", "store.safe_read",
+                   "retrieval.usage", "retrieval.markers")
 SIMILAR_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 
 Sig = list[int]
@@ -136,6 +137,16 @@ def file_signature(path: str | Path) -> Sig | None:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
 
 
+def _detect_secrets_version() -> str:
+    """The secret rule's pattern source changes with the detect-secrets release."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("detect-secrets")
+    except PackageNotFoundError:
+        return "none"
+
+
 def fingerprint(config: Config) -> str:
     """Changes whenever a cached finding could: config, linter sources, library versions."""
     import pydantic
@@ -145,7 +156,7 @@ def fingerprint(config: Config) -> str:
     digest = hashlib.sha256()
     digest.update(config.model_dump_json().encode("utf-8"))
     digest.update(f"{CACHE_VERSION} {sys.version_info[:3]} {yaml.__version__} {pydantic.VERSION} "
-                  f"{rapidfuzz.__version__}".encode())
+                  f"{rapidfuzz.__version__} {_detect_secrets_version()}".encode())
     core = Path(__file__).resolve().parents[1]  # yoi_tui/core; by path, so nothing extra is imported
     for name in _LINTER_MODULES:
         source = core.joinpath(*name.split(".")).with_suffix(".py")
