@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..store.atomic import temp_prefix
 from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
 from ..store.records import read_record
@@ -62,7 +63,8 @@ RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-rea
 FULL_RECOMPUTE_SHARE = 0.25  # more new slugs than this share of a kind: recompute its pairs from scratch
 _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.index", "lint.injection",
-                   "lint.rules", "lint.runner", "sessions.redact", "retrieval.usage")
+                   "lint.rules", "lint.runner", "sessions.redact", "sessions.secret_library", "store.safe_read",
+                   "retrieval.usage", "retrieval.markers")
 SIMILAR_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 
 Sig = list[int]
@@ -135,6 +137,16 @@ def file_signature(path: str | Path) -> Sig | None:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
 
 
+def _detect_secrets_version() -> str:
+    """The secret rule's pattern source changes with the detect-secrets release."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("detect-secrets")
+    except PackageNotFoundError:
+        return "none"
+
+
 def fingerprint(config: Config) -> str:
     """Changes whenever a cached finding could: config, linter sources, library versions."""
     import pydantic
@@ -144,7 +156,7 @@ def fingerprint(config: Config) -> str:
     digest = hashlib.sha256()
     digest.update(config.model_dump_json().encode("utf-8"))
     digest.update(f"{CACHE_VERSION} {sys.version_info[:3]} {yaml.__version__} {pydantic.VERSION} "
-                  f"{rapidfuzz.__version__}".encode())
+                  f"{rapidfuzz.__version__} {_detect_secrets_version()}".encode())
     core = Path(__file__).resolve().parents[1]  # yoi_tui/core; by path, so nothing extra is imported
     for name in _LINTER_MODULES:
         source = core.joinpath(*name.split(".")).with_suffix(".py")
@@ -418,7 +430,7 @@ def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config:
 
 def _store(target: Path, data: object) -> None:
     """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run."""
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temp = target.with_name(f"{temp_prefix(target.name)}tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
