@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -83,8 +84,10 @@ def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> Lin
     start = path.parent if not path.is_dir() else path
     ws = find_workspace(explicit=explicit_ws) if explicit_ws else find_workspace(start)
     if path.is_dir() and not path.name.endswith(".md"):
-        resolved = path.resolve()
-        files = [p for p in iter_record_paths(ws) if p.resolve().is_relative_to(resolved) or p.parent.resolve() == resolved]
+        # os.path.realpath, not Path.resolve: a symlink loop among the records must not raise.
+        resolved = Path(os.path.realpath(path))
+        files = [p for p in iter_record_paths(ws)
+                 if Path(os.path.realpath(p)).is_relative_to(resolved) or Path(os.path.realpath(p.parent)) == resolved]
     else:
         files = [path]
     return lint_paths(ws, files, frequencies=_usage_frequencies(ws))

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..store.atomic import temp_prefix
 from ..store.config import Config
 from ..store.workspace import Workspace
 
@@ -34,7 +35,7 @@ RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-rea
 _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.stored", "lint.index",
                    "lint.injection", "lint.rules", "lint.runner", "lint.similar", "sessions.redact",
-                   "retrieval.usage")
+                   "sessions.secret_library", "store.safe_read", "retrieval.usage", "retrieval.markers")
 _FOLDERS = ("memory/decisions/", "memory/requests/", "knowledge/")
 
 Sig = list[int]
@@ -74,7 +75,7 @@ def _library_stamps() -> list[Any]:
     from importlib.util import find_spec
 
     stamps: list[Any] = []
-    for name in ("yaml", "pydantic", "pydantic_core", "rapidfuzz"):
+    for name in ("yaml", "pydantic", "pydantic_core", "rapidfuzz", "detect_secrets"):
         try:
             spec = find_spec(name)
             origin = spec.origin if spec is not None else None
@@ -252,7 +253,7 @@ def filter_disabled(diags: list[Diagnostic], config: Config) -> list[Diagnostic]
 
 def _store(target: Path, data: object) -> None:
     """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run."""
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temp = target.with_name(f"{temp_prefix(target.name)}tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
