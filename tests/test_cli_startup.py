@@ -159,3 +159,12 @@ def test_an_unchanged_workspace_lints_without_importing_the_rules(tmp_path: Path
     second = lint()
     assert second[0] == 1 and second[2] == first[2]  # the same findings, from the stored result
     assert second[1] == []
+
+
+def test_the_fast_path_still_reports_a_file_where_a_record_folder_belongs(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    ws.requests_dir.rmdir()
+    ws.requests_dir.write_text("not a folder\n", encoding="utf-8")
+    for _ in range(2):  # cold, then from the stored result
+        result = run_yoi("lint", "-w", str(ws.root))
+        assert result.returncode == 1 and "memory/requests is not a folder" in result.stdout
