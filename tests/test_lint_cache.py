@@ -319,3 +319,26 @@ def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
         assert fresh[rel].to_json() == lint_cache._facts(ws, Path(path), rel, sig, ws.config, empty, ctx).to_json()
     assert lint_workspace(ws, cache=True).diagnostics == serial
     assert lint_cache.cache_path(ws).is_file()
+
+
+def test_after_a_few_edits_only_the_edited_files_are_checked_again(tmp_path: Path, no_racy: None,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _ws_copy(tmp_path, "broken")
+    _same(ws)  # fills the cache and stores the result
+    used: list[bool] = []
+    real = lint_cache._previous_result
+    monkeypatch.setattr(lint_cache, "_previous_result", lambda *a: used.append((r := real(*a)) is not None) or r)
+    decisions = sorted(ws.decisions_dir.glob("*.md"))
+    knowledge = sorted(ws.knowledge_dir.glob("*.md"))
+    # Body edits that keep every slug, replaced_by and status: the incremental path, same findings.
+    for n, path in enumerate([decisions[0], knowledge[0], decisions[-1]]):
+        text = path.read_text(encoding="utf-8")
+        _write(path, text + f"\nMore text {n}, now naming #no-such-record-{n} and {'x' * 900 * n}.\n")
+        _same(ws)
+    assert used and all(used)
+    # An edit that changes what other files depend on (replaced_by): every file is checked again.
+    used.clear()
+    text = knowledge[0].read_text(encoding="utf-8")
+    _write(knowledge[0], text.replace("\n---\n", f"\nreplaced_by: {knowledge[-1].stem}\n---\n", 1))
+    _same(ws)
+    assert used == [False]

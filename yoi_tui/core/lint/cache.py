@@ -66,6 +66,7 @@ from .stored import (  # noqa: F401  (re-exported: the cache's public names befo
 )
 
 CACHE_NAME = "lint-v1.json"
+INCREMENTAL_MAX = 50  # edited files up to which only they are checked again (see _previous_result)
 PARALLEL_MIN = 1000  # files to (re)read from which a lint uses every core
 MAX_WORKERS = 4
 IDLE_CORES_ONLY = True  # tests turn this off to run the parallel path on any machine
@@ -230,7 +231,13 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     for kind, slug, rel in unparsed:
         index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
 
-    diags = list(_cross_record(facts, index, config, ctx))
+    previous = _previous_result(ws, key, cached, facts, frequencies, started_ns)
+    if previous is not None:  # only files whose cross-record facts are unchanged were edited
+        edited = {rel for rel in facts if facts[rel] is not cached.get(rel)}
+        diags = [d for d in previous if d.path not in edited or d.rule == "similar-slugs"]
+        diags += _cross_record({rel: facts[rel] for rel in edited}, index, config, ctx)
+    else:
+        diags = list(_cross_record(facts, index, config, ctx))
     similar_state: dict[str, Any] = {}
     for kind in SIMILAR_KINDS:
         slugs = index.slugs(kind)
@@ -240,7 +247,7 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         similar_state[kind.value] = {"slugs": slugs, "pairs": pairs}
         for first, second, score in pairs:
             for slug, other in ((first, second), (second, first)):
-                if (kind, slug) in rels:
+                if (kind, slug) in rels and previous is None:  # else: kept from the previous result
                     diags.append(similar_diagnostic(rels[(kind, slug)], kind, other, score))
     unreadable = sum(1 for d in diags if d.rule == "file-unreadable")
     if changed:
@@ -293,6 +300,34 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]]) 
     except Exception:  # noqa: BLE001 - BrokenProcessPool, OSError, PermissionError: lint serially instead
         return None
     return {rel: FileFacts.from_json(data) for batch in batches for rel, data in batch}
+
+
+def _cross_key(item: FileFacts) -> tuple[Any, ...]:
+    """What other files' findings can depend on: existence, kind, slug, replaced_by, status."""
+    return tuple(item.entry[:4]) if item.entry is not None else ("unparsed", item.unparsed)
+
+
+def _previous_result(ws: Workspace, key: str, cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts],
+                     frequencies: Mapping[tuple[str, str], float] | None, started_ns: int) -> list[Diagnostic] | None:
+    """The stored result of the state ``cached`` describes, when only a few files were edited since.
+
+    Usable when the same files exist, at most ``INCREMENTAL_MAX`` were edited, and none of the
+    edits changed what another file's findings depend on (``_cross_key``), with the same usage
+    log and config: then every other file's findings, ``similar-slugs`` included (the slugs did
+    not change), are as before, and only the edited files are checked again. None otherwise (the
+    cross-record rules run over every file).
+    """
+    if not cached or set(cached) != set(facts):
+        return None
+    edited = [rel for rel in facts if facts[rel] is not cached[rel]]
+    if not edited or len(edited) > INCREMENTAL_MAX or any(facts[rel].sig is None for rel in edited):
+        return None
+    if any(_cross_key(facts[rel]) != _cross_key(cached[rel]) for rel in edited):
+        return None
+    before, _storable_then = stored._state_digest(key, [(rel, cached[rel].sig) for rel in sorted(cached)],
+                                                   stored._usage_state(frequencies), started_ns)
+    found = stored._load_result(ws, key, before) if before is not None else None
+    return found[0] if found is not None else None
 
 
 def _storable(item: FileFacts, started_ns: int) -> bool:
