@@ -67,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             ws = find_workspace(explicit=workspace_arg) if workspace_arg else find_workspace()
             workspace, label = ws, None
-        app = make_app(workspace, mode=mode, label=label)
+        folders = [demo_root / "sessions"] if demo_root is not None else []
+        app = make_app(workspace, mode=mode, label=label, log_folders=folders)
         result = app.run()
     except YoiError as exc:
         print(f"yoi-tui: {exc}", file=sys.stderr)
