@@ -13,6 +13,7 @@ Opened on a dry run or on a journalled run from the history, the screen is read-
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from rich.text import Text
@@ -24,7 +25,6 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from ..core.errors import YoiError
 from ..messages import ReviewApplied
@@ -155,10 +155,16 @@ class ReviewScreen(Screen[None]):
         if item is None:
             return
         self.query_one("#review-why", Static).update(Text(item.why))
-        self.show_diff(item)
+        self._diff_generation += 1
+        self.show_diff(item, self._diff_generation)
 
-    @work(exclusive=True, group="diff")
-    async def show_diff(self, item: ReviewItem) -> None:
+    _diff_generation = 0
+    _mount_lock: asyncio.Lock | None = None
+
+    @work(group="diff")
+    async def show_diff(self, item: ReviewItem, generation: int) -> None:
+        # Not ``exclusive``: cancelling a worker in the middle of a mount leaves the DOM half-built.
+        # Each worker prepares its views, then only the newest one mounts (one at a time).
         from textual_diff_view import DiffView  # heavy: imported when a diff is first shown
 
         views = []
@@ -168,16 +174,21 @@ class ReviewScreen(Screen[None]):
                             change.before or "", change.after or "", split=self.split)
             await view.prepare()
             views.append(view)
-        if get_current_worker().is_cancelled:
-            return
-        diffs = self.query_one("#review-diffs", VerticalScroll)
-        await diffs.remove_children()
-        if views:
-            await diffs.mount_all(views)
-        else:
-            await diffs.mount(Static(Text("Nothing to show: this finding changes no file.", style="dim")))
-        diffs.scroll_home(animate=False)
-        self.shown = item.id
+            if generation != self._diff_generation:
+                return
+        if self._mount_lock is None:
+            self._mount_lock = asyncio.Lock()
+        async with self._mount_lock:
+            if generation != self._diff_generation:
+                return
+            diffs = self.query_one("#review-diffs", VerticalScroll)
+            await diffs.remove_children()
+            if views:
+                await diffs.mount_all(views)
+            else:
+                await diffs.mount(Static(Text("Nothing to show: this finding changes no file.", style="dim")))
+            diffs.scroll_home(animate=False)
+            self.shown = item.id
 
     def watch_split(self, split: bool) -> None:
         if not self.is_mounted:
