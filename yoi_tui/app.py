@@ -12,6 +12,7 @@ small workspaces, so a demo paints complete) and the whole workspace is linted a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 
 from textual import on, work
@@ -86,8 +87,9 @@ class YoiApp(App[str | None]):
     def __init__(self, ws: Workspace, *, mode: str = "browse", label: str | None = None,
                  poll_seconds: float | None = DEFAULT_POLL_SECONDS, cursor_blink: bool = True,
                  inline_load_max: int = INLINE_LOAD_MAX, log_folders: Iterable[Path] = (),
-                 llm_model: object = None) -> None:
+                 llm_model: object = None, fixed_now: datetime | None = None) -> None:
         super().__init__()
+        self.fixed_now = fixed_now  # the runs' clock (snapshots and screenshots freeze it); None: now
         self.log_folders = list(log_folders)  # extra folders the Phase 1 picker offers (the demo's sessions/)
         self.llm_model = llm_model  # a model object for the llm engines (tests: a scripted model); None: config
         self.ws = ws
@@ -376,9 +378,10 @@ class YoiApp(App[str | None]):
 def make_app(workspace: Workspace | Path | str, *, mode: str = "browse", label: str | None = None,
              poll_seconds: float | None = DEFAULT_POLL_SECONDS, cursor_blink: bool = True,
              inline_load_max: int = INLINE_LOAD_MAX, log_folders: Iterable[Path] = (),
-             llm_model: object = None) -> YoiApp:
+             llm_model: object = None, fixed_now: datetime | None = None) -> YoiApp:
     """The app over ``workspace`` (``mode``: "browse" or "compose"); used by main and the tests."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     _ = ws.config  # a bad config fails here, as a YoiError naming the key, before the screen opens
     return YoiApp(ws, mode=mode, label=label, poll_seconds=poll_seconds, cursor_blink=cursor_blink,
-                  inline_load_max=inline_load_max, log_folders=log_folders, llm_model=llm_model)
+                  inline_load_max=inline_load_max, log_folders=log_folders, llm_model=llm_model,
+                  fixed_now=fixed_now)

@@ -56,8 +56,9 @@ class ReviewScreen(Screen[None]):
         Binding("d", "decide('defer')", "Defer", tooltip="Defer the highlighted item (staging kept)",
                 id="yoi.review.defer"),
         Binding("A", "decide_all('accept')", "Accept all", tooltip="Accept every item", id="yoi.review.accept_all"),
-        Binding("R", "decide_all('reject')", "Reject all", tooltip="Reject every item", id="yoi.review.reject_all"),
-        Binding("space", "toggle", "Toggle", tooltip="Toggle accept/reject", id="yoi.review.toggle"),
+        Binding("R", "decide_all('reject')", "Reject all", tooltip="Reject every item", id="yoi.review.reject_all",
+                show=False),
+        Binding("space", "toggle", "Toggle", tooltip="Toggle accept/reject", id="yoi.review.toggle", show=False),
         Binding("enter", "apply", "Apply", tooltip="Apply the accepted files (asks first)", id="yoi.review.apply",
                 priority=True),
         Binding("s", "toggle_split", "Split/unified", tooltip="Switch unified and split diffs",
@@ -118,9 +119,9 @@ class ReviewScreen(Screen[None]):
         else:
             mark, style = ("○", "dim") if item.state is None else ("✔" if item.state.startswith("applied") else "·",
                                                                   "green" if item.state.startswith("applied") else "dim")
-        text = Text()
+        text = Text(no_wrap=True, overflow="ellipsis")  # one line per item, however long the path
         text.append(f"{mark} ", style=style)
-        text.append(f"{item.marks:<3}", style="bold")
+        text.append(f"{item.marks} ".ljust(4), style="bold")
         text.append(item.label, style="" if item.decidable or item.state else "dim")
         if item.state:
             text.append(f"  {item.state}", style="dim")

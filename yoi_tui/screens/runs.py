@@ -171,17 +171,18 @@ class RunsScreen(Screen[None]):
         ws = self.app.ws  # type: ignore[attr-defined]
         progress = self._progress_fn()
         model = getattr(self.app, "llm_model", None)
+        now = getattr(self.app, "fixed_now", None)
         try:
             if self.kind == "phase2":
                 from ..core.phase2.runner import prepare_round
 
-                prepared = prepare_round(ws, flush=True, dry_run=dry_run, model=model, progress=progress,
+                prepared = prepare_round(ws, flush=True, dry_run=dry_run, model=model, progress=progress, now=now,
                                          keepalive=ws.config.phase2.engine == "llm")
                 changes = prepared.report.changeset.changes if prepared.report.changeset else []
             else:
                 from ..core.gc.runner import prepare_gc
 
-                prepared = prepare_gc(ws, dry_run=dry_run, model=model, progress=progress,
+                prepared = prepare_gc(ws, dry_run=dry_run, model=model, progress=progress, now=now,
                                       keepalive=ws.config.gc.engine == "llm")
                 changes = prepared.report.changeset.changes if prepared.report.changeset else []
         except RunCancelled as exc:

@@ -205,7 +205,8 @@ def _settle(operations: list[GcOperation], changeset: ChangeSet) -> list[GcOpera
 
 
 def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None,
-               keepalive: bool = False, progress: ProgressFn | None = None) -> PreparedGc:
+               keepalive: bool = False, progress: ProgressFn | None = None,
+               now: datetime | None = None) -> PreparedGc:
     """Steps 1–3: compute GC's change set (holding the lock unless ``dry_run``).
 
     ``progress`` is told each step (4 in all) and each record the engine writes; if it raises
@@ -237,7 +238,7 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
             if progress is not None:
                 scratch.observer = lambda rel: tell(progress, "write", 3, 4, current=rel, line=f"writing {rel}")
             tell(progress, "engine", 3, 4, line=f"{engine_name} engine working on a scratch copy")
-            ctx = GcContext(ws=ws, scratch=scratch, run_id=report.run_id, now=datetime.now(UTC).replace(microsecond=0),
+            ctx = GcContext(ws=ws, scratch=scratch, run_id=report.run_id, now=now or datetime.now(UTC).replace(microsecond=0),
                             usage=usage, notes=notes)
             try:
                 runner.run(ctx)

@@ -238,7 +238,8 @@ class PreparedRound:
 
 
 def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = False, dry_run: bool = False,
-                  model: Any = None, keepalive: bool = False, progress: ProgressFn | None = None) -> PreparedRound:
+                  model: Any = None, keepalive: bool = False, progress: ProgressFn | None = None,
+                  now: datetime | None = None) -> PreparedRound:
     """Steps 1–5 of a round. ``report.status`` is ``nothing-to-do`` when there is nothing to apply.
 
     ``progress`` is told each step (4 in all) and each record the engine writes; if it raises
@@ -286,7 +287,7 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
                 scratch.observer = lambda rel: tell(progress, "write", 3, 4, current=rel, line=f"writing {rel}")
             tell(progress, "engine", 3, 4, line=f"{engine_name} engine working on a scratch copy")
             ctx = Phase2Context(ws=ws, scratch=scratch, run_id=report.run_id, staging=staging,
-                                candidates=candidates, now=datetime.now(UTC).replace(microsecond=0), notes=notes)
+                                candidates=candidates, now=now or datetime.now(UTC).replace(microsecond=0), notes=notes)
             try:
                 runner.run(ctx)
             finally:
