@@ -22,7 +22,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from .core.browse import RecordStore, record_template
+from .core.browse import RecordStore, knowledge_kind_for, record_template
 from .core.diagnostics import Diagnostic
 from .core.errors import YoiError
 from .core.lint import lint_workspace
@@ -87,8 +87,9 @@ class YoiApp(App[str | None]):
     def __init__(self, ws: Workspace, *, mode: str = "browse", label: str | None = None,
                  poll_seconds: float | None = DEFAULT_POLL_SECONDS, cursor_blink: bool = True,
                  inline_load_max: int = INLINE_LOAD_MAX, log_folders: Iterable[Path] = (),
-                 llm_model: object = None, fixed_now: datetime | None = None) -> None:
-        super().__init__()
+                 llm_model: object = None, fixed_now: datetime | None = None,
+                 driver_class: type | None = None) -> None:
+        super().__init__(driver_class=driver_class)
         self.fixed_now = fixed_now  # the runs' clock (snapshots and screenshots freeze it); None: now
         self.log_folders = list(log_folders)  # extra folders the Phase 1 picker offers (the demo's sessions/)
         self.llm_model = llm_model  # a model object for the llm engines (tests: a scripted model); None: config
@@ -254,7 +255,9 @@ class YoiApp(App[str | None]):
                 return
             path = path_for(self.ws, request.kind, request.slug)
             kinds = self.ws.config.records.knowledge_kinds
-            text = record_template(request.kind, request.slug, knowledge_kind=kinds[0] if kinds else "fact")
+            default = kinds[0] if kinds else "fact"
+            text = record_template(request.kind, request.slug,
+                                   knowledge_kind=knowledge_kind_for(request.slug, kinds, default))
             self.push_screen(EditorScreen(self.ws, path, new_text=text))
 
         self.push_screen(NewRecordModal(self.ws, kind) if kind else NewRecordModal(self.ws), created)
@@ -378,10 +381,11 @@ class YoiApp(App[str | None]):
 def make_app(workspace: Workspace | Path | str, *, mode: str = "browse", label: str | None = None,
              poll_seconds: float | None = DEFAULT_POLL_SECONDS, cursor_blink: bool = True,
              inline_load_max: int = INLINE_LOAD_MAX, log_folders: Iterable[Path] = (),
-             llm_model: object = None, fixed_now: datetime | None = None) -> YoiApp:
+             llm_model: object = None, fixed_now: datetime | None = None,
+             driver_class: type | None = None) -> YoiApp:
     """The app over ``workspace`` (``mode``: "browse" or "compose"); used by main and the tests."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     _ = ws.config  # a bad config fails here, as a YoiError naming the key, before the screen opens
     return YoiApp(ws, mode=mode, label=label, poll_seconds=poll_seconds, cursor_blink=cursor_blink,
                   inline_load_max=inline_load_max, log_folders=log_folders, llm_model=llm_model,
-                  fixed_now=fixed_now)
+                  fixed_now=fixed_now, driver_class=driver_class)

@@ -68,7 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             ws = find_workspace(explicit=workspace_arg) if workspace_arg else find_workspace()
             workspace, label = ws, None
         folders = [demo_root / "sessions"] if demo_root is not None else []
-        app = make_app(workspace, mode=mode, label=label, log_folders=folders)
+        driver = None
+        if mode == "compose":
+            from .terminal import driver_for_captured_stdout
+
+            driver = driver_for_captured_stdout()  # stdout captured: size the screen from stderr
+        app = make_app(workspace, mode=mode, label=label, log_folders=folders, driver_class=driver)
         result = app.run()
     except YoiError as exc:
         print(f"yoi-tui: {exc}", file=sys.stderr)
