@@ -251,3 +251,43 @@ async def test_palette_has_the_pipeline_entries(demo_root: Path, make_test_app) 
         titles = [c.title for c in app.get_system_commands(app.screen)]
         for title in ("Run Phase 1", "Run Phase 2", "Run GC", "Runs history", "Usage"):
             assert title in titles
+
+
+async def test_gc_review_shows_locked_and_protected(demo_root: Path, make_test_app, wait_until) -> None:
+    from yoi_tui.core.retrieval.usage import record_invoke
+
+    ws = Workspace(demo_root)
+    for _ in range(5):  # used often: protected from the drop GC would propose
+        record_invoke(ws, "howto-deploy-heroku", "knowledge", "slug", session_id="sess-2026-01-19-c3")
+    locked = demo_root / "memory/requests/changelog-in-every-pr.md"
+    locked.chmod(0o444)
+    try:
+        app = make_test_app(demo_root)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_review(app, pilot, wait_until, key="g")
+            options = [o.id for o in screen.query_one("#review-list", OptionList).options]
+            assert "group:not changed (locked)" in options and "group:not changed (protected)" in options
+            item = screen.by_id["locked:drop:memory/requests/changelog-in-every-pr.md"]
+            assert not item.decidable and item.why.startswith("locked: the file is read-only")
+            assert screen.by_id["protected:drop:knowledge/howto-deploy-heroku.md"].why.startswith("protected")
+            await highlight(pilot, wait_until, screen, item.id)
+            await pilot.press("a")
+            assert item.id not in screen.decisions
+    finally:
+        locked.chmod(0o644)
+
+
+async def test_phase1_picker_finds_claude_logs_under_home(demo_root: Path, make_test_app, wait_until,
+                                                          tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from yoi_tui.core.sessions.discover import encode_claude_dir
+
+    home = tmp_path / "home"
+    log = home / ".claude" / "projects" / encode_claude_dir(demo_root.resolve()) / "abc.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text((demo_root / "sessions" / "sess-2026-01-05-a1.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        assert [f.path for f in app.screen.logs] == [log]

@@ -18,6 +18,12 @@ from ..core.runs.changeset import ChangeSet, FileChange
 
 OP_MARK = {"add": "A", "modify": "M", "delete": "D"}
 DECISIONS = ("accept", "reject", "defer")
+STATE_MEANING = {
+    "locked": "locked: the file is read-only (a person locked it); GC never touches it",
+    "protected": "protected: used often (usage.protect_threshold); GC never drops it",
+    "reported": "reported: worth a look, but this engine does not change it",
+    "refused": "refused: the linter refused the new text; nothing was changed",
+}
 
 
 @dataclass
@@ -97,7 +103,8 @@ def gc_items(changeset: ChangeSet | None, operations: list[Any]) -> list[ReviewI
         if op.state == "proposed":
             continue
         items.append(ReviewItem(id=op.id, label=f"{op.state}: {op.op} {op.slug}", group=f"not changed ({op.state})",
-                                why=f"{op.state} · {', '.join(op.categories) or 'no category'}\n{op.reason}\n{op.path}",
+                                why=f"{STATE_MEANING.get(op.state, op.state)}\n"
+                                    f"{op.op} · {', '.join(op.categories) or 'no category'} — {op.reason}\n{op.path}",
                                 decidable=False))
     return items
 
