@@ -29,8 +29,7 @@ class HistoryScreen(Screen[None]):
                  "after asking; a file edited since is left alone and reported. Esc closes.")
     PALETTE_AREA = "history"
     BINDINGS = [
-        Binding("enter", "open", "Open", tooltip="Show the run's diffs (read-only)", id="yoi.history.open",
-                priority=True),
+        Binding("enter", "open", "Open", tooltip="Show the run's diffs (read-only)", id="yoi.history.open"),
         Binding("u", "revert", "Revert", tooltip="Revert the highlighted run (asks first)", id="yoi.history.revert"),
         Binding("escape", "close", "Close", tooltip="Back", id="yoi.history.close"),
     ]
@@ -78,6 +77,11 @@ class HistoryScreen(Screen[None]):
         except YoiError:
             pass
         return counts
+
+    @on(DataTable.RowSelected, "#history-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()  # enter on the table (its own binding): open the run
+        self.action_open()
 
     @property
     def selected(self) -> str | None:

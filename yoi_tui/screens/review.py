@@ -59,8 +59,9 @@ class ReviewScreen(Screen[None]):
         Binding("R", "decide_all('reject')", "Reject all", tooltip="Reject every item", id="yoi.review.reject_all",
                 show=False),
         Binding("space", "toggle", "Toggle", tooltip="Toggle accept/reject", id="yoi.review.toggle", show=False),
-        Binding("enter", "apply", "Apply", tooltip="Apply the accepted files (asks first)", id="yoi.review.apply",
-                priority=True),
+        # Not a priority binding: a priority key jumps ahead of the keys typed before it (they are still
+        # queued for the list), so "a r enter" typed fast would apply before the decisions landed.
+        Binding("enter", "apply", "Apply", tooltip="Apply the accepted files (asks first)", id="yoi.review.apply"),
         Binding("s", "toggle_split", "Split/unified", tooltip="Switch unified and split diffs",
                 id="yoi.review.split"),
         Binding("escape", "close", "Discard", tooltip="Discard the run: nothing applied, lock released",
@@ -150,6 +151,12 @@ class ReviewScreen(Screen[None]):
         option = option_list.get_option_at_index(option_list.highlighted)
         return self.by_id.get(option.id or "")
 
+    @on(OptionList.OptionSelected, "#review-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()  # enter on the list: the list's own binding, handled in key order
+        if self.check_action("apply", ()):
+            self.action_apply()
+
     @on(OptionList.OptionHighlighted, "#review-list")
     def _highlighted(self) -> None:
         item = self.highlighted
@@ -214,6 +221,7 @@ class ReviewScreen(Screen[None]):
             text.append(f" {counts['reject']} rejected ", style="bold red")
             text.append(f" {counts['defer']} deferred ", style="bold yellow")
             text.append(f" {counts[None]} undecided (kept, like deferred) ", style="dim")
+            text.append(" · enter applies", style="bold")
         self.query_one("#review-status", Static).update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -263,6 +271,9 @@ class ReviewScreen(Screen[None]):
         if self.applying:
             return
         accepted, rejected, deferred = self.selection()
+        if not accepted and not rejected:
+            self.notify("Nothing accepted or rejected yet: a accepts, r rejects (A / R: all).", severity="warning")
+            return
         files = sum(len(i.changes) for i in accepted)
         unit = "operation" if self.kind == "gc" else "file"
         message = (f"Write {files} file(s) ({len(accepted)} {unit}(s) accepted).\n"

@@ -123,7 +123,7 @@ def journal_items(journal: dict[str, Any]) -> list[ReviewItem]:
         change = FileChange.from_json(data)
         changeset.changes.append(change)
         state = str(data.get("revert") and f"{data.get('state')}, revert: {data['revert']}" or data.get("state"))
-        why = ", ".join(change.category) + (f" — {change.reason}" if change.reason else "")
+        why = " — ".join(part for part in (", ".join(change.category), change.reason or "") if part)
         if change.why:
             why = (why + "\n" if why else "") + "staging " + ", ".join(change.why)
         if data.get("detail"):

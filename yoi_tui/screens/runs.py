@@ -38,7 +38,7 @@ class RunsScreen(Screen[None]):
 
     HELP_TITLE = "yoi — run the memory pipeline"
     HELP_TEXT = (
-        "Enter starts the run. Phase 2 and GC work on a scratch copy and then open the review "
+        "Enter (or ctrl+s) starts the run. Phase 2 and GC work on a scratch copy and then open the review "
         "screen: nothing is applied until you accept it there. With the dry-run switch on (ctrl+d) "
         "the review is read-only and no lock is taken. Phase 1 reads the checked session logs "
         "(space toggles one; type a path and press enter to add any file). Escape cancels a "
@@ -47,6 +47,7 @@ class RunsScreen(Screen[None]):
     PALETTE_AREA = "run"
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", tooltip="Start the run", id="yoi.run.start", priority=True),
+        Binding("enter", "start", "Start", show=False, id="yoi.run.start_enter"),
         Binding("ctrl+d", "toggle_dry_run", "Dry run", tooltip="Switch dry-run semantics (nothing applied)",
                 id="yoi.run.dry"),
         Binding("escape", "cancel", "Cancel/close", tooltip="Cancel the running run, or close",
@@ -73,7 +74,8 @@ class RunsScreen(Screen[None]):
                     yield Switch(value=False, id="run-dry")
                     yield Label("dry run: compute and show the change set, apply nothing, take no lock",
                                 id="run-dry-label")
-            yield ProgressBar(total=None, show_eta=False, id="run-bar")
+            # A known total from the start: an indeterminate bar animates (and costs CPU) while idle.
+            yield ProgressBar(total=len(self.logs) if self.kind == "phase1" else 4, show_eta=False, id="run-bar")
             yield Static(id="run-current")
             yield RichLog(id="run-log", wrap=True, markup=False, highlight=False)
         yield Footer()
@@ -84,6 +86,8 @@ class RunsScreen(Screen[None]):
         if self.kind == "phase1":
             self.query_one("#run-path", Input).cursor_blink = self.app.cursor_blink  # type: ignore[attr-defined]
             self.query_one("#run-logs").focus()
+        else:
+            self.query_one("#run-log").focus()  # so enter starts the run (the switch would take it)
 
     def _log_label(self, found: Any) -> str:
         try:
@@ -102,9 +106,9 @@ class RunsScreen(Screen[None]):
             from ..core.phase2.runner import staging_pressure
 
             text.append(f"engine {ws.config.phase2.engine} · {staging_pressure(ws).describe()} · "
-                        "ctrl+s starts; the change set opens for review before anything is applied")
+                        "enter starts; the change set opens for review before anything is applied")
         else:
-            text.append(f"engine {ws.config.gc.engine} · ctrl+s starts; each proposed operation opens for "
+            text.append(f"engine {ws.config.gc.engine} · enter starts; each proposed operation opens for "
                         "review before anything is applied")
         return text
 
@@ -133,7 +137,6 @@ class RunsScreen(Screen[None]):
         if self.state != "ready":
             return
         self.state = "running"
-        self.query_one("#run-bar", ProgressBar).update(total=4, progress=0)
         if self.kind == "phase1":
             logs = [Path(p) for p in self.query_one("#run-logs", SelectionList).selected]
             if not logs:
