@@ -12,6 +12,7 @@ with ``steps`` a list of ``async def step(app, pilot)`` — the ones below, or y
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import sys
 import tempfile
@@ -194,11 +195,29 @@ async def shoot(steps: Sequence[Step], path: Path, *, size: tuple[int, int] = SI
             await pilot.pause()
             svg = app.export_screenshot(title=f"yoi-tui — {path.stem}")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(svg.replace(str(root), "<demo>"), encoding="utf-8")
+        path.write_text(_stable(svg, root, path.stem), encoding="utf-8")
         return path
     finally:
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+FIXED_RUN_ID = "01a22d00-0000-7000-8000-000000000001"
+_WHEN = re.compile(r"\d{4}-\d\d-\d\d(&#160;| |T)\d\d:\d\d:\d\d")
+
+
+def _stable(svg: str, root: Path, name: str) -> str:
+    """The same picture on every run: run ids (UUIDv7, from the clock) and journal times fixed,
+    the temporary folder hidden. Record timestamps come from ``FIXED_NOW`` already."""
+    svg = svg.replace(str(root), "<demo>")
+    # Textual names the CSS classes after a hash of the (unfixed) screen: name them after the shot.
+    svg = re.sub(r"terminal-\d+", "terminal-" + re.sub(r"[^a-z0-9]", "-", name.lower()), svg)
+    runs = root / ".yoi" / "state" / "runs"
+    for journal in sorted(runs.glob("*.json")) if runs.is_dir() else []:
+        run_id = journal.name.split(".")[0]
+        svg = svg.replace(run_id, FIXED_RUN_ID).replace(run_id[:13], FIXED_RUN_ID[:13])
+    fixed = FIXED_NOW.strftime("%Y-%m-%d")
+    return _WHEN.sub(lambda m: f"{fixed}{m.group(1)}{FIXED_NOW.strftime('%H:%M:%S')}", svg)
 
 
 def shoot_sync(steps: Sequence[Step], path: Path, **kwargs: Any) -> Path:

@@ -66,7 +66,8 @@ class HistoryScreen(Screen[None]):
         if runs:
             table.move_cursor(row=min(keep, len(runs) - 1))
         self.query_one("#history-status", Static).update(
-            Text(f"{len(runs)} run(s) journalled in .yoi/state/runs/" if runs else
+            Text(f"{len(runs)} run(s) journalled in .yoi/state/runs/ · enter shows a run's diffs · u reverts it"
+                 if runs else
                  "No run has been applied yet: run Phase 2 or GC from the command palette (ctrl+p).", style="dim"))
 
     def _counts(self, run_id: str) -> dict[str, int]:
@@ -120,11 +121,11 @@ class HistoryScreen(Screen[None]):
         if message.result is None:
             self.notify(f"Not reverted: {message.error}", severity="error")
             return
+        self.reload()
         self.query_one("#history-status", Static).update(describe_revert(message.result))
         self.notify(f"Run {message.result.run_id[:13]} reverted" + ("" if message.result.ok else
                     f"; {len(message.result.refused)} file(s) changed since were left alone"),
                     severity="information" if message.result.ok else "warning")
-        self.reload()
         self.app.rescan()  # type: ignore[attr-defined]
 
     def action_close(self) -> None:

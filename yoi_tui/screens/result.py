@@ -32,6 +32,8 @@ def describe_apply(result: Any) -> Text:
                 ("Conflicts (left as they are)", [f"{c.path}: {why}" for c, why in result.conflicts], "magenta"),
                 ("Staging consumed", list(result.inputs_deleted), "dim"),
                 ("Staging kept", [f"{k}: {v}" for k, v in result.inputs_kept.items()], "dim")]
+    if not result.inputs_deleted and not result.inputs_kept:
+        sections = sections[:4]  # GC consumes no staging: no staging lines
     for title, lines, style in sections:
         text.append(f"{title}: {len(lines)}\n", style=f"bold {style}")
         for line in lines:

@@ -177,9 +177,9 @@ class ReviewScreen(Screen[None]):
 
         views = []
         for change in item.changes:
-            view = DiffView(change.path if change.before is not None else "/dev/null",
-                            change.path if change.after is not None else "/dev/null",
-                            change.before or "", change.after or "", split=self.split)
+            # Both sides named by the path: the title shows the modified side's, and a deleted file's
+            # title should name the file, not /dev/null (the +/- counts say it is gone).
+            view = DiffView(change.path, change.path, change.before or "", change.after or "", split=self.split)
             await view.prepare()
             views.append(view)
             if generation != self._diff_generation:
@@ -241,7 +241,9 @@ class ReviewScreen(Screen[None]):
             return
         self._set(item.id, decision)
         self._update_status()
-        self.query_one("#review-list", OptionList).action_cursor_down()
+        option_list = self.query_one("#review-list", OptionList)
+        if option_list.highlighted is not None and option_list.highlighted < option_list.option_count - 1:
+            option_list.action_cursor_down()  # on to the next item; no wrap back to the top at the end
 
     def action_decide_all(self, decision: str) -> None:
         for item_id in self.decisions:
