@@ -291,3 +291,13 @@ async def test_phase1_picker_finds_claude_logs_under_home(demo_root: Path, make_
         await pilot.press("1")
         await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
         assert [f.path for f in app.screen.logs] == [log]
+
+
+async def test_quitting_with_a_review_open_releases_the_lock(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(app, pilot, wait_until)
+        assert lock_path(Workspace(demo_root)).exists()
+        app.exit()
+        await pilot.pause()
+    assert not lock_path(Workspace(demo_root)).exists()

@@ -75,6 +75,7 @@ class RunEnded(Message):
 
 @dataclass
 class ReviewApplied(Message):
-    """The reviewed change set was applied (``ApplyResult``)."""
+    """The reviewed change set was applied (``ApplyResult``), or not (``result`` None, ``error`` why)."""
 
     result: Any
+    error: str | None = None

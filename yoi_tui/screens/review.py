@@ -296,11 +296,15 @@ class ReviewScreen(Screen[None]):
     def _apply_worker(self, accepted: list[ReviewItem], rejected: list[ReviewItem],
                       deferred: list[ReviewItem]) -> None:
         only = {p for item in accepted for p in item.paths}
-        if self.kind == "gc":
-            ops = {op.id for op in self.prepared.report.proposed}
-            result = self.prepared.apply(only=only, deferred_operations=[i.id for i in deferred if i.id in ops])
-        else:
-            result = self.prepared.apply(only=only, deferred={p for item in deferred for p in item.paths})
+        try:
+            if self.kind == "gc":
+                ops = {op.id for op in self.prepared.report.proposed}
+                result = self.prepared.apply(only=only, deferred_operations=[i.id for i in deferred if i.id in ops])
+            else:
+                result = self.prepared.apply(only=only, deferred={p for item in deferred for p in item.paths})
+        except YoiError as exc:  # e.g. the lock was lost: nothing applied (apply released the lock)
+            self.post_message(ReviewApplied(None, exc.message))
+            return
         self.post_message(ReviewApplied(result))
 
     @on(ReviewApplied)
@@ -308,6 +312,12 @@ class ReviewScreen(Screen[None]):
         from .result import ResultScreen
 
         self.prepared = None  # the lock went with the apply
+        if message.result is None:
+            self.applying = False
+            self.readonly = True
+            self._update_status()
+            self.notify(f"Not applied: {message.error}", severity="error", timeout=10)
+            return
         self.app.rescan()  # type: ignore[attr-defined]
         self.app.switch_screen(ResultScreen(self.kind, message.result))
 
@@ -326,6 +336,15 @@ class ReviewScreen(Screen[None]):
                                          "the consolidation lock is released.",
                                          [Choice("y", "Discard", "discard", "error"), Choice("n", "Back", "cancel")],
                                          id="discard-confirm"), answered)
+
+    def on_unmount(self) -> None:
+        # Quitting the app with a review open: give the lock back rather than leave it to go stale.
+        if self.prepared is not None and not self.readonly and not self.applying:
+            try:
+                self.prepared.release()
+            except YoiError:
+                pass
+            self.prepared = None
 
     def _discard(self) -> None:
         if self.prepared is not None and not self.readonly:

@@ -196,6 +196,9 @@ class RunsScreen(Screen[None]):
 
             self.post_message(RunEnded(self.kind, "busy" if isinstance(exc, LockBusy) else "failed", exc.message))
             return
+        except Exception as exc:  # a bug or an OS error: said in one line, the screen does not hang
+            self.post_message(RunEnded(self.kind, "failed", f"{type(exc).__name__}: {exc}"))
+            return
         if get_current_worker().is_cancelled:
             prepared.release()
             self.post_message(RunEnded(self.kind, "cancelled", "cancelled by you; nothing was applied"))
