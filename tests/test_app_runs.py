@@ -91,9 +91,11 @@ async def test_phase2_review_accept_reject_defer(demo_root: Path, make_test_app,
 async def test_conflict_on_disk_edit_is_not_overwritten(demo_root: Path, make_test_app, wait_until) -> None:
     app = make_test_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
-        await open_review(app, pilot, wait_until)
+        screen = await open_review(app, pilot, wait_until)
         edited = b"---\nedited: by hand\n---\n# Mine\n"
         (demo_root / SUMMARY).write_bytes(edited)
+        await highlight(pilot, wait_until, screen, SUMMARY)
+        assert "changed on disk since the run read it" in str(screen.query_one("#review-why").render())
         await pilot.press("A")
         result = await apply_and_wait(app, pilot, wait_until)
         assert [c.path for c, _why in result.result.conflicts] == [SUMMARY]

@@ -27,6 +27,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..core.errors import YoiError
+from ..core.runs.changeset import read_exact
 from ..messages import ReviewApplied
 from .dialogs import Choice, ChoiceModal
 from .review_items import ReviewItem, gc_items, phase2_items
@@ -162,14 +163,31 @@ class ReviewScreen(Screen[None]):
         item = self.highlighted
         if item is None:
             return
-        self.query_one("#review-why", Static).update(Text(item.why))
+        why = Text(item.why)
+        changed = self._changed_on_disk(item) if not self.readonly else []
+        if changed:
+            why.append(f"\n⚠ changed on disk since the run read it: {', '.join(changed)} — applying leaves "
+                       "it alone (a conflict)", style="bold yellow")
+        self.query_one("#review-why", Static).update(why)
         self._diff_generation += 1
         self.show_diff(item, self._diff_generation)
+
+    def _changed_on_disk(self, item: ReviewItem) -> list[str]:
+        """The item's files whose content on disk is no longer what the run read (small reads)."""
+        root = self.app.ws.root  # type: ignore[attr-defined]
+        changed = []
+        for change in item.changes:
+            try:
+                if read_exact(root / change.path) != change.before:
+                    changed.append(change.path)
+            except YoiError:
+                changed.append(change.path)
+        return changed
 
     _diff_generation = 0
     _mount_lock: asyncio.Lock | None = None
 
-    @work(group="diff")
+    @work(group="diff", exit_on_error=False)
     async def show_diff(self, item: ReviewItem, generation: int) -> None:
         # Not ``exclusive``: cancelling a worker in the middle of a mount leaves the DOM half-built.
         # Each worker prepares its views, then only the newest one mounts (one at a time).
@@ -187,7 +205,8 @@ class ReviewScreen(Screen[None]):
         if self._mount_lock is None:
             self._mount_lock = asyncio.Lock()
         async with self._mount_lock:
-            if generation != self._diff_generation:
+            # Newer highlight, or the screen is gone (applied and switched to the result meanwhile).
+            if generation != self._diff_generation or not self.is_attached:
                 return
             diffs = self.query_one("#review-diffs", VerticalScroll)
             await diffs.remove_children()
