@@ -303,3 +303,26 @@ async def test_quitting_with_a_review_open_releases_the_lock(demo_root: Path, ma
         app.exit()
         await pilot.pause()
     assert not lock_path(Workspace(demo_root)).exists()
+
+
+async def test_history_revert_reports_files_changed_since(demo_root: Path, make_test_app, wait_until) -> None:
+    from yoi_tui.core.phase2.runner import prepare_round
+
+    ws = Workspace(demo_root)
+    prepare_round(ws, flush=True).apply()
+    edited = b"---\nupdated_at: 2026-02-01T00:00:00+00:00\n---\n# Edited after the run\n"
+    (demo_root / SUMMARY).write_bytes(edited)
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("h")
+        await wait_until(pilot, lambda: app.screen.id == "history")
+        history = app.screen
+        await pilot.press("u")
+        await wait_until(pilot, lambda: app.screen.id == "revert-confirm")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "refused" in str(history.query_one("#history-status").render()))
+        assert f"refused {SUMMARY}: changed since the run applied it" in str(
+            history.query_one("#history-status").render())
+    assert (demo_root / SUMMARY).read_bytes() == edited  # the edit wins
+    assert not (demo_root / REQUEST).exists()  # the rest was reverted
+    assert read_run(ws, "last")["status"] == "partially-reverted"
