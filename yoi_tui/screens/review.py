@@ -121,7 +121,7 @@ class ReviewScreen(Screen[None]):
         else:
             mark, style = ("○", "dim") if item.state is None else ("✔" if item.state.startswith("applied") else "·",
                                                                   "green" if item.state.startswith("applied") else "dim")
-        text = Text(no_wrap=True, overflow="ellipsis")  # one line per item, however long the path
+        text = Text()
         text.append(f"{mark} ", style=style)
         text.append(f"{item.marks} ".ljust(4), style="bold")
         text.append(item.label, style="" if item.decidable or item.state else "dim")
