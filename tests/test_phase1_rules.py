@@ -117,9 +117,11 @@ def test_a_problem_statement_is_a_fix() -> None:
     log = Log()
     log.user("mix phx.server doesnt seem to start")
     log.user("scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch it")
-    assert [(r.intent, r.title) for r in log.extract().requests] == [
+    requests = log.extract().requests
+    assert [(r.intent, r.title) for r in requests] == [
         ("fix", "Fix: mix phx.server doesnt seem to start"),
         ("fix", "Fix: scrolling back in xterm.js still does not work")]
+    assert requests[0].target == "mix phx.server"
 
 
 # ---------------------------------------------------------------- attempts
