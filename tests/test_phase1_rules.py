@@ -346,3 +346,14 @@ def test_exploration_that_fails_is_not_an_attempt_but_a_missing_program_is() -> 
     log.call("Bash", {"command": "npx vitest run"}, "<tool_use_error>Sibling tool call errored</tool_use_error>",
              error=True)
     assert log.extract().attempts == []
+
+
+def test_a_choice_takes_its_reason_from_the_sentence_before() -> None:
+    log = Log()
+    log.user("make credo pass")
+    at = log.say("This is a known Elixir compiler bug — aliases used only inside `rescue` blocks are reported as "
+                 "unused. I'll use the full path and suppress the credo warning inline.")
+    log.say("Let me check it. I'll use grep and sed to find the other call sites.")  # how, not a choice
+    [decision] = log.extract().decisions
+    assert decision.range == (at, at) and decision.chosen == "use the full path and suppress the credo warning inline"
+    assert decision.rationale.startswith("This is a known Elixir compiler bug")
