@@ -122,7 +122,11 @@ def test_long_session_is_chunked_never_failed(tmp_path: Path) -> None:
 def test_crash_between_staging_and_pointer_reprocesses(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     log = _native(tmp_path / "s.jsonl", "sess-c", [("user", "add retries to fetch.py"), ("assistant", "Added.")])
-    crashed = run_yoi("phase1", "--force", "--workspace", str(ws.root), str(log), env={"YOI_CRASH_AT": "1"})
+    points = tmp_path / "points.log"
+    probe = make_ws(tmp_path / "probe")
+    run_yoi("phase1", "--force", "--workspace", str(probe.root), str(log), env={"YOI_CRASHPOINT_LOG": str(points)})
+    at = next(line.split()[0] for line in points.read_text().splitlines() if line.endswith("phase1:staging-written"))
+    crashed = run_yoi("phase1", "--force", "--workspace", str(ws.root), str(log), env={"YOI_CRASH_AT": at})
     assert crashed.returncode != 0  # killed right after the staging file became durable
     assert len(_staging(ws)) == 1
     assert read_pointer(ws, "sess-c") == -1
