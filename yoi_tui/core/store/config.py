@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ConfigError
+from .safe_read import NotRegularFile, read_regular_bytes
 
 Engine = Literal["rules", "llm"]
 
@@ -126,9 +127,11 @@ def _describe(error: dict[str, Any], path: Path) -> str:
 def load_config(path: Path) -> Config:
     """Load and validate a config file; a missing file gives the defaults."""
     try:
-        raw_bytes = path.read_bytes()
+        raw_bytes = read_regular_bytes(path)
     except FileNotFoundError:
         return Config()
+    except NotRegularFile as exc:
+        raise ConfigError(exc.message, path=path) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=path) from exc
     try:
