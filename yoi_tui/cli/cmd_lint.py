@@ -6,9 +6,11 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.diagnostics import Diagnostic
 from ..core.errors import YoiError
 from ..core.store.workspace import Workspace, find_workspace
 from .common import EXIT_FINDINGS, EXIT_OK
@@ -37,18 +39,48 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:
     """Usage frequencies for ``compressible``, read from the usage log only if a rule asks for one."""
-    from ..core.lint.cache import UsageFrequencies
+    from ..core.lint.stored import UsageFrequencies
 
     return UsageFrequencies(ws)
 
 
-def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport:
-    from ..core.lint import lint_paths, lint_workspace
+@dataclass
+class _Stored:
+    """A whole-workspace result as ``LintReport`` shows it (without importing the linter)."""
+
+    diagnostics: list[Diagnostic]
+    files: int
+
+
+def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
+    """Lint the whole workspace; an unchanged one is answered from ``lint.stored`` (no rules imported)."""
+    frequencies = _usage_frequencies(ws)
+    if cache:
+        import time
+
+        from ..core.lint.stored import filter_disabled, stored_lint
+
+        checked = stored_lint(ws, frequencies, time.time_ns())
+        if checked[0] is None:
+            from ..core.lint.cache import lint_workspace_cached
+
+            found, files = lint_workspace_cached(ws, frequencies=frequencies, checked=checked)
+        else:
+            found, files = checked[0]
+        from ..core.store.kinds import layout_problems
+
+        return _Stored(filter_disabled(layout_problems(ws) + found, ws.config), files)
+    from ..core.lint import lint_workspace
+
+    return lint_workspace(ws, frequencies=frequencies, cache=False)
+
+
+def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport | _Stored:
+    from ..core.lint import lint_paths
     from ..core.store.kinds import iter_record_paths
 
     if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
-        ws = Workspace(path)
-        return lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=cache)
+        return _lint_whole(Workspace(path), cache)
     if not path.exists() and not path.is_symlink():
         raise YoiError("no such file or folder", path=path)
     start = path.parent if not path.is_dir() else path
@@ -64,13 +96,14 @@ def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> Lin
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.lint import format_diagnostics, lint_workspace
+    from ..core.lint.output import format_diagnostics
 
+    reports: list[LintReport | _Stored]
     if args.paths:
         reports = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
     else:
         ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
-        reports = [lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=args.cache)]
+        reports = [_lint_whole(ws, args.cache)]
     diags = sorted({d for report in reports for d in report.diagnostics})
     output = format_diagnostics(diags, args.format)
     if output:

@@ -47,8 +47,9 @@ class LintReport:
 
 
 def _filtered(diags: list[Diagnostic], config: Config) -> list[Diagnostic]:
-    disabled = set(config.lint.disable)
-    return sorted(d for d in diags if d.rule not in disabled) if disabled else sorted(diags)
+    from .stored import filter_disabled
+
+    return filter_disabled(diags, config)
 
 
 def lint_record(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext | None = None,

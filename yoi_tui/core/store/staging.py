@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import YoiError
 from .atomic import atomic_write_text
@@ -28,28 +28,46 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Decision(_Strict):
+class _Item(_Strict):
+    """One extracted item. ``range``: the entries it came from (inclusive indices into the session's
+    normalised log), so a record's source points at those lines rather than the whole chunk; absent
+    in staging written before it existed (the staging file's own range applies then)."""
+
+    range: tuple[int, int] | None = None
+
+    @field_validator("range")
+    @classmethod
+    def _ordered(cls, value: tuple[int, int] | None) -> tuple[int, int] | None:
+        if value is not None and (value[0] < 0 or value[1] < value[0]):
+            raise ValueError("range must be [start, end] with 0 <= start <= end")
+        return value
+
+
+class Decision(_Item):
     title: str
     options: list[str] = Field(default_factory=list)
     chosen: str
     rationale: str
 
 
-class Discussion(_Strict):
+class Discussion(_Item):
     topic: str
     points: list[str] = Field(default_factory=list)
 
 
-class Attempt(_Strict):
+class Attempt(_Item):
     trial: str
     result: str
     outcome: Literal["success", "failure", "partial"]
 
 
-class Request(_Strict):
+class Request(_Item):
     intent: str
     target: str
     summary: str
+    # A short imperative title read from the request's own sentence ("Give the button a background");
+    # absent in older staging, where Phase 2 builds one from intent and target.
+    title: str | None = None
 
 
 class Activity(_Strict):

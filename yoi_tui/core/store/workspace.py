@@ -77,7 +77,7 @@ class Workspace:
     @cached_property
     def config(self) -> Config:
         """The validated config (defaults when the file is absent); loaded once."""
-        return self._config if self._config is not None else load_config(self.config_path)
+        return self._config if self._config is not None else load_config(self.config_path, self.state_dir)
 
     def rel(self, path: Path) -> str:
         """``path`` relative to the root, with forward slashes (as shown in diagnostics)."""
