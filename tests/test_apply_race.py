@@ -230,6 +230,9 @@ def test_random_interleavings_of_a_save_and_an_apply_never_lose_the_save(
         applied = {c.path for c in result.applied}  # type: ignore[attr-defined]
         if target in applied and results["save"] == "saved":
             assert final == saved  # applied before the save, which then landed on top
+            # yoi's own save checks under the write lock: after the apply it is refused, so an
+            # applied file and a successful app save mean the run's change was silently lost.
+            assert kind != "app", (point, changed, target)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
