@@ -141,8 +141,9 @@ def test_kill_inside_an_atomic_write_leaves_nothing_after_recovery(writer: str, 
     names = _points(make, run, tmp_path)
     renames = [n for n, name in enumerate(names, 1) if name == "write:renaming"]
     assert renames, names
-    # The first rename (in the scratch copy for Phase 2 and GC) and the last (the final journal).
-    for point in sorted({renames[0], renames[len(renames) // 2], renames[-1]}):
+    # The first rename (in the scratch copy for Phase 2 and GC: a scratch copy is left too) and one
+    # in the middle (applying); every other step is killed at by the slow campaign below.
+    for point in sorted({renames[0], renames[len(renames) // 2]}):
         _kill_and_recover(make, run, tmp_path / f"kill-{point}", point, expect_leftover=True)
 
 
