@@ -23,7 +23,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                '  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "yoi hook claude-code"}]}]}\n'
                "and the same for UserPromptSubmit, PreCompact and Stop.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("harness", choices=("claude-code",), help="which harness sends the event")
+    # Codex (>= 0.114) sends hook events of the same shape (session_id, transcript_path, cwd,
+    # hook_event_name, prompt), so one handler serves both.
+    parser.add_argument("harness", choices=("claude-code", "codex"), help="which harness sends the event")
     parser.set_defaults(handler=run)
 
 

@@ -16,7 +16,24 @@ from .common import EXIT_USAGE, common_parent
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
-            "mcp", "hook")
+            "mcp", "hook", "install", "uninstall", "import", "export")
+
+
+class _Version(argparse.Action):
+    """``--version``: read from the installed metadata only when asked (keeps start-up fast)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("yoi-tui")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            found = "unknown"
+        print(f"yoi {found}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 1 findings (lint errors, conflicts), 2 usage or environment error. "
                "Run 'yoi COMMAND --help' for each command.",
     )
+    parser.add_argument("--version", action=_Version, help="show the installed version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parents = [common_parent()]
     for name in COMMANDS:

@@ -1,0 +1,124 @@
+"""``yoi install codex``: the ``[mcp_servers.yoi]`` table in Codex's ``config.toml`` and yoi's hooks.
+
+The TOML is edited as text, never round-tripped through a TOML writer: every byte outside the
+``[mcp_servers.yoi]`` table (and its sub-tables such as ``[mcp_servers.yoi.env]``) stays as it was,
+comments and formatting included. The edit is checked with ``tomllib`` before it is offered: the
+file must parse before and after, and everything but ``mcp_servers.yoi`` must parse to the same
+data, so a file written in a shape the text edit does not understand (an inline
+``mcp_servers = {...}``, a ``yoi = {...}`` key under ``[mcp_servers]``) is refused, untouched.
+
+Hooks go to ``hooks.json`` beside the config (Codex ≥ 0.114 reads ``.codex/hooks.json`` and
+``~/.codex/hooks.json``; same JSON shape as Claude Code's), calling ``yoi hook codex``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .hooksjson import plan_hooks
+from .plan import FileEdit, IntegrationError, read_text, shell_command
+
+# Codex events yoi handles; Codex has no SessionEnd, and Stop ends every turn.
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop")
+HOOK_SUFFIX = "hook codex"
+_HEADER = re.compile(r"""^[ \t]*\[\[?[ \t]*([^\]]*?)[ \t]*\]\]?[ \t]*(#.*)?$""")
+_OURS = re.compile(r"""^mcp_servers[ \t]*\.[ \t]*(yoi|"yoi"|'yoi')([ \t]*\..*)?$""")
+
+
+def config_dir(scope: str, project: Path, codex_home: Path) -> Path:
+    if scope == "project":
+        return project / ".codex"
+    if scope == "user":
+        return codex_home
+    raise IntegrationError(f"unknown scope {scope!r} (use project or user)")
+
+
+def table_text(argv: list[str]) -> str:
+    """yoi's table, written by hand (TOML basic strings via JSON escaping, which TOML accepts)."""
+    args = ", ".join(json.dumps(a) for a in [*argv[1:], "mcp"])
+    return f"[mcp_servers.yoi]\ncommand = {json.dumps(argv[0])}\nargs = [{args}]\n"
+
+
+def _split(text: str) -> tuple[str, str, str]:
+    """``(before, our tables, after)`` of the text; ``our tables`` is empty when absent."""
+    lines = text.splitlines(keepends=True)
+    start = end = None
+    for number, line in enumerate(lines):
+        match = _HEADER.match(line.rstrip("\r\n"))
+        if not match:
+            continue
+        ours = bool(_OURS.match(match.group(1)))
+        if ours and start is None:
+            start = number
+        elif start is not None and not ours:
+            end = number
+            break
+    if start is None:
+        return text, "", ""
+    end = len(lines) if end is None else end
+    # Blank lines and comments just above the next table belong to it, not to us.
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1
+    return "".join(lines[:start]), "".join(lines[start:end]), "".join(lines[end:])
+
+
+def _parse(text: str, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise IntegrationError(f"not valid TOML ({exc}); fix it by hand, nothing was changed", path=path) from exc
+
+
+def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
+    servers = data.get("mcp_servers")
+    if isinstance(servers, dict) and "yoi" in servers:
+        rest = {k: v for k, v in servers.items() if k != "yoi"}
+        data = {**data, "mcp_servers": rest}
+        if not rest:
+            del data["mcp_servers"]
+    return data
+
+
+def plan_config(path: Path, argv: list[str], *, install: bool) -> FileEdit:
+    before = read_text(path)
+    text = before or ""
+    original = _parse(text, path)
+    head, ours, tail = _split(text)
+    if install:
+        table = table_text(argv)
+        if ours:  # blank lines and comments before the next table were left in ``tail`` by _split
+            new = head + table + tail
+        else:
+            sep = "" if not head or head.endswith("\n\n") else ("\n" if head.endswith("\n") else "\n\n")
+            new = head + sep + table + tail
+    else:
+        if ours and head.endswith("\n\n"):
+            # The blank line before our table goes with it: no double blank line, none at the end.
+            tail = tail.lstrip("\n") if tail.strip() else ""
+            head = head if tail else head.rstrip("\n") + "\n"
+        new = head + tail
+    try:
+        after = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        after = {}  # the text edit broke the file: refused below
+    expected_yoi = {"command": argv[0], "args": [*argv[1:], "mcp"]}
+    ok = bool(after or not new.strip()) and _without_ours(after) == _without_ours(original) and (
+        after.get("mcp_servers", {}).get("yoi") == expected_yoi if install else "yoi" not in after.get("mcp_servers", {}))
+    if not ok:
+        raise IntegrationError(
+            "the [mcp_servers.yoi] entry is written in a form yoi cannot edit as text (an inline table or a "
+            "dotted key); move it to its own [mcp_servers.yoi] table or remove it, nothing was changed", path=path)
+    if not new.strip():  # uninstall left nothing: remove the file yoi created
+        return FileEdit(path, before, None if (before is None or ours) else before)
+    return FileEdit(path, before, new)
+
+
+def plan(scope: str, project: Path, codex_home: Path, argv: list[str], *, install: bool) -> list[FileEdit]:
+    folder = config_dir(scope, project, codex_home)
+    command = shell_command([*argv, "hook", "codex"])
+    return [plan_config(folder / "config.toml", argv, install=install),
+            plan_hooks(folder / "hooks.json", command, EVENTS, HOOK_SUFFIX, install=install)]
