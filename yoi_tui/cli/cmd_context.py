@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .common import json_parent, print_json, workspace_from
-from .session_opt import report_problems, session_from, session_parent, show_library_warnings
+from .session_opt import report_problems, session_from, session_parent, should_record, show_library_warnings
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     session_id = session_from(args)
     built = build_resident_context(ws)
     report_problems(built.problems)
-    if not args.no_record:
+    if should_record(args):
         record_injection(ws, built, session_id)
     if args.json:
         print_json(built.to_json())

@@ -43,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             continue
         print(f"{result.log} [{result.format}, session {result.session_id}]: {result.status} — {result.message}")
+        if result.clock_tokens:
+            print(f"  token clock +{result.clock_tokens:,} input tokens (recorded in the log)")
         for staging in result.staging:
             counts = ", ".join(f"{n} {k}" for k, n in staging.counts.items() if n)
             print(f"  wrote {ws.rel(ws.staging_dir / (staging.id + '.json'))} "

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .common import json_parent, print_json, workspace_from
-from .session_opt import report_problems, session_from, session_parent, show_library_warnings
+from .session_opt import report_problems, session_from, session_parent, should_record, show_library_warnings
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     search = knowledge_search if args.target == "knowledge" else memory_search
     problems: list[str] = []
     hits = search(ws, " ".join(args.query), slug=args.slug, kind=args.kind, limit=args.limit,
-                  include_replaced=args.include_replaced, record=not args.no_record,
+                  include_replaced=args.include_replaced, record=should_record(args),
                   context_lines=args.context_lines, session_id=session_id, problems=problems)
     report_problems(problems)
     if args.json:
