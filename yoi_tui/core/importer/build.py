@@ -122,6 +122,7 @@ def build_plan(ws: Workspace, notes: list[ForeignNote | ForeignProblem], *, now:
                                 created_at=now.isoformat()))
     index = WorkspaceIndex.from_names(ws)
     taken: set[str] = set()
+    bodies: dict[str, tuple[str, str]] = {}  # foreign slug -> (body, origin) of its first note
     ready: list[tuple[ForeignNote, str]] = []
     for item in notes:
         if isinstance(item, ForeignProblem):
@@ -134,6 +135,11 @@ def build_plan(ws: Workspace, notes: list[ForeignNote | ForeignProblem], *, now:
             plan.skipped.append((item.origin, "empty: nothing to import"))
             continue
         slug = item.slug
+        first = bodies.setdefault(item.slug, (item.body.strip(), item.origin))
+        if first[1] != item.origin and first[0] == item.body.strip():
+            # e.g. one exported skill in both .claude/skills and .agents/skills: the same knowledge
+            plan.unchanged.append((item.slug, item.origin))
+            continue
         if slug in taken:
             slug = _unique(slug, taken)
         taken.add(slug)
