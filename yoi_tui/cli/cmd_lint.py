@@ -41,13 +41,13 @@ def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:
     return UsageFrequencies(ws)
 
 
-def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport:
+def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> tuple[LintReport, Path]:
     from ..core.lint import lint_paths, lint_workspace
     from ..core.store.kinds import iter_record_paths
 
     if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
         ws = Workspace(path)
-        return lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=cache)
+        return lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=cache), ws.root
     if not path.exists() and not path.is_symlink():
         raise YoiError("no such file or folder", path=path)
     start = path.parent if not path.is_dir() else path
@@ -57,18 +57,50 @@ def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> Lin
         files = [p for p in iter_record_paths(ws) if p.resolve().is_relative_to(resolved) or p.parent.resolve() == resolved]
     else:
         files = [path]
-    return lint_paths(ws, files, frequencies=_usage_frequencies(ws))
+    return lint_paths(ws, files, frequencies=_usage_frequencies(ws)), ws.root
+
+
+def _repo_root(root: Path) -> Path:
+    """The folder GitHub annotation paths are relative to: ``$GITHUB_WORKSPACE`` (the checkout in
+    Actions), else the git repository holding the workspace, else the workspace itself."""
+    import os
+
+    if os.environ.get("GITHUB_WORKSPACE"):
+        return Path(os.path.abspath(os.environ["GITHUB_WORKSPACE"]))
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            return folder
+    return root
+
+
+def _for_github(report: LintReport, root: Path) -> list:
+    """The findings with paths relative to the repository, not to the yoi workspace (which may be a
+    sub-folder of it), so GitHub places each annotation on the right file."""
+    import dataclasses
+    import os
+
+    root = Path(os.path.abspath(root))
+    base = _repo_root(root)
+    found = []
+    for d in report.diagnostics:
+        rel = Path(os.path.relpath(root / d.path, base)).as_posix()
+        found.append(d if rel.startswith("../") else dataclasses.replace(d, path=rel))
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
     from ..core.lint import format_diagnostics, lint_workspace
 
     if args.paths:
-        reports = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
+        targets = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
     else:
         ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
-        reports = [lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=args.cache)]
-    diags = sorted({d for report in reports for d in report.diagnostics})
+        targets = [(lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=args.cache), ws.root)]
+    reports = [report for report, _root in targets]
+    if args.format == "github":
+        diags = sorted({d for report, root in targets for d in _for_github(report, root)})
+    else:
+        diags = sorted({d for report in reports for d in report.diagnostics})
     output = format_diagnostics(diags, args.format)
     if output:
         print(output)
