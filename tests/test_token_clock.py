@@ -127,3 +127,13 @@ def test_session_start_exports_the_session_for_the_agents_own_calls(tmp_path: Pa
                        env={"CLAUDE_ENV_FILE": str(env_file)})
         assert done.returncode == 0, done.stderr
     assert env_file.read_text() == "export YOI_SESSION_ID=cc-42\n"
+
+
+def test_a_hook_naming_the_session_differently_still_never_double_counts(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    _, expected = claude_input_tokens(CLAUDE)
+    payload = {"hook_event_name": "Stop", "session_id": "harness-name", "transcript_path": str(CLAUDE),
+               "cwd": str(ws.root)}
+    assert run_yoi("hook", "claude-code", input=json.dumps(payload), cwd=ws.root).returncode == 0
+    assert run_yoi("phase1", str(CLAUDE), "-w", str(ws.root)).returncode == 0
+    assert clock(ws) == expected

@@ -41,14 +41,16 @@ def _last_counted(path: Path) -> int:
 def advance_token_clock_from_log(ws: Workspace, log: ParsedLog, session_id: str | None = None) -> int:
     """Record the input tokens of ``log``'s entries not counted before; returns them.
 
-    ``session_id`` names the usage session (default: the log's own id, which for Claude Code and
-    Codex is the id their hooks send).
+    ``session_id`` names the usage session the tokens are recorded under (default: the log's own
+    id, which for Claude Code and Codex is the id their hooks send). What was counted is kept under
+    the log's own id whatever the caller says, so a hook and ``yoi phase1`` share it even if a
+    harness were to name the session differently.
     """
     from filelock import FileLock, Timeout
 
     session = validate_session_id(session_id or log.session_id)
-    path = clock_path(ws, session)
-    lock_file = ws.state_dir / "locks" / f"token-clock-{quote(session, safe='')}.lock"
+    path = clock_path(ws, log.session_id)
+    lock_file = ws.state_dir / "locks" / f"token-clock-{quote(log.session_id, safe='')}.lock"
     try:
         lock_file.parent.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(lock_file), timeout=_LOCK_TIMEOUT_S)
