@@ -198,3 +198,19 @@ def test_codex_stop_hook_reads_the_rollout(tmp_path: Path) -> None:
     result = run_yoi("hook", "codex", input=json.dumps(payload), cwd=ws.root)
     assert result.returncode == 0, result.stderr
     assert list((ws.root / ".yoi" / "usage").glob("*.jsonl"))
+
+
+def test_install_in_a_project_that_is_not_a_workspace_yet_initialises_it(tmp_path: Path) -> None:
+    """'yoi install claude-code --yes' in a fresh project: the hooks get a workspace to work in."""
+    project = tmp_path / "fresh"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    home = tmp_path / "home"
+    dry = _yoi("install", "claude-code", "--dry-run", cwd=project / "src", home=home)
+    assert dry.returncode == 0 and "'yoi init' will create" in dry.stdout
+    assert not (project / "memory").exists() and not (project / ".claude").exists()
+    done = _yoi("install", "claude-code", "--yes", cwd=project / "src", home=home)
+    assert done.returncode == 0, done.stderr
+    assert (project / "memory").is_dir() and (project / ".yoi").is_dir()
+    assert (project / ".claude" / "settings.json").is_file() and (project / ".mcp.json").is_file()
+    assert "nothing to change" in _yoi("install", "claude-code", "--yes", cwd=project, home=home).stdout

@@ -45,17 +45,33 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.set_defaults(handler=run, install=True)
 
 
-def _project_root(args: argparse.Namespace) -> Path:
+def _project_root(args: argparse.Namespace) -> tuple[Path, bool]:
+    """``(project root, is it a yoi workspace already)``: the workspace found from here, else the
+    enclosing git repository, else the current folder (``install`` then runs ``yoi init`` there)."""
+    from ..core.errors import WorkspaceNotFound
     from .common import workspace_from
 
-    return workspace_from(args).root
+    try:
+        return workspace_from(args).root, True
+    except WorkspaceNotFound:
+        if args.workspace:
+            raise
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder, False
+    return here, False
 
 
 def plan_for(args: argparse.Namespace) -> list[FileEdit]:
     from ..core.integrations import claude_code, codex
     from ..core.integrations.plan import yoi_command
 
-    project = _project_root(args) if args.scope == "project" else Path.cwd()
+    if args.scope == "project":
+        project, initialised = _project_root(args)
+        args.init_root = None if initialised or not args.install else project
+    else:
+        project = Path.cwd()
     argv = yoi_command()
     if args.harness == "claude-code":
         return claude_code.plan(args.scope, project, Path.home(), argv, install=args.install)
@@ -73,19 +89,25 @@ def run(args: argparse.Namespace) -> int:
     from ..core.integrations.plan import apply_edits, changed_only
 
     verb = "install" if args.install else "uninstall"
+    args.init_root = None
     edits = changed_only(plan_for(args))
+    init_root: Path | None = args.init_root
     if args.json:
         if not args.dry_run and edits and not args.yes:
             print(f"yoi {verb}: --json needs --yes or --dry-run (it cannot ask)", file=sys.stderr)
             return 2
         if not args.dry_run:
+            _init(init_root, quiet=True)
             apply_edits(edits)
         print_json({"harness": args.harness, "scope": args.scope, "applied": not args.dry_run,
+                    "init": str(init_root) if init_root else None,
                     "files": [{"path": str(e.path), "action": _action(e), "diff": e.diff()} for e in edits]})
         return EXIT_OK
-    if not edits:
+    if not edits and init_root is None:
         print(f"yoi {verb} {args.harness}: already {'in place' if args.install else 'removed'}; nothing to change.")
         return EXIT_OK
+    if init_root is not None:
+        print(f"{init_root} is not a yoi workspace yet: 'yoi init' will create memory/, knowledge/ and .yoi/ there")
     for edit in edits:
         sys.stdout.write(edit.diff())
     if args.dry_run:
@@ -94,10 +116,22 @@ def run(args: argparse.Namespace) -> int:
     if not args.yes and not _confirm():
         print("Nothing changed.", file=sys.stderr)
         return EXIT_FINDINGS
+    _init(init_root)
     apply_edits(edits)
     for edit in edits:
         print(f"{_action(edit)} {edit.path}")
     return EXIT_OK
+
+
+def _init(root: Path | None, *, quiet: bool = False) -> None:
+    """The hooks need a workspace to work in: create it where the harness will run them."""
+    if root is None:
+        return
+    from ..core.store.workspace import init_workspace
+
+    init_workspace(root)
+    if not quiet:
+        print(f"Initialised yoi workspace in {root}")
 
 
 def _action(edit: FileEdit) -> str:
