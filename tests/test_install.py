@@ -214,3 +214,46 @@ def test_install_in_a_project_that_is_not_a_workspace_yet_initialises_it(tmp_pat
     assert (project / "memory").is_dir() and (project / ".yoi").is_dir()
     assert (project / ".claude" / "settings.json").is_file() and (project / ".mcp.json").is_file()
     assert "nothing to change" in _yoi("install", "claude-code", "--yes", cwd=project, home=home).stdout
+
+
+def test_codex_notify_for_codex_before_hooks(tmp_path: Path) -> None:
+    """--notify: the top-level notify program (Codex < 0.114), placed before the first table, byte-exact
+    elsewhere; Codex's call (JSON as the last argv, stdin closed) runs Phase 1 on the thread's rollout."""
+    ws = make_ws(tmp_path)
+    home = tmp_path / "home"
+    config = ws.root / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(CODEX_CONFIG)
+    assert _yoi("install", "codex", "--notify", "--yes", cwd=ws.root, home=home).returncode == 0
+    text = config.read_text()
+    notify = tomllib.loads(text)["notify"]
+    assert notify == [YOI, "hook", "codex-notify"]
+    line = f'notify = ["{YOI}", "hook", "codex-notify"]\n'
+    assert text.replace(line, "", 1).startswith(CODEX_CONFIG) and text.index(line) < text.index("[mcp_servers.docs]")
+    assert "nothing to change" in _yoi("install", "codex", "--yes", cwd=ws.root, home=home).stdout  # kept
+    # Codex calls it with the event as one argument and stdin closed
+    thread = "019c8bfe-ec25-79e0-97d7-bda6a9c575ff"
+    day = home / ".codex" / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    (day / f"rollout-2026-02-23T20-34-25-{thread}.jsonl").write_bytes(CODEX_SAMPLE.read_bytes())
+    event = {"type": "agent-turn-complete", "thread-id": thread, "turn-id": "1", "cwd": str(ws.root),
+             "input-messages": ["hi"], "last-assistant-message": "done"}
+    ran = subprocess.run([*notify, json.dumps(event)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert (ws.root / ".yoi" / "usage" / f"{thread}.jsonl").is_file()  # the token clock moved
+    assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
+    assert config.read_text() == CODEX_CONFIG
+
+
+def test_codex_notify_never_replaces_another_program(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    config = ws.root / ".codex" / "config.toml"
+    config.parent.mkdir()
+    theirs = 'notify = ["notify-send", "Codex"]\n' + CODEX_CONFIG
+    config.write_text(theirs)
+    result = _yoi("install", "codex", "--notify", "--yes", cwd=ws.root, home=tmp_path / "home")
+    assert result.returncode == 2 and "already set to another program" in result.stderr
+    assert config.read_text() == theirs
+    assert _yoi("install", "codex", "--yes", cwd=ws.root, home=tmp_path / "home").returncode == 0  # without it: fine
+    assert config.read_text().startswith(theirs)

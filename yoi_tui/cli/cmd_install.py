@@ -26,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="project: files in this project (default); user: the harness's per-user files")
     parser.add_argument("--dry-run", action="store_true", help="show the diff; change nothing")
     parser.add_argument("--yes", "-y", action="store_true", help="apply without asking")
+    parser.add_argument("--notify", action="store_true",
+                        help="codex: also set the top-level 'notify' program (Codex before 0.114 has no hooks; "
+                             "notify runs Phase 1 after each turn)")
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -76,7 +79,7 @@ def plan_for(args: argparse.Namespace) -> list[FileEdit]:
     if args.harness == "claude-code":
         return claude_code.plan(args.scope, project, Path.home(), argv, install=args.install)
     codex_home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-    return codex.plan(args.scope, project, codex_home, argv, install=args.install)
+    return codex.plan(args.scope, project, codex_home, argv, install=args.install, notify=args.notify)
 
 
 def _confirm() -> bool:

@@ -121,3 +121,29 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
     elif event in ("Stop", "SessionEnd", "SubagentStop") and transcript is not None:
         step("phase1", lambda: _phase1(ws, transcript, force=False))
     return outcome
+
+
+def find_codex_rollout(thread_id: str, codex_home: Path) -> Path | None:
+    """The rollout file of a Codex thread: ``sessions/YYYY/MM/DD/rollout-<stamp>-<thread id>.jsonl``."""
+    if not thread_id or "/" in thread_id or "*" in thread_id:
+        return None
+    found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*-{thread_id}.jsonl"))
+    return found[-1] if found else None
+
+
+def handle_codex_notify(ws: Workspace, payload: dict[str, Any], codex_home: Path | None = None) -> HookOutcome:
+    """Codex's legacy ``notify`` (``agent-turn-complete``, before Codex had hooks): find the thread's
+    rollout under ``$CODEX_HOME/sessions`` and run Phase 1 on it when over the token threshold."""
+    outcome = HookOutcome()
+    if payload.get("type") != "agent-turn-complete":
+        return outcome
+    home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    rollout = find_codex_rollout(str(payload.get("thread-id") or ""), home)
+    if rollout is None:
+        outcome.notes.append(f"no rollout for thread {payload.get('thread-id')!r} under {home / 'sessions'}")
+        return outcome
+    try:
+        outcome.notes.extend(_phase1(ws, rollout, force=False))  # Phase 1 also advances the token clock
+    except YoiError as exc:
+        outcome.notes.append(f"phase1: {exc}")
+    return outcome

@@ -117,8 +117,58 @@ def plan_config(path: Path, argv: list[str], *, install: bool) -> FileEdit:
     return FileEdit(path, before, new)
 
 
-def plan(scope: str, project: Path, codex_home: Path, argv: list[str], *, install: bool) -> list[FileEdit]:
+_NOTIFY = re.compile(r"^[ \t]*notify[ \t]*=")
+NOTIFY_ARG = "codex-notify"
+
+
+def notify_line(argv: list[str]) -> str:
+    return f"notify = [{', '.join(json.dumps(a) for a in [*argv, 'hook', NOTIFY_ARG])}]\n"
+
+
+def with_notify(text: str, argv: list[str], *, add: bool, path: Path) -> str:
+    """``text`` with yoi's top-level ``notify`` line added (``add``) or removed; other bytes kept.
+
+    Codex runs one notify program, so a ``notify`` that is not yoi's is refused, untouched.
+    """
+    lines = text.splitlines(keepends=True)
+    first_table = next((i for i, line in enumerate(lines) if _HEADER.match(line.rstrip("\r\n"))), len(lines))
+    found = next((i for i in range(first_table) if _NOTIFY.match(lines[i])), None)
+    ours = found is not None and NOTIFY_ARG in lines[found] and lines[found].rstrip().endswith("]")
+    if found is not None and not ours:
+        if not add:
+            return text
+        raise IntegrationError("'notify' is already set to another program (Codex runs only one); leave out "
+                               "--notify or remove it first; nothing was changed", path=path)
+    if found is not None:
+        del lines[found]
+    if add:
+        at = first_table if found is None else found
+        while found is None and at > 0 and not lines[at - 1].strip():
+            at -= 1  # keep the blank line(s) before the first table after our line
+        line = notify_line(argv)
+        if at > 0 and not lines[at - 1].endswith("\n"):
+            line = "\n" + line
+        lines.insert(at, line + ("\n" if at == 0 and lines else ""))
+    new = "".join(lines)
+    expected = {**tomllib.loads(text), "notify": [*argv, "hook", NOTIFY_ARG]}
+    if not add:
+        expected.pop("notify", None)
+    try:
+        if tomllib.loads(new) != expected:
+            raise ValueError
+    except ValueError as exc:  # TOMLDecodeError is a ValueError
+        raise IntegrationError("cannot add yoi's notify line as text here; nothing was changed", path=path) from exc
+    return new
+
+
+def plan(scope: str, project: Path, codex_home: Path, argv: list[str], *, install: bool,
+         notify: bool = False) -> list[FileEdit]:
     folder = config_dir(scope, project, codex_home)
     command = shell_command([*argv, "hook", "codex"])
-    return [plan_config(folder / "config.toml", argv, install=install),
-            plan_hooks(folder / "hooks.json", command, EVENTS, HOOK_SUFFIX, install=install)]
+    config = plan_config(folder / "config.toml", argv, install=install)
+    keep = any(_NOTIFY.match(line) and NOTIFY_ARG in line for line in (config.after or "").splitlines())
+    if config.after is not None or notify:  # a re-install without --notify keeps an earlier one
+        config.after = with_notify(config.after or "", argv, add=install and (notify or keep), path=config.path)
+        if not config.after.strip():
+            config.after = None if config.before is None or not install else config.after
+    return [config, plan_hooks(folder / "hooks.json", command, EVENTS, HOOK_SUFFIX, install=install)]
