@@ -84,9 +84,10 @@ def test_stale_export_is_reported_by_check_and_lint_then_fixed(tmp_path: Path) -
     assert "would update .claude/skills/both-ways/SKILL.md" in check.stdout
     assert "would remove .claude/skills/person-only/SKILL.md" in check.stdout
     lint = json.loads(run_yoi("lint", "--format", "json", cwd=ws.root).stdout)
-    stale = sorted((f["path"], f["severity"]) for f in lint if f["rule"] == "stale-export")
-    assert stale == [(".agents/skills/both-ways/SKILL.md", "warning"), (".claude/skills/both-ways/SKILL.md", "warning"),
-                     (".claude/skills/person-only/SKILL.md", "warning")]
+    stale = sorted((f["path"], f["severity"], f["message"].split()[0]) for f in lint if f["rule"] == "stale-export")
+    assert stale == [(".claude/skills/person-only/SKILL.md", "warning", ".claude/skills/person-only/SKILL.md"),
+                     ("knowledge/both-ways.md", "warning", ".agents/skills/both-ways/SKILL.md"),
+                     ("knowledge/both-ways.md", "warning", ".claude/skills/both-ways/SKILL.md")]
     assert run_yoi("export", "skills", cwd=ws.root).returncode == 0
     assert "pytest -q -x" in _skill(ws, ".claude", "both-ways").read_text()
     assert not _skill(ws, ".claude", "person-only").parent.exists()

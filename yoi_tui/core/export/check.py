@@ -12,11 +12,11 @@ from .skills import any_generated, has_generated_skills, plan_export
 
 RULE = "stale-export"
 _MESSAGES = {
-    "create": "knowledge record {record} is not exported yet",
-    "update": "out of date with {record}",
-    "remove": "its knowledge record is gone or no longer exportable",
-    "hand-edited": "edited by hand since yoi exported it; move the edit into {record} and delete this file",
-    "not-ours": "a skill that yoi did not write has the name of {record}; it is not exported there",
+    "create": "not exported to {skill} yet",
+    "update": "{skill} is out of date with this record",
+    "remove": "{skill} was exported from a record that is gone or no longer exportable",
+    "hand-edited": "{skill} was edited by hand since yoi exported it; move the edit into the record, delete the file",
+    "not-ours": "{skill} is a skill yoi did not write; this record is not exported there",
 }
 
 
@@ -27,7 +27,9 @@ def stale_export_findings(ws: Workspace) -> list[Diagnostic]:
     for action in plan_export(ws).actions:
         if action.action == "ok":
             continue
-        message = _MESSAGES[action.action].format(record=action.record or "the record")
-        findings.append(Diagnostic(ws.rel(action.path), 1, 1, RULE, "warning", message,
+        # On the record (where the fix is, and what the app opens); on the skill file when no record is left.
+        skill = ws.rel(action.path)
+        findings.append(Diagnostic(action.record or skill, 1, 1, RULE, "warning",
+                                   _MESSAGES[action.action].format(skill=skill),
                                    "run 'yoi export skills'" if action.pending else None))
     return findings
