@@ -4,6 +4,7 @@ gives working ``yoi`` / ``yoi-tui`` commands (slow: builds and installs; ``.ci/r
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,10 @@ def _run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProc
 
 def test_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
-    _run(sys.executable, "-m", "build", "--wheel", "--outdir", dist, REPO)
+    source = tmp_path / "source"  # a clean copy: no stale build/ of this checkout ends up in the wheel
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache"))
+    _run(sys.executable, "-m", "build", "--wheel", "--outdir", dist, source)
     wheels = list(dist.glob("yoi_tui-*.whl"))
     assert len(wheels) == 1
     venv = tmp_path / "venv"
