@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         description="Print the text a harness puts into a normal agent's system prompt: the body of "
                     "memory/summary.md plus one line '#slug — description' per knowledge record with "
                     "model_invokation: true that is not replaced, between <yoi-context> and </yoi-context>. "
-                    "Records an 'inject' event with the block's estimated token cost (unless --no-record). "
+                    "Records an 'inject' event with the block's estimated token cost (with --session or $YOI_SESSION_ID; not with --no-record). "
                     "Prints nothing when there is nothing to inject.",
         epilog="examples:\n"
                "  yoi context > /tmp/system-extra.md\n"

@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                     "references as #slug (user_invocable: true), each inside "
                     "<yoi-knowledge slug=\"...\"> ... </yoi-knowledge>. #slug in code, URLs and headings "
                     "is not a reference. Unknown slugs are left as typed and reported on stderr. Each "
-                    "expanded record is recorded as an invoke (unless --no-record).",
+                    "expanded record is recorded as an invoke (with --session or $YOI_SESSION_ID; not with --no-record).",
         epilog="examples:\n"
                "  echo 'fix the flaky test, see #run-tests' | yoi expand\n"
                "  yoi expand prompt.md --json   # {text, expanded, unknown: [{slug, line, col, reason}], redirected}")
