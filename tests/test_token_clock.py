@@ -108,10 +108,9 @@ def test_a_persons_cli_use_creates_no_usage_files(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     write_record(ws, "knowledge/run-tests.md", knowledge_meta(model_invokation=True), "\nRun pytest.\n")
     person = {"YOI_SESSION_ID": ""}
-    for _ in range(5):
-        for args in (("search", "knowledge", "pytest"), ("context",), ("expand", "-")):
-            done = run_yoi(*args, "-w", str(ws.root), input="see #run-tests", env=person)
-            assert done.returncode == 0, done.stderr
+    for args in (("search", "knowledge", "pytest"), ("search", "knowledge", "pytest"), ("context",), ("expand", "-")):
+        done = run_yoi(*args, "-w", str(ws.root), input="see #run-tests", env=person)
+        assert done.returncode == 0, done.stderr  # before #14 each call wrote a usage file of its own
     assert not ws.usage_dir.exists() or list(ws.usage_dir.iterdir()) == []
     agent = run_yoi("search", "knowledge", "pytest", "-w", str(ws.root), env={"YOI_SESSION_ID": "agent-1"})
     assert agent.returncode == 0
