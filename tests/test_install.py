@@ -130,6 +130,7 @@ def test_user_scope_edits_the_user_files_and_keeps_their_keys(tmp_path: Path) ->
     assert not (ws.root / ".claude").exists()
 
 
+FLAG = "\n[features]  # added by yoi install codex\ncodex_hooks = true  # added by yoi install codex\n"
 CODEX_CONFIG = '''# my codex config
 model = "gpt-5-codex"   # keep this comment
 approval_policy = "on-request"
@@ -162,7 +163,7 @@ def test_install_codex_keeps_the_toml_byte_for_byte(tmp_path: Path) -> None:
                                            'args = ["mcp"]\n\n[mcp_servers.yoi.env]\nK = "v"\n\n[profiles.fast]'))
     assert _yoi("install", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
     assert config.read_text() == CODEX_CONFIG.replace(
-        "[profiles.fast]", f'[mcp_servers.yoi]\ncommand = "{YOI}"\nargs = ["mcp"]\n\n[profiles.fast]')
+        "[profiles.fast]", f'[mcp_servers.yoi]\ncommand = "{YOI}"\nargs = ["mcp"]\n\n[profiles.fast]') + FLAG
     assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
     assert config.read_text() == CODEX_CONFIG
     assert not (ws.root / ".codex" / "hooks.json").exists()
@@ -257,3 +258,24 @@ def test_codex_notify_never_replaces_another_program(tmp_path: Path) -> None:
     assert config.read_text() == theirs
     assert _yoi("install", "codex", "--yes", cwd=ws.root, home=tmp_path / "home").returncode == 0  # without it: fine
     assert config.read_text().startswith(theirs)
+
+
+def test_codex_hooks_feature_flag_is_added_but_a_users_choice_is_kept(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    home = tmp_path / "home"
+    config = ws.root / ".codex" / "config.toml"
+    config.parent.mkdir()
+    assert _yoi("install", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
+    assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": True}
+    assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
+    assert not config.exists()
+    mine = '[features]\ncodex_hooks = false   # I turned hooks off\nweb_search = true\n'
+    config.write_text(mine)
+    assert _yoi("install", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
+    assert config.read_text().startswith(mine) and tomllib.loads(config.read_text())["features"]["codex_hooks"] is False
+    other = '[features]\nweb_search = true\n'
+    config.write_text(other)
+    assert _yoi("install", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
+    assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": True, "web_search": True}
+    assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
+    assert config.read_text() == other

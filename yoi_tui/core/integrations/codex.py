@@ -161,6 +161,57 @@ def with_notify(text: str, argv: list[str], *, add: bool, path: Path) -> str:
     return new
 
 
+FLAG_MARK = "# added by yoi install codex"
+_FEATURES = re.compile(r"^[ \t]*\[[ \t]*features[ \t]*\][ \t]*(#.*)?$")
+_FLAG_KEY = re.compile(r"^[ \t]*(codex_hooks|hooks)[ \t]*=")
+
+
+def with_hooks_flag(text: str, *, add: bool, path: Path) -> str:
+    """``text`` with ``[features] codex_hooks = true`` added (Codex releases whose hooks were behind
+    that flag; later ones treat it as a deprecated alias of the default) or yoi's line removed.
+    A ``codex_hooks`` / ``hooks`` key the user set (even to false) is theirs and left alone."""
+    lines = text.splitlines(keepends=True)
+    header = next((i for i, line in enumerate(lines) if _FEATURES.match(line.rstrip("\r\n"))), None)
+    end = len(lines)
+    if header is not None:
+        end = next((i for i in range(header + 1, len(lines)) if _HEADER.match(lines[i].rstrip("\r\n"))), len(lines))
+    ours = [i for i in range(header + 1 if header is not None else 0, end)
+            if header is not None and FLAG_MARK in lines[i] and _FLAG_KEY.match(lines[i])]
+    theirs = header is not None and any(_FLAG_KEY.match(lines[i]) for i in range(header + 1, end) if i not in ours)
+    for i in reversed(ours):
+        del lines[i]
+        end -= 1
+    if header is not None and FLAG_MARK in lines[header] and all(
+            not line.strip() for line in lines[header + 1:end]) and not (add and not theirs):
+        del lines[header:end]  # the [features] table yoi created, now empty
+        while lines and not lines[-1].strip():
+            lines.pop()
+        header = None
+    if add and not theirs:
+        line = f"codex_hooks = true  {FLAG_MARK}\n"
+        if header is not None:
+            lines.insert(header + 1, line)
+        else:
+            if lines and not lines[-1].endswith("\n"):
+                lines[-1] += "\n"
+            lines += (["\n"] if lines else []) + [f"[features]  {FLAG_MARK}\n", line]
+    new = "".join(lines)
+    expected = tomllib.loads(text)
+    features = dict(expected.get("features", {}))
+    if add and not theirs:
+        features["codex_hooks"] = True
+    elif ours:
+        features.pop("codex_hooks", None)
+    expected = {**expected, "features": features} if features or (header is not None) else \
+        {k: v for k, v in expected.items() if k != "features"}
+    try:
+        if tomllib.loads(new) != expected:
+            raise ValueError
+    except ValueError as exc:
+        raise IntegrationError("cannot edit [features] as text here; nothing was changed", path=path) from exc
+    return new
+
+
 def plan(scope: str, project: Path, codex_home: Path, argv: list[str], *, install: bool,
          notify: bool = False) -> list[FileEdit]:
     folder = config_dir(scope, project, codex_home)
@@ -169,6 +220,8 @@ def plan(scope: str, project: Path, codex_home: Path, argv: list[str], *, instal
     keep = any(_NOTIFY.match(line) and NOTIFY_ARG in line for line in (config.after or "").splitlines())
     if config.after is not None or notify:  # a re-install without --notify keeps an earlier one
         config.after = with_notify(config.after or "", argv, add=install and (notify or keep), path=config.path)
+    if config.after is not None:
+        config.after = with_hooks_flag(config.after, add=install, path=config.path)
         if not config.after.strip():
             config.after = None if config.before is None or not install else config.after
     return [config, plan_hooks(folder / "hooks.json", command, EVENTS, HOOK_SUFFIX, install=install)]
