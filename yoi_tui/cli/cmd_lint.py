@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.diagnostics import Diagnostic
 from ..core.errors import YoiError
 from ..core.store.workspace import Workspace, find_workspace
 from .common import EXIT_FINDINGS, EXIT_OK
@@ -36,25 +39,58 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:
     """Usage frequencies for ``compressible``, read from the usage log only if a rule asks for one."""
-    from ..core.lint.cache import UsageFrequencies
+    from ..core.lint.stored import UsageFrequencies
 
     return UsageFrequencies(ws)
 
 
-def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> tuple[LintReport, Path]:
-    from ..core.lint import lint_paths, lint_workspace
+@dataclass
+class _Stored:
+    """A whole-workspace result as ``LintReport`` shows it (without importing the linter)."""
+
+    diagnostics: list[Diagnostic]
+    files: int
+
+
+def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
+    """Lint the whole workspace; an unchanged one is answered from ``lint.stored`` (no rules imported)."""
+    frequencies = _usage_frequencies(ws)
+    if cache:
+        import time
+
+        from ..core.export.check import stale_export_findings
+        from ..core.lint.stored import filter_disabled, stored_lint
+
+        checked = stored_lint(ws, frequencies, time.time_ns())
+        if checked[0] is None:
+            from ..core.lint.cache import lint_workspace_cached
+
+            found, files = lint_workspace_cached(ws, frequencies=frequencies, checked=checked)
+        else:
+            found, files = checked[0]
+        # stale-export is not stored: it depends on files outside the records (the skills folders)
+        return _Stored(filter_disabled([*found, *stale_export_findings(ws)], ws.config), files)
+    from ..core.lint import lint_workspace
+
+    return lint_workspace(ws, frequencies=frequencies, cache=False)
+
+
+def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> tuple[LintReport | _Stored, Path]:
+    from ..core.lint import lint_paths
     from ..core.store.kinds import iter_record_paths
 
     if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
         ws = Workspace(path)
-        return lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=cache), ws.root
+        return _lint_whole(ws, cache), ws.root
     if not path.exists() and not path.is_symlink():
         raise YoiError("no such file or folder", path=path)
     start = path.parent if not path.is_dir() else path
     ws = find_workspace(explicit=explicit_ws) if explicit_ws else find_workspace(start)
     if path.is_dir() and not path.name.endswith(".md"):
-        resolved = path.resolve()
-        files = [p for p in iter_record_paths(ws) if p.resolve().is_relative_to(resolved) or p.parent.resolve() == resolved]
+        # os.path.realpath, not Path.resolve: a symlink loop among the records must not raise.
+        resolved = Path(os.path.realpath(path))
+        files = [p for p in iter_record_paths(ws)
+                 if Path(os.path.realpath(p)).is_relative_to(resolved) or Path(os.path.realpath(p.parent)) == resolved]
     else:
         files = [path]
     return lint_paths(ws, files, frequencies=_usage_frequencies(ws)), ws.root
@@ -63,8 +99,6 @@ def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> tup
 def _repo_root(root: Path) -> Path:
     """The folder GitHub annotation paths are relative to: ``$GITHUB_WORKSPACE`` (the checkout in
     Actions), else the git repository holding the workspace, else the workspace itself."""
-    import os
-
     if os.environ.get("GITHUB_WORKSPACE"):
         return Path(os.path.abspath(os.environ["GITHUB_WORKSPACE"]))
     for folder in (root, *root.parents):
@@ -73,11 +107,10 @@ def _repo_root(root: Path) -> Path:
     return root
 
 
-def _for_github(report: LintReport, root: Path) -> list:
+def _for_github(report: LintReport | _Stored, root: Path) -> list[Diagnostic]:
     """The findings with paths relative to the repository, not to the yoi workspace (which may be a
     sub-folder of it), so GitHub places each annotation on the right file."""
     import dataclasses
-    import os
 
     root = Path(os.path.abspath(root))
     base = _repo_root(root)
@@ -89,13 +122,14 @@ def _for_github(report: LintReport, root: Path) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.lint import format_diagnostics, lint_workspace
+    from ..core.lint.output import format_diagnostics
 
+    reports: list[LintReport | _Stored]
     if args.paths:
         targets = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
     else:
         ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
-        targets = [(lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=args.cache), ws.root)]
+        targets = [(_lint_whole(ws, args.cache), ws.root)]
     reports = [report for report, _root in targets]
     if args.format == "github":
         diags = sorted({d for report, root in targets for d in _for_github(report, root)})

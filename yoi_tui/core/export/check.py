@@ -6,9 +6,14 @@ yoi), so everyone else pays one ``stat`` per skills folder and nothing more.
 
 from __future__ import annotations
 
+import os
+
 from ..diagnostics import Diagnostic
 from ..store.workspace import Workspace
-from .skills import any_generated, has_generated_skills, plan_export
+
+# Kept here, not imported from skills.py: a warm ``yoi lint`` imports this module and must not
+# pay for the record reader (PyYAML, pydantic) in the many workspaces that never exported.
+_SKILL_FOLDERS = (".claude/skills", ".agents/skills")
 
 RULE = "stale-export"
 _MESSAGES = {
@@ -21,7 +26,11 @@ _MESSAGES = {
 
 
 def stale_export_findings(ws: Workspace) -> list[Diagnostic]:
-    if not has_generated_skills(ws) or not any_generated(ws):
+    if not any(os.path.isdir(ws.root / folder) for folder in _SKILL_FOLDERS):
+        return []
+    from .skills import any_generated, plan_export
+
+    if not any_generated(ws):
         return []
     findings = []
     for action in plan_export(ws).actions:

@@ -12,9 +12,12 @@ from functools import cached_property
 from pathlib import Path
 
 from ..errors import WorkspaceNotFound, YoiError
+from .atomic import TEMP_GITIGNORE
 from .config import DEFAULT_CONFIG_TEXT, Config, load_config
 
 GITIGNORE_ENTRY = ".yoi/state/"
+GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, TEMP_GITIGNORE)
+"""What ``yoi init`` adds to ``.gitignore``: run state, and the temp files a killed writer may leave."""
 
 
 @dataclass
@@ -74,7 +77,7 @@ class Workspace:
     @cached_property
     def config(self) -> Config:
         """The validated config (defaults when the file is absent); loaded once."""
-        return self._config if self._config is not None else load_config(self.config_path)
+        return self._config if self._config is not None else load_config(self.config_path, self.state_dir)
 
     def rel(self, path: Path) -> str:
         """``path`` relative to the root, with forward slashes (as shown in diagnostics)."""
@@ -87,7 +90,7 @@ class Workspace:
         """True when ``path``, with symlinks resolved, lies inside the workspace."""
         try:
             Path(path).resolve().relative_to(self.root)
-        except (ValueError, OSError):
+        except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
             return False
         return True
 
@@ -130,11 +133,15 @@ def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
         created.append(ws.rel(ws.config_path))
     gitignore = ws.root / ".gitignore"
     existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-    if GITIGNORE_ENTRY not in {line.strip() for line in existing.splitlines()}:
+    present = {line.strip() for line in existing.splitlines()}
+    for entry in GITIGNORE_ENTRIES:
+        if entry in present:
+            continue
         prefix = "" if not existing or existing.endswith("\n") else "\n"
         with gitignore.open("a", encoding="utf-8") as handle:
-            handle.write(f"{prefix}{GITIGNORE_ENTRY}\n")
-        created.append(".gitignore entry " + GITIGNORE_ENTRY)
+            handle.write(f"{prefix}{entry}\n")
+        existing += f"{prefix}{entry}\n"
+        created.append(".gitignore entry " + entry)
     return ws, created
 
 
