@@ -68,8 +68,10 @@ def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
             found, files = lint_workspace_cached(ws, frequencies=frequencies, checked=checked)
         else:
             found, files = checked[0]
+        from ..core.store.kinds import layout_problems
+
         # stale-export is not stored: it depends on files outside the records (the skills folders)
-        return _Stored(filter_disabled([*found, *stale_export_findings(ws)], ws.config), files)
+        return _Stored(filter_disabled([*layout_problems(ws), *found, *stale_export_findings(ws)], ws.config), files)
     from ..core.lint import lint_workspace
 
     return lint_workspace(ws, frequencies=frequencies, cache=False)
