@@ -279,3 +279,17 @@ def test_codex_hooks_feature_flag_is_added_but_a_users_choice_is_kept(tmp_path: 
     assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": True, "web_search": True}
     assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
     assert config.read_text() == other
+
+
+def test_codex_hook_gives_context_in_codex_json_shape(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    write_record(ws, "knowledge/run-python3.md", knowledge_meta(model_invokation=True,
+                                                               description="Use python3; read before scripts."))
+    payload = {"hook_event_name": "SessionStart", "session_id": "codex-2", "cwd": str(ws.root),
+               "transcript_path": None, "source": "startup"}
+    result = run_yoi("hook", "codex", input=json.dumps(payload), cwd=ws.root)
+    assert result.returncode == 0, result.stderr
+    output = json.loads(result.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == "SessionStart" and "#run-python3" in output["additionalContext"]
+    stop = run_yoi("hook", "codex", input=json.dumps({**payload, "hook_event_name": "Stop"}), cwd=ws.root)
+    assert stop.returncode == 0 and stop.stdout == ""

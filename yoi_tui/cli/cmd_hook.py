@@ -55,7 +55,13 @@ def run(args: argparse.Namespace) -> int:
         # Exit 2 would make Claude Code treat this as a blocking error; a memory problem must not.
         print(f"yoi hook: {exc}", file=sys.stderr)
         return 0
-    if outcome.stdout:
+    if outcome.stdout and args.harness == "codex":
+        # Codex validates a hook's stdout strictly: context goes in the JSON shape its output schema
+        # names (hookSpecificOutput.additionalContext), not as plain text.
+        event = str(payload.get("hook_event_name", ""))
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": outcome.stdout}},
+                         ensure_ascii=False))
+    elif outcome.stdout:
         print(outcome.stdout)
     for note in outcome.notes:
         print(f"yoi hook: {note}", file=sys.stderr)
