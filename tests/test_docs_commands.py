@@ -91,8 +91,8 @@ def test_readme_blocks_are_all_marked_and_images_exist() -> None:
         import screenshots
     finally:
         sys.path.pop(0)
-    for shot in screenshots.SHOTS:
-        assert (REPO / "docs" / "images" / f"{shot.name}.svg").is_file(), shot.name
+    for name in screenshots.SHOTS:
+        assert (REPO / "docs" / "images" / f"{name}.svg").is_file(), name
 
 
 @pytest.mark.parametrize("page", sorted({b.page for b in FAST}), ids=lambda p: p.name)
