@@ -39,5 +39,5 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
-    sys.stdout.write("\n")
+    # One write: json.dump with an indent writes each token separately (360,000 writes for GC at 10k).
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")

@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -21,6 +21,9 @@ from ..diagnostics import Diagnostic
 from .kinds import RecordKind, kind_for_path, slug_of
 from .safe_read import NotRegularFile, read_regular_bytes
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .meta_cache import MetaCache
 
 try:  # The C loader is several times faster; fall back where libyaml is missing.
     _Loader: type = yaml.CSafeLoader
@@ -159,8 +162,12 @@ def decode_record_bytes(data: bytes, rel: str) -> tuple[str | None, bool, list[D
     return text, bom, diags
 
 
-def read_record(ws: Workspace, path: Path, *, text: str | None = None) -> ReadResult:
-    """Read and parse one record. With ``text`` given, parse that instead of the file's content."""
+def read_record(ws: Workspace, path: Path, *, text: str | None = None,
+                meta_cache: MetaCache | None = None) -> ReadResult:
+    """Read and parse one record. With ``text`` given, parse that instead of the file's content.
+
+    ``meta_cache`` (``store.meta_cache``) answers for a frontmatter text parsed before (GC's full reads).
+    """
     path = Path(os.path.abspath(path))
     rel = ws.rel(path)
     kind = kind_for_path(ws, path)
@@ -183,12 +190,12 @@ def read_record(ws: Workspace, path: Path, *, text: str | None = None) -> ReadRe
         if decoded is None:
             return ReadResult(None, diags)
         text = decoded
-    record, parse_diags = parse_record_text(text, kind=kind, path=path, rel=rel, bom=bom)
+    record, parse_diags = parse_record_text(text, kind=kind, path=path, rel=rel, bom=bom, meta_cache=meta_cache)
     return ReadResult(record, diags + parse_diags)
 
 
-def parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str,
-                      bom: bool = False) -> tuple[Record | None, list[Diagnostic]]:
+def parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom: bool = False,
+                      meta_cache: MetaCache | None = None) -> tuple[Record | None, list[Diagnostic]]:
     """Split and parse a record's text (BOM already removed)."""
     newline = "\r\n" if "\r\n" in text else "\n"
     normalized = text.replace("\r\n", "\n") if newline == "\r\n" else text
@@ -208,9 +215,15 @@ def parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str,
     fm_text = "\n".join(fm_lines)
     if len(fm_text) > MAX_FRONTMATTER_CHARS:
         return None, [_diag(rel, "frontmatter-invalid", f"frontmatter is over {MAX_FRONTMATTER_CHARS} characters")]
-    meta, key_lines, problem = _parse_yaml_mapping(fm_text, rel)
-    if problem is not None:
-        return None, [problem]
+    cached = meta_cache.get(fm_text) if meta_cache is not None else None
+    if cached is not None:
+        meta, key_lines = cached
+    else:
+        meta, key_lines, problem = _parse_yaml_mapping(fm_text, rel)
+        if problem is not None:
+            return None, [problem]
+        if meta_cache is not None:
+            meta_cache.put(fm_text, meta, key_lines)
     diags: list[Diagnostic] = []
     second = _second_frontmatter_line(lines, close + 1)
     if second is not None:

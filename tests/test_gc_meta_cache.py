@@ -1,0 +1,150 @@
+"""GC's parsed-frontmatter cache (``store/meta_cache.py``): same records, same GC, never stale.
+
+The cache is keyed by the frontmatter's text, so these tests check what matters: a cached parse is
+the parse (values, types, key order, key lines), what JSON cannot hold is not cached, a corrupt
+cache is ignored, an edit is a miss, and GC reports the same operations with and without it.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
+
+from support import decision_meta, knowledge_meta, make_ws, request_meta, write_record
+
+from yoi_tui.core.gc import run_gc
+from yoi_tui.core.gc.runner import prepare_gc
+from yoi_tui.core.retrieval.usage import record_tokens
+from yoi_tui.core.store.meta_cache import CACHE_NAME, MetaCache
+from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.workspace import Workspace
+
+NOW = datetime(2027, 1, 5, 12, 0, tzinfo=UTC)
+
+TRICKY = """---
+created_at: 2026-11-02T09:00:00+05:30
+updated_at: 2026-11-02 09:00:00.250000
+day: 2026-11-02
+sources:
+  - session_id: "s1"
+    range: [0, 3]
+status: open
+ratio: 0.1
+big: 123456789012345678901234567890
+flag: yes
+nothing: ~
+nested: {a: [1, 2.5, "x"], "b c": {d: null}}
+text: "caf\\u00e9 \\U0001F600 end"
+"---": dashes
+---
+
+# Tricky
+"""
+
+UNCACHEABLE = """---
+created_at: 2026-11-02T09:00:00+00:00
+blob: !!binary aGVsbG8=
+bag: !!set {a, b}
+inf: .inf
+---
+
+# Odd values
+"""
+
+
+def _parse(ws: Workspace, path: Path, cache: MetaCache | None):
+    result = read_record(ws, path, meta_cache=cache)
+    assert result.record is not None, result.diagnostics
+    return result.record
+
+
+def _same(a, b) -> None:
+    assert a.meta == b.meta and list(a.meta) == list(b.meta)
+    assert repr(a.meta) == repr(b.meta)  # types too: date vs datetime, tz offsets, int vs float
+    assert a.key_lines == b.key_lines and a.body == b.body and a.text == b.text
+
+
+def test_a_cached_frontmatter_is_the_parsed_one(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    path = ws.root / "memory/decisions/tricky.md"
+    path.write_text(TRICKY, encoding="utf-8", errors="surrogatepass")
+    plain = _parse(ws, path, None)
+    first = MetaCache.load(ws)
+    _same(_parse(ws, path, first), plain)
+    first.save()
+    assert (ws.state_dir / "cache" / CACHE_NAME).is_file()
+    warm = MetaCache.load(ws)
+    hit = _parse(ws, path, warm)
+    _same(hit, plain)
+    assert hit.meta["created_at"].utcoffset() == timedelta(hours=5, minutes=30)
+    assert type(hit.meta["day"]) is date and hit.meta["created_at"].tzinfo == timezone(timedelta(hours=5, minutes=30))
+    hit.meta["status"] = "changed"  # a caller changing its record does not change the cache
+    assert _parse(ws, path, warm).meta["status"] == "open"
+
+
+def test_values_json_cannot_hold_are_parsed_every_time(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    path = ws.root / "memory/decisions/odd.md"
+    path.write_text(UNCACHEABLE, encoding="utf-8")
+    cache = MetaCache.load(ws)
+    record = _parse(ws, path, cache)
+    assert record.meta["blob"] == b"hello" and record.meta["bag"] == {"a", "b"}
+    cache.save()
+    assert MetaCache.load(ws).get("\n".join(record.frontmatter_lines)) is None
+    _same(_parse(ws, path, MetaCache.load(ws)), record)
+
+
+def test_an_edit_is_a_miss_and_a_corrupt_cache_is_empty(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    path = write_record(ws, "memory/decisions/use-sqlite.md", decision_meta())
+    cache = MetaCache.load(ws)
+    _parse(ws, path, cache)
+    cache.save()
+    path.write_text(path.read_text().replace("status: open", "status: resolved"))
+    assert _parse(ws, path, MetaCache.load(ws)).meta["status"] == "resolved"
+    (ws.state_dir / "cache" / CACHE_NAME).write_text('{"version": 1, "entries": {"x": 5}}')
+    assert _parse(ws, path, MetaCache.load(ws)).meta["status"] == "resolved"
+    (ws.state_dir / "cache" / CACHE_NAME).write_bytes(b"\xff not json")
+    assert _parse(ws, path, MetaCache.load(ws)).meta["status"] == "resolved"
+
+
+def _workspace(tmp_path: Path) -> Workspace:
+    ws = make_ws(tmp_path)
+    write_record(ws, "memory/decisions/new-way.md", decision_meta(status="resolved"), "\n# New way\n")
+    write_record(ws, "memory/decisions/old-way.md", decision_meta(status="replaced", replaced_by="new-way"))
+    write_record(ws, "memory/decisions/use-sqlite-store.md", decision_meta(), "\n# Use SQLite\n\nOne.\n")
+    write_record(ws, "memory/decisions/use-sqlite-stores.md", decision_meta(), "\n# Use SQLite\n\nTwo.\n")
+    many = [{"session_id": f"s{i}", "range": [0, i]} for i in range(22)]
+    write_record(ws, "memory/requests/long-running.md", request_meta(sources=many))
+    write_record(ws, "memory/requests/done-thing.md", request_meta(status="resolved"))
+    write_record(ws, "knowledge/the-port.md", knowledge_meta(), "\nSee #new-way.\n")
+    (ws.root / "memory/decisions/broken.md").write_text("---\nstatus: [open\n---\n\n# Broken\n")
+    record_tokens(ws, 30_000_000, session_id="clock")
+    return ws
+
+
+def _report(ws: Workspace) -> dict:
+    data = prepare_gc(ws, dry_run=True, now=NOW).report.to_json(diff=True)
+    data.pop("run_id")
+    return data
+
+
+def test_gc_reports_the_same_with_a_cold_warm_or_stale_cache(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    cache_file = ws.state_dir / "cache" / CACHE_NAME
+    cold = _report(ws)
+    assert cold["counts"]["delete"] >= 2 and cold["counts"]["modify"] >= 1  # drops, a merge, a trim
+    entries = json.loads(cache_file.read_bytes())["entries"]
+    parsed = [p for p in sorted((ws.root / "memory").rglob("*.md")) + sorted((ws.root / "knowledge").rglob("*.md"))
+              if p.name != "broken.md" and p.name != "summary.md"]
+    fronts = {p.read_text().split("---\n")[1] for p in parsed}
+    assert len(entries) == len(fronts) >= 4  # one per distinct frontmatter text (not the broken one)
+    assert _report(Workspace(ws.root)) == cold
+    # An edit after the cache was written: the edited record is parsed again, the report follows it.
+    path = ws.root / "memory/requests/done-thing.md"
+    path.write_text(path.read_text().replace("status: resolved", "status: open"))
+    edited = _report(Workspace(ws.root))
+    cache_file.unlink()
+    assert edited == _report(Workspace(ws.root)) != cold
+    assert run_gc(Workspace(ws.root)).status == "applied"
