@@ -66,8 +66,8 @@ def test_dry_run_prints_diff_and_findings_and_changes_nothing(tmp_path: Path) ->
     assert "  reported  rewrite memory/decisions/use-sqlite-for-the-cache.md  [outdated] names a path that no " \
            "longer exists: `src/old_cache.py`" in err
     after = tree_bytes(ws.root, "memory", "knowledge", ".yoi")
-    # Only the parsed-frontmatter cache may appear (.yoi/state/ holds caches, as lint and search do).
-    assert set(after) - set(before) <= {".yoi/state/cache/frontmatter-v1.json"}
+    # Only GC's caches may appear (.yoi/state/ holds caches, as lint and search do).
+    assert set(after) - set(before) <= {".yoi/state/cache/frontmatter-v1.json", ".yoi/state/cache/gc-similar-v1.json"}
     assert {rel: data for rel, data in after.items() if rel in before} == before
     assert not lock_path(ws).exists()
 

@@ -1,4 +1,5 @@
-"""GC's parsed-frontmatter cache (``store/meta_cache.py``): same records, same GC, never stale.
+"""GC's caches — parsed frontmatter (``store/meta_cache.py``) and near-duplicate slug pairs
+(``gc/similar_cache.py``): same records, same GC, never stale.
 
 The cache is keyed by the frontmatter's text, so these tests check what matters: a cached parse is
 the parse (values, types, key order, key lines), what JSON cannot hold is not cached, a corrupt
@@ -15,6 +16,7 @@ from support import decision_meta, knowledge_meta, make_ws, request_meta, write_
 
 from yoi_tui.core.gc import run_gc
 from yoi_tui.core.gc.runner import prepare_gc
+from yoi_tui.core.gc.similar_cache import CACHE_NAME as SIMILAR_CACHE
 from yoi_tui.core.retrieval.usage import record_tokens
 from yoi_tui.core.store.meta_cache import CACHE_NAME, MetaCache
 from yoi_tui.core.store.records import read_record
@@ -148,3 +150,33 @@ def test_gc_reports_the_same_with_a_cold_warm_or_stale_cache(tmp_path: Path) -> 
     cache_file.unlink()
     assert edited == _report(Workspace(ws.root)) != cold
     assert run_gc(Workspace(ws.root)).status == "applied"
+
+
+def _fresh(ws: Workspace) -> dict:
+    """The report computed with no GC cache at all."""
+    for name in (CACHE_NAME, SIMILAR_CACHE):
+        (ws.state_dir / "cache" / name).unlink(missing_ok=True)
+    return _report(Workspace(ws.root))
+
+
+def test_near_duplicate_pairs_follow_added_and_removed_slugs(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    first = _report(ws)
+    similar = ws.state_dir / "cache" / SIMILAR_CACHE
+    kinds = json.loads(similar.read_bytes())["kinds"]
+    assert ["use-sqlite-store", "use-sqlite-stores"] in [p[:2] for p in kinds["decision"]["pairs"]]
+    # A new near-duplicate (an added slug: compared with every slug) and a deleted one.
+    write_record(ws, "memory/decisions/use-sqlite-storez.md", decision_meta(), "\n# Use SQLite\n\nThree.\n")
+    (ws.root / "memory/decisions/use-sqlite-stores.md").unlink()
+    updated = _report(Workspace(ws.root))
+    assert updated != first and updated == _fresh(ws)
+    assert "memory/decisions/use-sqlite-storez.md" in {f["path"] for f in updated["files"]}
+    # A corrupt file, or one computed at another ratio, is not trusted.
+    _report(Workspace(ws.root))
+    similar.write_text('{"version": 1, "kinds": {"decision": {"ratio": 90.0, "slugs": 5, "pairs": [1]}}}')
+    assert _report(Workspace(ws.root)) == updated
+    data = json.loads(similar.read_bytes())
+    data["kinds"]["decision"]["pairs"] = []
+    data["kinds"]["decision"]["ratio"] = 1.0
+    similar.write_text(json.dumps(data))
+    assert _report(Workspace(ws.root)) == updated

@@ -408,8 +408,8 @@ def test_dry_run_changes_nothing(tmp_path: Path) -> None:
     report = run_gc(ws, dry_run=True)
     assert report.status == "dry-run" and len(report.proposed) == 2
     after = tree_bytes(ws.root, "memory", "knowledge", ".yoi")
-    # The one file a dry run may write is the parsed-frontmatter cache (.yoi/state/ holds caches, SPEC 2).
-    assert set(after) - set(before) == {".yoi/state/cache/frontmatter-v1.json"}
+    # The files a dry run may write are GC's caches (.yoi/state/ holds caches, SPEC 2).
+    assert set(after) - set(before) == {".yoi/state/cache/frontmatter-v1.json", ".yoi/state/cache/gc-similar-v1.json"}
     assert {rel: data for rel, data in after.items() if rel in before} == before
     assert not lock_path(ws).exists()
 

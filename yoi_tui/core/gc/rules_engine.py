@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..lint.rules import similar_slug_pairs
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
 from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
@@ -47,6 +46,7 @@ from ..store.writer import render_record
 from .context import GcContext, GcWriter, format_errors
 from .facts import PathChecker, build_references, named_paths, scan_workflows
 from .model import Operation, State, format_tokens
+from .similar_cache import SimilarPairs
 
 _DIGITS_RE = re.compile(r"\d+")
 _MERGEABLE = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
@@ -235,12 +235,13 @@ class GcRulesEngine:
 
     def _merges(self) -> None:
         ratio = self.cfg.records.similar_slug_ratio
+        known = SimilarPairs(self.ctx.ws)  # the pairs of the last run, updated for the slugs that changed
         for kind in _MERGEABLE:
             live = {r.slug: r for r in self.records
                     if r.kind is kind and not r.is_replaced and r.rel not in self.gone}
             scores: dict[tuple[str, str], float] = {}
             parent: dict[str, str] = {}
-            for first, second, score in similar_slug_pairs(sorted(live), ratio):
+            for first, second, score in known.pairs(kind.value, live, ratio):
                 # Numbers in a slug name things (issue 12 vs 13, v2 vs v3): never merge across them.
                 if _DIGITS_RE.findall(first) != _DIGITS_RE.findall(second):
                     continue
@@ -251,6 +252,7 @@ class GcRulesEngine:
                 groups.setdefault(_root(parent, slug), []).append(slug)
             for members in sorted(groups.values()):
                 self._merge_group(kind, [live[s] for s in members], scores)
+        known.save()
 
     def _keeper_key(self, record: Record) -> tuple[float, int, float, int, str]:
         """Keep the most used record, then the most referred to (fewer references end at a replaced

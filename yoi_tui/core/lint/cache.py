@@ -157,7 +157,13 @@ def _save(ws: Workspace, key: str, files: Mapping[str, FileFacts], similar: dict
 
 
 def _similar_pairs(kind: RecordKind, slugs: list[str], ratio: float, cached: Any) -> tuple[list[list[Any]], bool]:
-    """Near-duplicate pairs ``[a, b, score]`` (a < b) of ``slugs``; reuses ``cached`` when it can."""
+    return updated_similar_pairs(slugs, ratio, cached)
+
+
+def updated_similar_pairs(slugs: list[str], ratio: float, cached: Any) -> tuple[list[list[Any]], bool]:
+    """Near-duplicate pairs ``[a, b, score]`` (a < b) of distinct ``slugs``, and whether they were
+    (re)computed; reuses ``cached`` (``{"slugs": [...], "pairs": [...]}`` of an earlier call at the
+    same ratio) when it can: pairs of removed slugs are dropped, added slugs compared with all."""
     old_slugs: set[str] | None = None
     old_pairs: list[list[Any]] = []
     if isinstance(cached, dict) and isinstance(cached.get("slugs"), list) and isinstance(cached.get("pairs"), list):

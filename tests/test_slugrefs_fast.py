@@ -1,0 +1,58 @@
+"""``iter_slug_refs`` skips the code-span and URL masks on lines that cannot hold them, and
+``referenced_slugs`` builds no ``SlugRef`` per hit: both must give exactly what the plain
+per-line masking gives (checked against that original loop, copied here, on generated Markdown)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from yoi_tui.core.retrieval.slugrefs import (
+    _HEADING_MARKER_RE,
+    _INLINE_CODE_RE,
+    _REF_RE,
+    _URL_RE,
+    SlugRef,
+    _mask,
+    iter_lines,
+    iter_slug_refs,
+    referenced_slugs,
+)
+
+
+def _plain(text: str) -> list[SlugRef]:
+    """The loop before the fast paths: every mask on every line holding a '#'."""
+    found = []
+    for line_no, line_start, line, in_code in iter_lines(text):
+        if in_code or "#" not in line:
+            continue
+        masked = _HEADING_MARKER_RE.sub(_mask, _URL_RE.sub(_mask, _INLINE_CODE_RE.sub(_mask, line)))
+        for match in _REF_RE.finditer(masked):
+            if match.group(1).isdigit():
+                continue
+            if match.start() >= 2 and masked[match.start() - 2: match.start()] == "](":
+                continue
+            found.append(SlugRef(match.group(1), line_no, match.start() + 1, line_start + match.start(),
+                                 line_start + match.end()))
+    return found
+
+
+PIECES = ["#a-b", "#x1", "#12", " ", "\n", "`", "``", "```\n", "~~~\n", "https://", "http://e.org/#frag",
+          "www.", "www.x.org#a", "ftp:/", "://", "](#", "[t](#y)", "## ", "# h", "#", "-", "a", "Z", "&#", "/#b",
+          "x#y", "é", "#über", "w", ".", "(", ")", "<", "#a-", "#ab_c"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40))
+def test_same_references_as_the_plain_masking(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    refs = list(iter_slug_refs(text))
+    assert refs == _plain(text)
+    assert referenced_slugs(text) == list(dict.fromkeys(r.slug for r in refs))
+    for ref in refs:
+        assert text[ref.start:ref.end] == "#" + ref.slug
+
+
+def test_urls_code_spans_and_headings_still_mask() -> None:
+    text = "see #keep `#code` https://x.org/p#frag www.y.org#w WWW.z#up\n## #head\n[a](#anchor) #12 #end"
+    assert referenced_slugs(text) == ["keep", "head", "end"]
