@@ -141,7 +141,9 @@ def test_gc_reports_the_same_with_a_cold_warm_or_stale_cache(tmp_path: Path) -> 
     parsed = [p for p in sorted((ws.root / "memory").rglob("*.md")) + sorted((ws.root / "knowledge").rglob("*.md"))
               if p.name != "broken.md" and p.name != "summary.md"]
     fronts = {p.read_text().split("---\n")[1] for p in parsed}
-    assert len(entries) == len(fronts) >= 4  # one per distinct frontmatter text (not the broken one)
+    metas = [key for key in entries if ":" not in key]  # "refs:<hash>": a body's #slug references
+    assert len(metas) == len(fronts) >= 4  # one per distinct frontmatter text (not the broken one)
+    assert len(entries) - len(metas) == len({p.read_text().split("---\n", 2)[2] for p in parsed})
     assert _report(Workspace(ws.root)) == cold
     # An edit after the cache was written: the edited record is parsed again, the report follows it.
     path = ws.root / "memory/requests/done-thing.md"
@@ -180,3 +182,15 @@ def test_near_duplicate_pairs_follow_added_and_removed_slugs(tmp_path: Path) -> 
     data["kinds"]["decision"]["ratio"] = 1.0
     similar.write_text(json.dumps(data))
     assert _report(Workspace(ws.root)) == updated
+
+
+def test_a_reference_added_after_the_cache_keeps_its_target(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    write_record(ws, "knowledge/old-port.md", knowledge_meta(replaced_by="the-port"))
+    first = _report(ws)
+    assert "knowledge/old-port.md" in {f["path"] for f in first["files"]}  # dropped: nothing names it
+    path = ws.root / "memory/decisions/new-way.md"
+    path.write_text(path.read_text() + "\nThe port moved (see #old-port).\n")
+    again = _report(Workspace(ws.root))
+    assert "knowledge/old-port.md" not in {f["path"] for f in again["files"]}
+    assert again == _fresh(ws)

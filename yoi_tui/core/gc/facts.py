@@ -20,7 +20,7 @@ import bisect
 import os
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -140,24 +140,26 @@ class References:
         return sorted(r for r in self.referrers.get(target, ()) if r not in gone_set)
 
 
-def _targets_of_text(names: RelNames, kind: RecordKind | None, body: str, replaced_by: str | None) -> list[str]:
-    targets = [names.of(RecordKind.KNOWLEDGE, slug) for slug in referenced_slugs(body)]
+def _targets_of_text(names: RelNames, kind: RecordKind | None, body: str, replaced_by: str | None,
+                     slugs_of: Callable[[str], list[str]] = referenced_slugs) -> list[str]:
+    targets = [names.of(RecordKind.KNOWLEDGE, slug) for slug in slugs_of(body)]
     if replaced_by and kind is not None and kind is not RecordKind.SUMMARY:
         targets.append(names.of(kind, replaced_by))
     return targets
 
 
 def build_references(ws: Workspace, records: list[Record], unparsed: list[tuple[RecordKind, str]],
-                     notes: list[str]) -> References:
+                     notes: list[str], slugs_of: Callable[[str], list[str]] = referenced_slugs) -> References:
     """The reference graph of the records of ``ws`` (the run's scratch copy).
 
     ``unparsed``: (kind, rel) of record files that could not be parsed; their raw text is scanned.
     Workflows are added by ``scan_workflows`` from the real workspace (the scratch copy has none).
+    ``slugs_of`` finds a body's references (``referenced_slugs``, or a cached equivalent).
     """
     refs = References()
     names = RelNames(ws)
     for record in records:
-        for target in _targets_of_text(names, record.kind, record.body, record.replaced_by):
+        for target in _targets_of_text(names, record.kind, record.body, record.replaced_by, slugs_of):
             refs.add(record.rel, target)
     for kind, rel in unparsed:
         try:

@@ -90,7 +90,10 @@ class GcRulesEngine:
         for record in records:  # the writer's lint index would otherwise re-read each record it asks about
             if self.w.index.has(record.kind, record.slug):
                 self.w.index.add(record)
-        self.refs = build_references(ctx.sws, records, unparsed, ctx.notes)
+        cache = self.meta_cache
+        self.refs = build_references(ctx.sws, records, unparsed, ctx.notes,
+                                     slugs_of=lambda body: cache.memo("refs", body, referenced_slugs))
+        cache.save()
         scan_workflows(ctx.ws, self.refs, ctx.notes)
         self.gone: set[str] = set()  # rels deleted by this run
         self.claimed: set[str] = set()  # rels changed by a proposed operation
@@ -111,7 +114,7 @@ class GcRulesEngine:
         unparsed: list[tuple[RecordKind, str]] = []
         # Parsed frontmatter by its text's hash, kept in the real workspace's .yoi/state/cache/:
         # building the YAML values was ~45 % of a dry run at 10,000 records.
-        cache = MetaCache.load(self.ctx.ws)
+        cache = self.meta_cache = MetaCache.load(self.ctx.ws)
         for path in iter_record_paths(sws):
             result = read_record(sws, path, meta_cache=cache)
             if result.record is not None:
@@ -123,7 +126,6 @@ class GcRulesEngine:
                 unparsed.append((kind, rel))
             why = next((d.message for d in result.diagnostics if d.is_error), "unreadable")
             self.ctx.note(f"{rel}: not evaluated ({why}); run `yoi lint`")
-        cache.save()
         return records, unparsed
 
     def _add(self, record: Record, op: Operation, state: State, categories: list[str], reason: str, *,

@@ -10,7 +10,8 @@ frontmatter is simply a miss and is parsed as before.
 Only values JSON can hold exactly are cached (``str``, ``int``, ``float``, ``bool``, ``None``,
 lists, string-keyed mappings) plus ``datetime`` and ``date``, tagged; anything else (``!!binary``,
 ``!!set``, non-string keys, non-finite floats) is not cached and is parsed each time. A frontmatter
-with a problem is never cached (its diagnostic needs the parse). A missing, corrupt or foreign
+with a problem is never cached (its diagnostic needs the parse). ``memo`` keeps other pure
+functions of a text the same way (GC: the ``#slug`` references of each body). A missing, corrupt or foreign
 cache file is an empty cache; failing to write it only costs the next run the parse.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -119,6 +121,19 @@ class MetaCache:
             return
         self._used[_key(fm_text)] = [encoded, {name: list(at) for name, at in key_lines.items()}]
         self._dirty = True
+
+    def memo(self, table: str, text: str, compute: Callable[[str], list[str]]) -> list[str]:
+        """``compute(text)`` remembered by the text's hash (a list of strings: e.g. the ``#slug``
+        references of a body, which GC needs for every record); a fresh list per call."""
+        key = f"{table}:{_key(text)}"
+        raw = self._stored.get(key)
+        if isinstance(raw, list) and all(type(item) is str for item in raw):
+            self._used[key] = raw
+            return list(raw)
+        value = compute(text)
+        self._used[key] = list(value)
+        self._dirty = True
+        return value
 
     def save(self) -> None:
         """Write the entries this run used (best effort: temp file + rename; a failure is ignored)."""
