@@ -336,9 +336,56 @@ def test_after_a_few_edits_only_the_edited_files_are_checked_again(tmp_path: Pat
         _write(path, text + f"\nMore text {n}, now naming #no-such-record-{n} and {'x' * 900 * n}.\n")
         _same(ws)
     assert used and all(used)
-    # An edit that changes what other files depend on (replaced_by): every file is checked again.
+    # An edit that changes what other files depend on (replaced_by): still incremental — the edited
+    # file and the files naming a record whose chain passes through it are checked again.
     used.clear()
     text = knowledge[0].read_text(encoding="utf-8")
     _write(knowledge[0], text.replace("\n---\n", f"\nreplaced_by: {knowledge[-1].stem}\n---\n", 1))
     _same(ws)
+    assert used == [True]
+    # A new file: every file is checked again.
+    used.clear()
+    shutil.copy(knowledge[0], knowledge[0].with_name("brand-new-record.md"))
+    _same(ws)
     assert used == [False]
+
+
+def test_fact_changing_edits_recheck_the_files_that_follow_them(tmp_path: Path, no_racy: None,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seeded edits of status / replaced_by (chains, loops, unparsable files and back), each
+    followed by a cached lint that takes the incremental path: findings identical to a full lint."""
+    root = tmp_path / "gen"
+    generate.generate(150, root, seed=23)
+    ws = Workspace(root)
+    _same(ws)
+    used: list[bool] = []
+    real = lint_cache._previous_result
+    monkeypatch.setattr(lint_cache, "_previous_result", lambda *a: used.append((r := real(*a)) is not None) or r)
+    rng = random.Random(7)
+    knowledge = sorted((root / "knowledge").glob("*.md"))
+    decisions = sorted((root / "memory" / "decisions").glob("*.md"))
+    # The records other files name most: edits to them change the most findings elsewhere.
+    named = [p for p in knowledge if any(f"#{p.stem}" in q.read_text(encoding="utf-8")
+                                         for q in decisions[:40])][:12] or knowledge[:12]
+    originals = {p: p.read_text(encoding="utf-8") for p in [*knowledge, *decisions]}
+    for _step in range(30):
+        pool = rng.choice((named, knowledge, decisions))
+        path = rng.choice(pool)
+        text = path.read_text(encoding="utf-8")
+        head, sep, rest = text.partition("\n---\n")
+        head = "\n".join(line for line in head.split("\n") if not line.startswith(("replaced_by:", "status:")))
+        op = rng.choice(("replace", "replace", "unreplace", "status", "break", "restore"))
+        if op == "replace":
+            target = rng.choice(pool).stem  # may be itself, may close a loop, may chain
+            head += f"\nreplaced_by: {target}" + ("\nstatus: replaced" if pool is decisions else "")
+        elif op == "status" and pool is decisions:
+            head += f"\nstatus: {rng.choice(('open', 'resolved', 'replaced'))}"
+        elif op == "break":
+            head += "\n\tbad: ["
+        elif op == "restore":
+            _write(path, originals[path])
+            _same(ws)
+            continue
+        _write(path, head + sep + rest)
+        _same(ws)
+    assert used and all(used)

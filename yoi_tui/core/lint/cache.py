@@ -238,10 +238,11 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
 
     previous = _previous_result(ws, key, cached, facts, frequencies, started_ns)
-    if previous is not None:  # only files whose cross-record facts are unchanged were edited
+    if previous is not None:  # a few files were edited: they and the files whose findings follow them
         edited = {rel for rel in facts if facts[rel] is not cached.get(rel)}
-        diags = [d for d in previous if d.path not in edited or d.rule == "similar-slugs"]
-        diags += _cross_record({rel: facts[rel] for rel in edited}, index, config, ctx)
+        recheck = edited | _dependents(cached, facts, edited)
+        diags = [d for d in previous if d.path not in recheck or d.rule == "similar-slugs"]
+        diags += _cross_record({rel: facts[rel] for rel in recheck}, index, config, ctx)
     else:
         diags = list(_cross_record(facts, index, config, ctx))
     similar_state: dict[str, Any] = {}
@@ -317,23 +318,64 @@ def _previous_result(ws: Workspace, key: str, cached: Mapping[str, FileFacts], f
                      frequencies: Mapping[tuple[str, str], float] | None, started_ns: int) -> list[Diagnostic] | None:
     """The stored result of the state ``cached`` describes, when only a few files were edited since.
 
-    Usable when the same files exist, at most ``INCREMENTAL_MAX`` were edited, and none of the
-    edits changed what another file's findings depend on (``_cross_key``), with the same usage
-    log and config: then every other file's findings, ``similar-slugs`` included (the slugs did
-    not change), are as before, and only the edited files are checked again. None otherwise (the
-    cross-record rules run over every file).
+    Usable when the same files exist (so the same slugs: ``similar-slugs`` is as before), at most
+    ``INCREMENTAL_MAX`` were edited, with the same usage log and config: then only the edited
+    files and the files whose findings depend on them (``_dependents``) are checked again. None
+    otherwise (the cross-record rules run over every file).
     """
     if not cached or set(cached) != set(facts):
         return None
     edited = [rel for rel in facts if facts[rel] is not cached[rel]]
     if not edited or len(edited) > INCREMENTAL_MAX or any(facts[rel].sig is None for rel in edited):
         return None
-    if any(_cross_key(facts[rel]) != _cross_key(cached[rel]) for rel in edited):
-        return None
     before, _storable_then = stored._state_digest(key, [(rel, cached[rel].sig) for rel in sorted(cached)],
                                                    stored._usage_state(frequencies), started_ns)
     found = stored._load_result(ws, key, before) if before is not None else None
     return found[0] if found is not None else None
+
+
+def _dependents(cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts], edited: set[str]) -> set[str]:
+    """The files whose cross-record findings may change when ``edited`` change their facts.
+
+    A file's ``#ref`` and ``replaced_by`` findings read the entries along the ``replaced_by`` chain
+    from each slug it names (``check_ref_list``, ``check_replacement``: existence, status, the
+    final replacement, loops). So an edited record X matters to every file naming a record whose
+    chain, before or after the edit, passes through X: the records that reach X backwards over
+    the ``replaced_by`` edges of both states. Nothing when no edit changed ``_cross_key`` (kind,
+    slug, replaced_by, status, parsed or not): then no other file's findings can change.
+    """
+    changed = [rel for rel in edited if _cross_key(facts[rel]) != _cross_key(cached[rel])]
+    if not changed:
+        return set()
+    predecessors: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for state in (cached, facts):
+        for item in state.values():
+            if item.entry is not None and item.entry[2]:
+                kind_value, slug, target = item.entry[0], item.entry[1], item.entry[2]
+                predecessors.setdefault((kind_value, target), set()).add((kind_value, slug))
+    reach: set[tuple[str, str]] = set()
+    todo: list[tuple[str, str]] = []
+    for rel in changed:
+        kind = _kind_of_rel(rel)
+        if kind is not None:
+            todo.append((kind.value, "summary" if kind is RecordKind.SUMMARY else slug_of(Path(rel))))
+    while todo:
+        node = todo.pop()
+        if node in reach:
+            continue
+        reach.add(node)
+        todo.extend(predecessors.get(node, ()))
+    knowledge = RecordKind.KNOWLEDGE.value
+    found: set[str] = set()
+    for rel, item in facts.items():
+        if item.entry is None:
+            continue
+        kind_value = item.entry[0]
+        if (item.replaced is not None and ((kind_value, item.replaced[0]) in reach
+                                           or (kind_value, item.entry[1]) in reach)) \
+                or any((knowledge, ref[0]) in reach for ref in item.refs):
+            found.add(rel)
+    return found
 
 
 def _storable(item: FileFacts, started_ns: int) -> bool:
