@@ -143,7 +143,9 @@ def test_gc_reports_the_same_with_a_cold_warm_or_stale_cache(tmp_path: Path) -> 
     fronts = {p.read_text().split("---\n")[1] for p in parsed}
     metas = [key for key in entries if ":" not in key]  # "refs:<hash>": a body's #slug references
     assert len(metas) == len(fronts) >= 4  # one per distinct frontmatter text (not the broken one)
-    assert len(entries) - len(metas) == len({p.read_text().split("---\n", 2)[2] for p in parsed})
+    bodies = {p.read_text().split("---\n", 2)[2] for p in parsed}
+    assert len([key for key in entries if key.startswith("refs:")]) == len(bodies)
+    assert 1 <= len([key for key in entries if key.startswith("paths:")]) <= len(bodies)  # of records kept
     assert _report(Workspace(ws.root)) == cold
     # An edit after the cache was written: the edited record is parsed again, the report follows it.
     path = ws.root / "memory/requests/done-thing.md"
@@ -193,4 +195,16 @@ def test_a_reference_added_after_the_cache_keeps_its_target(tmp_path: Path) -> N
     path.write_text(path.read_text() + "\nThe port moved (see #old-port).\n")
     again = _report(Workspace(ws.root))
     assert "knowledge/old-port.md" not in {f["path"] for f in again["files"]}
+    assert again == _fresh(ws)
+
+
+def test_a_path_named_after_the_cache_is_checked(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    (ws.root / "src").mkdir()  # a code repository: named paths are checked
+    first = _report(ws)
+    path = ws.root / "memory/decisions/new-way.md"
+    path.write_text(path.read_text() + "\nThe loader lives in `src/gone/loader.py`.\n")
+    again = _report(Workspace(ws.root))
+    outdated = [o for o in again["operations"] if "outdated" in o["categories"]]
+    assert [o["path"] for o in outdated] == ["memory/decisions/new-way.md"] and again != first
     assert again == _fresh(ws)

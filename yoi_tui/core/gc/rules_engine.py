@@ -93,7 +93,6 @@ class GcRulesEngine:
         cache = self.meta_cache
         self.refs = build_references(ctx.sws, records, unparsed, ctx.notes,
                                      slugs_of=lambda body: cache.memo("refs", body, referenced_slugs))
-        cache.save()
         scan_workflows(ctx.ws, self.refs, ctx.notes)
         self.gone: set[str] = set()  # rels deleted by this run
         self.claimed: set[str] = set()  # rels changed by a proposed operation
@@ -105,6 +104,7 @@ class GcRulesEngine:
         self._trims()
         self._reports()
         self._summary_note()
+        cache.save()
 
     # ------------------------------------------------------------------ helpers
 
@@ -452,7 +452,7 @@ class GcRulesEngine:
                           f"the rules engine does not rewrite prose: densify or split it by hand (or with --engine llm)"
                           f"{locked_note}",
                           details={"chars": len(record.body), "cap": cap})
-            missing = checker.missing(named_paths(record.body))
+            missing = checker.missing(self.meta_cache.memo("paths", record.body, named_paths))
             if missing:
                 named = ", ".join(f"`{p}`" for p in missing[:5]) + (f" and {len(missing) - 5} more"
                                                                     if len(missing) > 5 else "")
