@@ -16,7 +16,7 @@ from .common import EXIT_USAGE, common_parent
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
-            "mcp", "hook")
+            "mcp", "hook", "merge_driver")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,8 @@ from ..errors import WorkspaceNotFound, YoiError
 from .config import DEFAULT_CONFIG_TEXT, Config, load_config
 
 GITIGNORE_ENTRY = ".yoi/state/"
+# What `yoi init` puts into .gitignore: local state, and Phase 1's staging (per clone; docs/team.md).
+GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, "memory/_staging/")
 
 
 @dataclass
@@ -114,7 +116,11 @@ def find_workspace(start: Path | None = None, explicit: Path | str | None = None
 
 
 def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
-    """Create the layout of SPEC 2 under ``root``; idempotent. Returns what was created."""
+    """Create the layout of SPEC 2 under ``root``; idempotent. Returns what was created.
+
+    Also the git side of sharing it (``store.team``): ignore and merge-attribute entries, and in a
+    git clone the ``merge.yoi.driver`` config. Rerun in a fresh clone it changes no tracked file.
+    """
     root = Path(root)
     if root.exists() and not root.is_dir():
         raise YoiError("not a folder", path=root)
@@ -128,13 +134,10 @@ def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
     if not ws.config_path.exists():
         ws.config_path.write_text(DEFAULT_CONFIG_TEXT, encoding="utf-8")
         created.append(ws.rel(ws.config_path))
-    gitignore = ws.root / ".gitignore"
-    existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-    if GITIGNORE_ENTRY not in {line.strip() for line in existing.splitlines()}:
-        prefix = "" if not existing or existing.endswith("\n") else "\n"
-        with gitignore.open("a", encoding="utf-8") as handle:
-            handle.write(f"{prefix}{GITIGNORE_ENTRY}\n")
-        created.append(".gitignore entry " + GITIGNORE_ENTRY)
+    from .team import register_merge_driver, write_git_files  # team imports this module
+
+    created += write_git_files(ws)
+    created += register_merge_driver(ws)
     return ws, created
 
 
