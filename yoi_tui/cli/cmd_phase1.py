@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .common import EXIT_OK, EXIT_USAGE, json_parent, print_json, workspace_from
+from .team_notice import tell_staging_notice
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -30,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.phase1.runner import run_phase1
 
     ws = workspace_from(args)
+    tell_staging_notice(ws)
     progress = None if args.json else (lambda message: print(f"  … {message}", file=sys.stderr))
     results = run_phase1(ws, [Path(p) for p in args.logs], force=args.force, engine=args.engine, progress=progress)
     if args.json:
