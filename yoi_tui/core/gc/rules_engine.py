@@ -456,7 +456,7 @@ class GcRulesEngine:
         for record in self.records:
             if record.rel in self.gone and f"`{record.slug}`" in summary.body:
                 self.ctx.note(f"memory/summary.md still lists `{record.slug}`, which this run removes; "
-                              "the next Phase 2 run regenerates its listings")
+                              "edit that line (the summary's generated listings are computed, never stored)")
 
 
 __all__ = ["GcRulesEngine"]
