@@ -178,10 +178,14 @@ def test_sigkill_at_every_step_converges(tmp_path: Path) -> None:
     log = tmp_path / "points.log"
     assert _yoi(reference, "gc", env={"YOI_CRASHPOINT_LOG": str(log)}).returncode == 0
     points = [line.split(" ", 1)[1] for line in log.read_text().splitlines()]
-    assert points[:4] == ["gc:locked", "gc:recovered", "gc:computed", "gc:before-apply"]
+    # The finer points inside one file's write (temp file renamed, apply's check) are killed at by
+    # test_leftovers.py and the race tests; here every step of the run.
+    steps = [n for n, name in enumerate(points, 1) if name not in ("write:renaming", "apply:checked", "apply:renaming",
+                                                                          "apply:creating")]
+    assert [points[n - 1] for n in steps[:4]] == ["gc:locked", "gc:recovered", "gc:computed", "gc:before-apply"]
     assert points.count("apply:file") == 5
     expected = normalised_records(reference)
-    for number in range(1, len(points) + 1):
+    for number in steps:
         work = tmp_path / f"trial-{number}"
         shutil.copytree(template, work, symlinks=True)
         killed = _yoi(work, "gc", env={"YOI_CRASH_AT": str(number)})

@@ -20,6 +20,7 @@ import pytest
 
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace
+from yoi_tui.core.lint import stored as lint_stored
 from yoi_tui.core.retrieval.usage import frequencies_for_lint
 from yoi_tui.core.store.workspace import Workspace
 
@@ -31,7 +32,7 @@ import generate  # noqa: E402  (bench/generate.py)
 
 @pytest.fixture
 def no_racy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lint_cache, "RACY_NS", 0)
+    monkeypatch.setattr(lint_stored, "RACY_NS", 0)  # the stored result and the per-file cache share it
 
 
 def _ws_copy(tmp_path: Path, example: str) -> Workspace:
@@ -282,3 +283,22 @@ def test_lazy_frequencies_are_read_only_when_needed(tmp_path: Path, no_racy: Non
     lint_workspace(ws, cache=True, frequencies=lazy)
     assert lazy._values is None and bool(lazy)
     assert dict(lazy) == frequencies_for_lint(ws) and lazy._values is not None
+
+
+def test_usage_frequencies_are_kept_until_the_usage_log_changes(tmp_path: Path, no_racy: None) -> None:
+    from yoi_tui.core.retrieval.usage import UsageLog, frequencies_for_lint
+
+    ws = _ws_copy(tmp_path, "workspace")
+    log = UsageLog(ws, "s-1")
+    log.record_events([{"type": "tokens", "input_tokens": 50_000}, {"type": "invoke", "kind": "knowledge",
+                                                                      "slug": "atomic-writes", "via": "slug"}])
+    first = dict(lint_stored.UsageFrequencies(ws))
+    assert first == frequencies_for_lint(ws)
+    cache = ws.state_dir / "cache" / lint_stored.USAGE_CACHE_NAME
+    data = json.loads(cache.read_text(encoding="ascii"))
+    data["values"] = [["knowledge", "from-the-cache", 42.0]]
+    cache.write_text(json.dumps(data), encoding="ascii")
+    assert dict(lint_stored.UsageFrequencies(ws)) == {("knowledge", "from-the-cache"): 42.0}  # not re-parsed
+    log.record_events([{"type": "invoke", "kind": "knowledge", "slug": "atomic-writes", "via": "slug"}])
+    again = dict(lint_stored.UsageFrequencies(ws))  # the log changed: parsed again
+    assert again == frequencies_for_lint(ws) and ("knowledge", "from-the-cache") not in again

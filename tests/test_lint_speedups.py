@@ -13,7 +13,8 @@ from rapidfuzz import fuzz, process
 
 from yoi_tui.core.lint import WorkspaceIndex, lint_text
 from yoi_tui.core.lint import index as lint_index
-from yoi_tui.core.lint.rules import longest_partner, similar_slug_pairs
+from yoi_tui.core.lint.rules import similar_slug_pairs
+from yoi_tui.core.lint.similar import longest_partner
 from yoi_tui.core.store.kinds import RecordKind
 from yoi_tui.core.store.workspace import Workspace
 

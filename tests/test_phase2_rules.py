@@ -233,14 +233,16 @@ def test_summary_migration_keeps_a_persons_sections_and_listings_stay_within_its
     assert _errors(ws) == []
 
 
-def test_unreadable_staging_is_reported_and_kept(tmp_path: Path) -> None:
+def test_unreadable_staging_is_reported_and_moved_aside(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     (ws.staging_dir / "01900000-0000-7000-8000-000000000000.json").write_text("{broken", encoding="utf-8")
     good = stage(ws, "s1", 0, 1, requests=[Request(intent="Add logging", target="", summary="x")])
     report = run_phase2(ws, flush=True)
     assert report.rounds[0].result is not None and report.rounds[0].result.inputs_deleted == [good]
-    assert (ws.staging_dir / "01900000-0000-7000-8000-000000000000.json").exists()
+    assert not (ws.staging_dir / "01900000-0000-7000-8000-000000000000.json").exists()
+    assert (ws.staging_dir / "_rejected" / "01900000-0000-7000-8000-000000000000.json").read_text() == "{broken"
     assert "memory/_staging/01900000-0000-7000-8000-000000000000.json" in report.rounds[0].unreadable
+    assert report.exit_code == 1
 
 
 def test_under_the_trigger_nothing_runs_unless_flushed(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from yoi_tui.core.lint import injection
 from yoi_tui.core.retrieval.prefilter import fold, maybe
-from yoi_tui.core.sessions.redact import SECRET_PATTERNS, find_secrets
+from yoi_tui.core.sessions.redact import SECRET_PATTERNS, all_patterns, find_secrets
 
 sys.path.insert(0, str(Path(__file__).parent))
 import test_redact  # noqa: E402  (its corpus of real-shaped secrets and near misses)
@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 def _unfiltered_secrets(text: str) -> list[tuple[str, int, int]]:
     """find_secrets without the prefilter: every pattern over the whole text."""
     candidates = []
-    for rank, pattern in enumerate(SECRET_PATTERNS):
+    for rank, pattern in enumerate(all_patterns()):
         for kind, start, end in pattern.finditer(text):
             candidates.append((start, -(end - start), rank, kind))
     candidates.sort()
@@ -77,7 +77,7 @@ def test_fold_keeps_every_letter_ignorecase_would_match() -> None:
 
 
 def test_every_needle_survives_ignorecase_twins() -> None:
-    needles = {n for p in SECRET_PATTERNS for n in (*p.needles, *p.requires)}
+    needles = {n for p in all_patterns() for n in (*p.needles, *p.requires)}
     needles |= {n for _p, _why, ns, rs in injection._PHRASE_RES for n in (*ns, *rs)}
     assert all(p.needles for p in SECRET_PATTERNS)
     for needle in needles:
@@ -116,7 +116,9 @@ def test_filtered_scans_equal_unfiltered_on_the_corpus() -> None:
         assert list(injection.find_injections(text)) == _unfiltered_injections(text), text
 
 
-_PIECES = ["password", "passwd", "token", "api_key", "API-KEY", "secret", "sk-", "sk-ant-", "AKIA", "ghp_",
+_PIECES = ["SG.", "glpat-", "AccountKey=", "hooks.slack.com", "xoxp-1-", "pypi-", "sq0csp-", "T3BlbkFJ",
+           "_authToken=", "://:", "-us1", "AKC", "SK", "AC", ":", ".", "cloudant_key = ", "sl_key: ",
+           "password", "passwd", "token", "api_key", "API-KEY", "secret", "sk-", "sk-ant-", "AKIA", "ghp_",
            "github_pat_", "xoxb-", "AIza", "sk_live_", "eyJ", "Authorization", "Bearer ", "://", "@", "--",
            "=", ": ", "\"", "'", " ", "\n", "ignore", "previous", "instructions", "you are now", "system",
            "assistant", "<|im_start|>", "[INST]", "<<SYS>>", "reveal", "the", "credentials", "ı", "ſ", "K", "İ",

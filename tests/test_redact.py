@@ -54,6 +54,11 @@ POSITIVE: list[tuple[str, str, str]] = [
     ("api_key", "X-Api-Key: 0f9e8d7c6b5a4f3e", "0f9e8d7c6b5a4f3e"),
     ("secret", "client_secret = 'zq8XY7wv6UT5'", "zq8XY7wv6UT5"),
     ("secret", "SECRET_KEY=django-insecure-abc123", "django-insecure-abc123"),
+    ("shopify_token", "SHOPIFY_TOKEN " + "shpat_" + "0123456789abcdef" * 2, "shpat_" + "0123456789abcdef" * 2),
+    ("docker_auth", '{"auths": {"r.io": {"auth": "dXNlcjpzM2NyM3Q="}}}', "dXNlcjpzM2NyM3Q="),
+    ("azure_key", "Endpoint=sb://n/;SharedAccessKey=k9Lm8Nb7Vc6Xz5As4Df3Gh2J=", "k9Lm8Nb7Vc6Xz5As4Df3Gh2J="),
+    ("slack_webhook", "POST https://hooks.slack.com/services/T0AB/B0CD/a1B2c3D4e5F6g7H8",
+     "https://hooks.slack.com/services/T0AB/B0CD/a1B2c3D4e5F6g7H8"),
 ]
 
 # (kind the text must NOT be flagged as, text)
@@ -94,6 +99,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("api_key", "apiKey: process.env.API_KEY"),
     ("secret", "secret: the value lives in vault"),
     ("secret", "a secret: keep it"),
+    ("shopify_token", "shpat_ is the prefix of a Shopify admin token"),
+    ("docker_auth", '"auth": "" in ~/.docker/config.json means a credential helper'),
+    ("azure_key", "set SharedAccessKey= from the portal"),
+    ("slack_webhook", "post to https://hooks.slack.com/ with a webhook"),
 ]
 
 

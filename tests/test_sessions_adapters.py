@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -397,14 +398,14 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     # Simulated: the suite may run as root, which reads files whatever their mode bits.
     path = tmp_path / "locked.jsonl"
     path.write_text('{"yoi_session": 1}\n', encoding="utf-8")
-    real_open = Path.open
+    real_open = os.open
 
-    def refuse(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        if self == path:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+    def refuse(name: object, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if Path(str(name)) == path:
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "open", refuse)
+    monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(SessionLogError, match="permission denied"):
         load_session(path)
     with pytest.raises(SessionLogError, match="permission denied"):

@@ -55,6 +55,14 @@ def test_invented_source_is_refused_copied_ones_pass(tmp_path: Path) -> None:
     assert _rules(diags) == {"invented-source"}
     invented["sources"] = [{"session_id": "sess-a", "range": [3, 8]}]
     assert _rules(check_write(ws, index, path, new_record_text(invented, "\nx\n"), ctx, before_text=None)) == set()
+    # The lines one item came from, inside a consumed staging range of the same session, are copied
+    # too; a range reaching outside it, or another session's, is not.
+    invented["sources"] = [{"session_id": "sess-a", "range": [4, 6]}]
+    assert _rules(check_write(ws, index, path, new_record_text(invented, "\nx\n"), ctx, before_text=None)) == set()
+    for outside in ({"session_id": "sess-a", "range": [2, 6]}, {"session_id": "sess-b", "range": [4, 6]}):
+        invented["sources"] = [outside]
+        assert _rules(check_write(ws, index, path, new_record_text(invented, "\nx\n"), ctx,
+                                  before_text=None)) == {"invented-source"}
 
 
 def test_sources_already_on_the_record_may_stay(tmp_path: Path) -> None:

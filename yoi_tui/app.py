@@ -28,6 +28,7 @@ from .core.lint import lint_workspace
 from .core.lint.cache import UsageFrequencies
 from .core.store.kinds import RecordKind, path_for
 from .core.store.workspace import Workspace
+from .core.watch import StoreWatcher
 from .messages import RecordSaved, RecordsChanged, StoreLoaded, WorkspaceLinted
 from .screens.compose import ComposeScreen
 from .screens.dialogs import Choice, ChoiceModal, HelpModal, NewRecordModal, NewRecordRequest
@@ -96,6 +97,7 @@ class YoiApp(App[str | None]):
         self.linting = False
         self.linted_once = False
         self.composed: str | None = None
+        self.watcher: StoreWatcher | None = None
 
     # ------------------------------------------------------------------ screens
 
@@ -116,7 +118,13 @@ class YoiApp(App[str | None]):
         else:
             self.call_after_refresh(self.load_store)
         if self.poll_seconds:
+            self.watcher = StoreWatcher(self.ws)  # file-system notifications: idle ticks do nothing
+            self.watcher.start()
             self.set_interval(self.poll_seconds, self.poll_changes, name="poll-changes")
+
+    def on_unmount(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
 
     @property
     def main_screen(self) -> MainScreen | None:
@@ -188,7 +196,7 @@ class YoiApp(App[str | None]):
     # ------------------------------------------------------------------ external changes
 
     def poll_changes(self) -> None:
-        if not self.store.loaded:
+        if not self.store.loaded or (self.watcher is not None and not self.watcher.should_poll()):
             return
         self._poll_worker(self.store.stats())
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.diagnostics import Diagnostic
 from ..core.errors import YoiError
 from ..core.store.workspace import Workspace, find_workspace
 from .common import EXIT_FINDINGS, EXIT_OK
@@ -36,38 +39,69 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:
     """Usage frequencies for ``compressible``, read from the usage log only if a rule asks for one."""
-    from ..core.lint.cache import UsageFrequencies
+    from ..core.lint.stored import UsageFrequencies
 
     return UsageFrequencies(ws)
 
 
-def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport:
-    from ..core.lint import lint_paths, lint_workspace
+@dataclass
+class _Stored:
+    """A whole-workspace result as ``LintReport`` shows it (without importing the linter)."""
+
+    diagnostics: list[Diagnostic]
+    files: int
+
+
+def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
+    """Lint the whole workspace; an unchanged one is answered from ``lint.stored`` (no rules imported)."""
+    frequencies = _usage_frequencies(ws)
+    if cache:
+        import time
+
+        from ..core.lint.stored import filter_disabled, stored_lint
+
+        checked = stored_lint(ws, frequencies, time.time_ns())
+        if checked[0] is None:
+            from ..core.lint.cache import lint_workspace_cached
+
+            found, files = lint_workspace_cached(ws, frequencies=frequencies, checked=checked)
+        else:
+            found, files = checked[0]
+        return _Stored(filter_disabled(found, ws.config), files)
+    from ..core.lint import lint_workspace
+
+    return lint_workspace(ws, frequencies=frequencies, cache=False)
+
+
+def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport | _Stored:
+    from ..core.lint import lint_paths
     from ..core.store.kinds import iter_record_paths
 
     if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
-        ws = Workspace(path)
-        return lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=cache)
+        return _lint_whole(Workspace(path), cache)
     if not path.exists() and not path.is_symlink():
         raise YoiError("no such file or folder", path=path)
     start = path.parent if not path.is_dir() else path
     ws = find_workspace(explicit=explicit_ws) if explicit_ws else find_workspace(start)
     if path.is_dir() and not path.name.endswith(".md"):
-        resolved = path.resolve()
-        files = [p for p in iter_record_paths(ws) if p.resolve().is_relative_to(resolved) or p.parent.resolve() == resolved]
+        # os.path.realpath, not Path.resolve: a symlink loop among the records must not raise.
+        resolved = Path(os.path.realpath(path))
+        files = [p for p in iter_record_paths(ws)
+                 if Path(os.path.realpath(p)).is_relative_to(resolved) or Path(os.path.realpath(p.parent)) == resolved]
     else:
         files = [path]
     return lint_paths(ws, files, frequencies=_usage_frequencies(ws))
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.lint import format_diagnostics, lint_workspace
+    from ..core.lint.output import format_diagnostics
 
+    reports: list[LintReport | _Stored]
     if args.paths:
         reports = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
     else:
         ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
-        reports = [lint_workspace(ws, frequencies=_usage_frequencies(ws), cache=args.cache)]
+        reports = [_lint_whole(ws, args.cache)]
     diags = sorted({d for report in reports for d in report.diagnostics})
     output = format_diagnostics(diags, args.format)
     if output:

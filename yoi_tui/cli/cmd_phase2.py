@@ -39,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 def _print_round(data: dict[str, Any], *, dry_run: bool) -> None:
     out = sys.stderr if dry_run else sys.stdout
     status = data["status"]
+    for rel, why in (data.get("unreadable_staging") or {}).items():
+        print(f"phase2: broken staging {rel}: {why}", file=sys.stderr)
     if status == "nothing-to-do":
         print(f"phase2: {data.get('message') or 'nothing to do'}", file=out)
     elif status == "aborted":

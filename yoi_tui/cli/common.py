@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.store.workspace import Workspace, find_workspace
+if TYPE_CHECKING:  # imported in workspace_from: `yoi --help` needs no workspace code
+    from ..core.store.workspace import Workspace
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -30,6 +31,8 @@ def json_parent() -> argparse.ArgumentParser:
 
 def workspace_from(args: argparse.Namespace) -> Workspace:
     """The workspace named by --workspace or found from the current directory (raises YoiError)."""
+    from ..core.store.workspace import find_workspace
+
     ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
     _ = ws.config  # validate the config early so its errors name the file and key
     return ws

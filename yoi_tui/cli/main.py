@@ -1,7 +1,10 @@
 """``yoi`` entry point: builds the parser from the command modules and maps errors to exit codes.
 
 Each subcommand lives in ``cmd_<name>.py`` with ``register(subparsers, parents)`` and keeps its
-heavy imports inside its handler, so ``yoi --help`` and ``yoi lint`` start fast.
+heavy imports inside its handler. Start-up is measured (``yoi search`` runs on every agent prompt),
+so ``main`` imports only the module of the subcommand that runs: the others are listed from
+``SUMMARIES`` (their one-line help) as placeholders, which is all ``yoi --help`` shows of them.
+``tests/test_cli_startup.py`` checks that ``SUMMARIES`` matches each module's own help.
 """
 
 from __future__ import annotations
@@ -18,8 +21,46 @@ from .common import EXIT_USAGE, common_parent
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
             "mcp", "hook", "merge_driver")
 
+# The ``help=`` each ``cmd_<name>.register`` gives its parser. A command missing here is imported
+# to be listed (correct, just slower).
+SUMMARIES: dict[str, str] = {
+    "init": "create memory/, knowledge/ and .yoi/ in a project",
+    "lint": "check records against the record rules",
+    "search": "search knowledge/ or memory/ (every hit is recorded as an invoke)",
+    "context": "print the resident context (summary + #slug index)",
+    "expand": "expand #slug references in a prompt",
+    "phase1": "extract session logs into memory/_staging/",
+    "phase2": "consolidate staging into decisions, requests, knowledge and the summary",
+    "gc": "re-evaluate the records: drop superseded ones, merge near-duplicates, trim sources",
+    "revert": "undo an applied Phase 2 or GC run (exact bytes), or list runs",
+    "usage": "record usage frequency, protection, candidate report",
+    "mcp": "run the stdio MCP server (knowledge_search, memory_search, read_record)",
+    "hook": "entry point for agent harness hooks (Claude Code)",
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def _register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], name: str) -> None:
+    try:
+        module = importlib.import_module(f"{__package__}.cmd_{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"{__package__}.cmd_{name}":
+            return
+        raise
+    module.register(subparsers, parents)
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` runs: its first word (top-level options take no value)."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``yoi`` parser. With ``argv``, only the subcommand it names is imported and complete."""
     parser = argparse.ArgumentParser(
         prog="yoi",
         description="File-based project memory for coding agents: records in memory/ and knowledge/, "
@@ -29,19 +70,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parents = [common_parent()]
+    running = _command_in(argv) if argv is not None else None
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"{__package__}.cmd_{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__package__}.cmd_{name}":
-                continue
-            raise
-        module.register(subparsers, parents)
+        if argv is not None and name != running and name in SUMMARIES:
+            # A placeholder: listed in --help and valid as a choice; never run (argv names another).
+            subparsers.add_parser(name, help=SUMMARIES[name], add_help=False)
+        else:
+            _register(subparsers, parents, name)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)

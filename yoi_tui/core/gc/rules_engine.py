@@ -95,6 +95,9 @@ class GcRulesEngine:
         self.w = GcWriter(ctx)
         records, unparsed = self._load()
         self.records = records
+        for record in records:  # the writer's lint index would otherwise re-read each record it asks about
+            if self.w.index.has(record.kind, record.slug):
+                self.w.index.add(record)
         self.refs = build_references(ctx.sws, records, unparsed, ctx.notes)
         scan_workflows(ctx.ws, self.refs, ctx.notes)
         self.gone: set[str] = set()  # rels deleted by this run

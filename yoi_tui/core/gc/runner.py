@@ -111,8 +111,12 @@ class GcReport:
         data["by_state"] = by_state
         if self.changeset is not None:
             files = []
+            owners: dict[str, GcOperation] = {}  # path -> first proposed operation naming it (as operation_of)
+            for item in self.proposed:
+                for rel in item.paths:
+                    owners.setdefault(rel, item)
             for change in self.changeset.changes:
-                owner = self.operation_of(change.path)
+                owner = owners.get(change.path)  # one lookup: operation_of per file was O(files x operations)
                 entry: dict[str, Any] = {"path": change.path, "op": change.op, "category": change.category,
                                          "reason": change.reason, "operation": owner.id if owner else None}
                 if diff:

@@ -25,11 +25,7 @@ edits, renames, deletions and config changes). Safety:
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import stat
-import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -41,6 +37,7 @@ from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
 from ..store.records import read_record
 from ..store.workspace import Workspace
+from . import stored
 from .index import IndexEntry, WorkspaceIndex
 from .rules import (
     LOCAL_RULES,
@@ -54,18 +51,22 @@ from .rules import (
     similar_slug_pairs,
     similar_to,
 )
+from .stored import (  # noqa: F401  (re-exported: the cache's public names before the split)
+    CACHE_VERSION,
+    RESULT_NAME,
+    Sig,
+    UsageFrequencies,
+    _result_path,
+    _save_result,
+    _store,
+    file_signature,
+    fingerprint,
+    record_files,
+)
 
-CACHE_VERSION = 1
 CACHE_NAME = "lint-v1.json"
-RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
-RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-read next time
 FULL_RECOMPUTE_SHARE = 0.25  # more new slugs than this share of a kind: recompute its pairs from scratch
-_LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
-                   "store.records", "retrieval.slugrefs", "lint.cache", "lint.index", "lint.injection",
-                   "lint.rules", "lint.runner", "sessions.redact", "retrieval.usage")
 SIMILAR_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
-
-Sig = list[int]
 
 
 def cache_path(ws: Workspace) -> Path:
@@ -97,24 +98,6 @@ _FOLDERS = (("memory/decisions/", RecordKind.DECISION), ("memory/requests/", Rec
             ("knowledge/", RecordKind.KNOWLEDGE))
 
 
-def record_files(ws: Workspace) -> list[tuple[str, str]]:
-    """``(rel, path)`` of every path ``iter_record_paths`` lists, as plain strings (no pathlib per file)."""
-    root = str(ws.root)
-    found: list[tuple[str, str]] = []
-    summary = os.path.join(root, "memory", "summary.md")
-    if os.path.lexists(summary):
-        found.append(("memory/summary.md", summary))
-    for prefix, _kind in _FOLDERS:
-        folder = os.path.join(root, *prefix.strip("/").split("/"))
-        try:
-            with os.scandir(folder) as entries:
-                found.extend((prefix + e.name, e.path) for e in entries if e.name.endswith(".md"))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-    found.sort()
-    return found
-
-
 def _kind_of_rel(rel: str) -> RecordKind | None:
     if rel == "memory/summary.md":
         return RecordKind.SUMMARY
@@ -122,37 +105,6 @@ def _kind_of_rel(rel: str) -> RecordKind | None:
         if rel.startswith(prefix) and "/" not in rel[len(prefix):]:
             return kind
     return None
-
-
-def file_signature(path: str | Path) -> Sig | None:
-    """``lstat`` fields that change whenever the file's content does; None for what is never cached."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
-
-
-def fingerprint(config: Config) -> str:
-    """Changes whenever a cached finding could: config, linter sources, library versions."""
-    import pydantic
-    import rapidfuzz
-    import yaml
-
-    digest = hashlib.sha256()
-    digest.update(config.model_dump_json().encode("utf-8"))
-    digest.update(f"{CACHE_VERSION} {sys.version_info[:3]} {yaml.__version__} {pydantic.VERSION} "
-                  f"{rapidfuzz.__version__}".encode())
-    core = Path(__file__).resolve().parents[1]  # yoi_tui/core; by path, so nothing extra is imported
-    for name in _LINTER_MODULES:
-        source = core.joinpath(*name.split(".")).with_suffix(".py")
-        try:
-            digest.update(source.read_bytes())
-        except OSError:
-            digest.update(name.encode())
-    return digest.hexdigest()
 
 
 def _facts(ws: Workspace, path: Path, rel: str, sig: Sig | None, config: Config,
@@ -218,122 +170,21 @@ def _similar_pairs(kind: RecordKind, slugs: list[str], ratio: float, cached: Any
     return [[a, b, score] for (a, b), score in sorted(pairs.items())], True
 
 
-class UsageFrequencies(Mapping[tuple[str, str], float]):
-    """``usage.frequencies_for_lint(ws)``, computed only when a rule first asks for a frequency.
-
-    Reading every usage event is a large part of a warm lint; when nothing changed since the last
-    run (``lint_workspace_cached``'s fast path) no frequency is needed at all. ``signature`` names
-    the usage files' state, so a stored result is reused only while the usage log is unchanged.
-    """
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self._values: dict[tuple[str, str], float] | None = None
-
-    def _load(self) -> dict[tuple[str, str], float]:
-        if self._values is None:
-            from ..retrieval.usage import frequencies_for_lint
-
-            self._values = dict(frequencies_for_lint(self.ws))
-        return self._values
-
-    def __getitem__(self, key: tuple[str, str]) -> float:
-        return self._load()[key]
-
-    def __iter__(self) -> Iterator[tuple[str, str]]:
-        return iter(self._load())
-
-    def __len__(self) -> int:
-        return len(self._load())
-
-    def __bool__(self) -> bool:  # truth-testing must not load the log
-        return True
-
-    def signature(self) -> list[Any] | None:
-        """``[name, size, mtime_ns, ctime_ns, inode]`` of each usage file (None: not trackable)."""
-        try:
-            with os.scandir(self.ws.usage_dir) as found:
-                names = sorted(e.name for e in found)
-        except (FileNotFoundError, NotADirectoryError):
-            return []
-        except OSError:
-            return None
-        out: list[Any] = []
-        for name in names:
-            sig = file_signature(os.path.join(self.ws.usage_dir, name))
-            if sig is None:
-                return None
-            out.append([name, *sig])
-        return out
-
-
-def _usage_state(frequencies: Mapping[tuple[str, str], float] | None) -> list[Any] | None:
-    """What the usage-dependent findings depend on, as JSON-able data (None: cannot tell cheaply)."""
-    if frequencies is None:
-        return ["none"]
-    if isinstance(frequencies, UsageFrequencies):
-        files = frequencies.signature()
-        return None if files is None else ["usage", files]
-    try:
-        return ["given", sorted([list(k), float(v)] for k, v in frequencies.items())]
-    except (TypeError, ValueError):
-        return None
-
-
-def _result_path(ws: Workspace) -> Path:
-    return ws.state_dir / "cache" / RESULT_NAME
-
-
-def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any] | None,
-                  started_ns: int) -> tuple[str | None, bool]:
-    """Digest of everything a whole-workspace result depends on, and whether it may be stored."""
-    if usage is None or any(sig is None for _rel, sig in sigs):
-        return None, False
-    digest = hashlib.sha256(key.encode())
-    digest.update(json.dumps([sigs, usage], separators=(",", ":")).encode())
-    stamps = [max(sig[1], sig[2]) for _rel, sig in sigs if sig is not None]
-    if usage and usage[0] == "usage":
-        stamps += [max(item[2], item[3]) for item in usage[1]]
-    storable = not stamps or max(stamps) < started_ns - RACY_NS
-    return digest.hexdigest(), storable
-
-
-def _load_result(ws: Workspace, key: str, state: str) -> tuple[list[Diagnostic], int] | None:
-    try:
-        data = json.loads(_result_path(ws).read_bytes())
-        if not isinstance(data, dict) or data.get("key") != key or data.get("state") != state:
-            return None
-        return [Diagnostic(*item) for item in data["diags"]], int(data["files"])
-    except (OSError, ValueError, TypeError, KeyError):
-        return None
-
-
-def _save_result(ws: Workspace, key: str, state: str, diags: list[Diagnostic], files: int) -> None:
-    if not ws.yoi_dir.is_dir():
-        return
-    target = _result_path(ws)
-    data = {"key": key, "state": state, "files": files,
-            "diags": [[d.path, d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in diags]}
-    _store(target, data)
-
-
-def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None
-                          ) -> tuple[list[Diagnostic], int]:
+def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float] | None = None,
+                          checked: stored.Checked | None = None) -> tuple[list[Diagnostic], int]:
     """Findings of a whole-workspace lint (unfiltered) and the file count; keeps no parsed record.
 
     When no record file, usage file, config or linter source changed since a stored result, that
-    result is returned after one ``lstat`` per file (nothing is parsed or recomputed).
+    result is returned after one ``lstat`` per file (nothing is parsed or recomputed). ``checked``
+    is ``stored.stored_lint``'s answer when the caller already asked it (the files are not
+    ``lstat``-ed twice).
     """
     config = ws.config
-    key = fingerprint(config)
-    started_ns = time.time_ns()
-    sigs = [(rel, path, file_signature(path)) for rel, path in record_files(ws)]
-    state, storable = _state_digest(key, [(rel, sig) for rel, _path, sig in sigs], _usage_state(frequencies),
-                                    started_ns)
-    if state is not None:
-        stored = _load_result(ws, key, state)
-        if stored is not None:
-            return stored
+    if checked is None:
+        checked = stored.stored_lint(ws, frequencies, time.time_ns())
+    result, key, sigs, state, storable, started_ns = checked
+    if result is not None:
+        return result
     cached, cached_similar = _load(ws, key)
     ctx = LintContext(frequencies)
     empty_index = WorkspaceIndex()
@@ -396,7 +247,7 @@ def _storable(item: FileFacts, started_ns: int) -> bool:
     if item.sig is None:
         return False
     _size, mtime_ns, ctime_ns = item.sig[:3]
-    return max(mtime_ns, ctime_ns) < started_ns - RACY_NS
+    return max(mtime_ns, ctime_ns) < started_ns - stored.RACY_NS
 
 
 def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config: Config,
@@ -416,16 +267,3 @@ def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config:
             yield from compressible(rel, kind, slug, item.body[0], item.body[1], config, ctx)
 
 
-def _store(target: Path, data: object) -> None:
-    """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run."""
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
-        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
-        os.replace(temp, target)
-    except (OSError, ValueError):
-        try:
-            temp.unlink(missing_ok=True)
-        except OSError:
-            pass

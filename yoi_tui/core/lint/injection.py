@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..retrieval.markers import FORGED_MARKER_RE, HARNESS_TAG_RE, HARNESS_TAGS
 from ..retrieval.prefilter import fold, maybe
 
 # (pattern, reason, needles, requires): any match holds one of the lower-case ``needles`` and all of
@@ -29,6 +30,13 @@ _PHRASES = [
 ]
 _PHRASE_RES = [(re.compile(pattern, re.IGNORECASE | re.MULTILINE), why, needles, requires)
                for pattern, why, needles, requires in _PHRASES]
+# Tags that would end or forge a block yoi injects, or pose as the agent harness speaking.
+_PHRASE_RES += [
+    (FORGED_MARKER_RE, "a yoi injection marker (it would end or forge the block this record is put in)",
+     ("yoi-context", "yoi-knowledge"), ()),
+    (HARNESS_TAG_RE, "an agent-harness tag (text posing as the harness, e.g. <system-reminder>)",
+     tuple(sorted({t.lower().split()[0] for t in HARNESS_TAGS})), ("<",)),
+]
 
 # Zero-width, bidi overrides/isolates, word joiners, BOM inside text, and Unicode tag characters.
 _INVISIBLE_RE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import re
-import sys
 from collections.abc import Callable, Iterator, Mapping
 
 from pydantic import ValidationError
@@ -245,30 +243,11 @@ def similar_diagnostic(rel: str, kind: RecordKind, other: str, score: float) -> 
                       "merge the two records if they are about the same subject")
 
 
-def longest_partner(length: int, ratio: float) -> int:
-    """The longest slug that can reach ``ratio`` against one of ``length`` characters (with a margin).
-
-    ``fuzz.ratio`` is 100·(1 − Indel/(|a|+|b|)) and the Indel distance is at least ||a|−|b||, so a
-    pair reaches ``ratio`` only if the longer is at most (200 − ratio)/ratio times the shorter.
-    """
-    if ratio <= 0:
-        return sys.maxsize
-    return int(length * (200 - ratio) / ratio) + 1
-
-
 def similar_slug_pairs(slugs: list[str], ratio: float) -> Iterator[tuple[str, str, float]]:
-    """Near-duplicate pairs ``(a, b, score)`` among ``slugs``, each once with a <= b; rapidfuzz compares in C.
+    """Near-duplicate pairs ``(a, b, score)`` among ``slugs``, each once with a < b (blocking: ``similar.py``)."""
+    from .similar import similar_slug_pairs as blocked
 
-    Every pair is compared except those whose lengths alone rule it out (``longest_partner``):
-    slugs are taken shortest first, each against the longer ones within its length window.
-    """
-    ordered = sorted(slugs, key=lambda slug: (len(slug), slug))
-    lengths = [len(slug) for slug in ordered]
-    for position, slug in enumerate(ordered):
-        end = bisect.bisect_right(lengths, longest_partner(len(slug), ratio), lo=position + 1)
-        window = ordered[position + 1:end]
-        for other, score, _ in process.extract(slug, window, scorer=fuzz.ratio, score_cutoff=ratio, limit=None):
-            yield (slug, other, float(score)) if slug <= other else (other, slug, float(score))
+    return blocked(slugs, ratio)
 
 
 def similar_to(slug: str, slugs: list[str], ratio: float) -> list[tuple[str, float]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic
 from ..store.config import Config
-from ..store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
+from ..store.kinds import RecordKind, iter_record_paths, kind_for_path, layout_problems, slug_of
 from ..store.records import Record, read_record
 from ..store.workspace import Workspace
 from .index import WorkspaceIndex
@@ -47,8 +47,9 @@ class LintReport:
 
 
 def _filtered(diags: list[Diagnostic], config: Config) -> list[Diagnostic]:
-    disabled = set(config.lint.disable)
-    return sorted(d for d in diags if d.rule not in disabled) if disabled else sorted(diags)
+    from .stored import filter_disabled
+
+    return filter_disabled(diags, config)
 
 
 def lint_record(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext | None = None,
@@ -98,8 +99,9 @@ def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float
         from .cache import lint_workspace_cached
 
         found, files = lint_workspace_cached(ws, frequencies=frequencies)
-        return LintReport(_filtered(found, config), files=files)
+        return LintReport(_filtered(layout_problems(ws) + found, config), files=files)
     records, diags, index = load_records(ws)
+    diags[:0] = layout_problems(ws)
     ctx = LintContext(frequencies)
     for record in records:
         diags.extend(lint_record(record, index, config, ctx, with_similar=False))

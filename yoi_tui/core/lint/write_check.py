@@ -3,7 +3,8 @@
 Adds to the static rules: ``workflow-write`` (agents never write ``memory/workflow/``),
 ``slug-exists`` (no creating over an existing slug; agents update only what they have read),
 ``invented-source`` (an agent's sources are copied from the record or consumed staging, never
-invented) and
+invented; a range inside a consumed staging range of the same session is the lines one item came
+from, and is allowed) and
 ``injection-pattern`` as an error for agents. A result with any error means: do not write.
 """
 
@@ -88,7 +89,7 @@ def check_write(ws: Workspace, index: WorkspaceIndex, path: Path, new_text: str,
             before = read_record(ws, path, text=before_text).record
             before_sources = source_keys(_sources_of(before.meta)) if before else set()
         allowed = before_sources | ctx.allowed_sources
-        for key in sorted(source_keys(_sources_of(new.meta)) - allowed):
+        for key in sorted(k for k in source_keys(_sources_of(new.meta)) - allowed if not _within(k, allowed)):
             field_name = "last_sources" if kind is RecordKind.KNOWLEDGE else "sources"
             line, col = new.line_of(field_name)
             diags.append(Diagnostic(rel, line, col, "invented-source", "error",
@@ -98,3 +99,8 @@ def check_write(ws: Workspace, index: WorkspaceIndex, path: Path, new_text: str,
         diags = [Diagnostic(d.path, d.line, d.col, d.rule, "error", d.message, d.hint)
                  if d.rule == "injection-pattern" else d for d in diags]
     return sorted(diags)
+
+
+def _within(key: SourceKey, allowed: set[SourceKey]) -> bool:
+    """``key``'s range lies inside an allowed range of the same session (an item's own lines)."""
+    return any(session == key[0] and start <= key[1] and key[2] <= end for session, start, end in allowed)

@@ -14,8 +14,9 @@ For each consumed staging file, in id (time) order:
   related decision or request: one made from the same staging file (best title match), else the
   record whose sources lie nearest in the same session; failures without a later success are kept
   too ("not fixed yet");
-* **discussions** join a "Discussion" section of the related record of the same staging file; with
-  none, they become an ``open`` decision (the plan keeps undecided discussions as open decisions).
+* **discussions** join a "Discussion" section of the related record of the same staging file; a
+  question the user asked joins the nearest record of its session; with none, a discussion becomes
+  an ``open`` decision (the plan keeps undecided discussions as open decisions).
 
 Then a knowledge record is created for each decision/request on the knowledge candidate report
 that has none yet (and refreshed when its origin changed in this run). The summary's listings (open
@@ -53,6 +54,7 @@ _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "u
 _DIGITS_RE = re.compile(r"\d+")
 RELATE_RATIO = 60  # rapidfuzz token_set_ratio above which an attempt/discussion "names" a record
 KNOWLEDGE_KIND_FOR = {"decision": "policy", "request": "rule"}
+LESSONS_SLUG = "lessons-from-agent-sessions"
 
 
 def one_line(text: str) -> str:
@@ -71,6 +73,7 @@ class Target:
     kind: RecordKind
     slug: str
     title: str
+    locked: bool = False
 
 
 class RulesEngine:
@@ -81,6 +84,7 @@ class RulesEngine:
         self.w = LintedWriter(ctx)
         self.now: datetime = ctx.now
         self.run_sources: dict[tuple[RecordKind, str], list[dict[str, Any]]] = {}
+        self.run_staging: dict[tuple[RecordKind, str], set[str]] = {}
         self.changed: set[tuple[RecordKind, str]] = set()
         self._raw_cache: dict[RecordKind, dict[str, str]] = {}
         for staging in ctx.staging:
@@ -151,18 +155,21 @@ class RulesEngine:
     # ------------------------------------------------------------------ upsert
 
     def _upsert(self, staging: StagingFile, kind: RecordKind, title: str, body: str, *,
-                resolved: bool | None = None, slug_text: str | None = None) -> Target | None:
+                resolved: bool | None = None, slug_text: str | None = None,
+                source: Source | None = None) -> Target | None:
         """Create or update the record for ``title``; returns the record touched (None: not written)."""
         base = slugify(slug_text or title)
         slug = self._resolve(kind, base)
+        source = source or staging.source
         if slug is None:
-            return self._create(staging, kind, self._unique_slug(kind, base), title, body, resolved=resolved)
-        return self._update(staging, kind, slug, body, resolved=resolved)
+            return self._create(staging, kind, self._unique_slug(kind, base), title, body, resolved=resolved,
+                                source=source)
+        return self._update(staging, kind, slug, body, resolved=resolved, source=source)
 
     def _create(self, staging: StagingFile, kind: RecordKind, slug: str, title: str, body: str, *,
-                resolved: bool | None) -> Target | None:
+                resolved: bool | None, source: Source) -> Target | None:
         meta: dict[str, Any] = {"created_at": self.now, "updated_at": self.now,
-                                "sources": [staging.source.as_yaml()]}
+                                "sources": [source.as_yaml()]}
         if kind is RecordKind.DECISION:
             meta["status"] = "resolved" if resolved else "open"
         path = path_for(self.ctx.sws, kind, slug)
@@ -170,25 +177,36 @@ class RulesEngine:
         if errors:
             self._refused(staging, f"{kind.value} '{slug}' not created", errors)
             return None
-        self.run_sources.setdefault((kind, slug), []).append(staging.source.as_yaml())
+        self._ran(kind, slug, staging.id, source)
         self.changed.add((kind, slug))
         return Target(kind, slug, title)
 
+    def _ran(self, kind: RecordKind, slug: str, staging_id: str, source: Source) -> None:
+        self.run_sources.setdefault((kind, slug), []).append(source.as_yaml())
+        self.run_staging.setdefault((kind, slug), set()).add(staging_id)
+
+    def _locked(self, staging: StagingFile, rel: str, what: str) -> None:
+        """A read-only record stops nothing else, but the staging aimed at it stays in staging (and is
+        reported on every run) until the lock is lifted: removing it would lose what it says."""
+        self._note(f"locked: {rel} is read-only; {what} from staging {staging.id} kept in staging until it is "
+                   "writable")
+        self.ctx.hold([staging.id], f"{rel} is read-only (locked)")
+
     def _update(self, staging: StagingFile, kind: RecordKind, slug: str, body: str, *,
-                resolved: bool | None) -> Target | None:
+                resolved: bool | None, source: Source) -> Target | None:
         rel = f"{path_for(self.ctx.sws, kind, slug).relative_to(self.ctx.sws.root).as_posix()}"
         if self.w.locked(kind, slug):
-            self._note(f"locked: {rel} is read-only and was not updated (staging {staging.id})")
+            self._locked(staging, rel, "its update")
             record = self.w.read(kind, slug)
             title = (title_of_body(record.body) if record else None) or slug
-            return Target(kind, slug, title)
+            return Target(kind, slug, title, locked=True)
         record = self.w.read(kind, slug)
         if record is None:
             self._note(f"unreadable: {rel} could not be parsed and was not updated (run `yoi lint`); "
                        f"staging {staging.id} is kept")
             self.ctx.hold([staging.id], f"{rel} is unreadable")
             return None
-        if not self._write_update(staging.id, record, body, [staging.source], resolved=resolved):
+        if not self._write_update(staging.id, record, body, [source], resolved=resolved):
             return None
         return Target(kind, slug, title_of_body(record.body) or slug)
 
@@ -211,7 +229,7 @@ class RulesEngine:
             updates["status"] = "resolved"
         if new_body == record.body and not updates:
             for source in sources:
-                self.run_sources.setdefault((record.kind, record.slug), []).append(source.as_yaml())
+                self._ran(record.kind, record.slug, staging_id, source)
             return True
         updates["updated_at"] = self.now
         text = render_record(record, updates, body=new_body)
@@ -220,7 +238,7 @@ class RulesEngine:
             self._refused_id(staging_id, f"{record.rel} not updated", errors)
             return False
         for source in sources:
-            self.run_sources.setdefault((record.kind, record.slug), []).append(source.as_yaml())
+            self._ran(record.kind, record.slug, staging_id, source)
         self.changed.add((record.kind, record.slug))
         return True
 
@@ -261,13 +279,23 @@ class RulesEngine:
             parts.append("\n## Options\n" + "".join(f"- {o}\n" for o in options))
         if one_line(decision.rationale):
             parts.append(f"\n## Rationale\n{self._line(decision.rationale)}\n")
-        return self._upsert(staging, RecordKind.DECISION, title, "".join(parts), resolved=has_choice)
+        return self._upsert(staging, RecordKind.DECISION, title, "".join(parts), resolved=has_choice,
+                            source=self._source(staging, decision.range))
+
+    @staticmethod
+    def _source(staging: StagingFile, item_range: tuple[int, int] | None) -> Source:
+        """Where an item came from: its own entries when Phase 1 gave them, else the staging range."""
+        if item_range is None:
+            return staging.source
+        return Source(session_id=staging.source.session_id, range=item_range)
 
     def _request(self, staging: StagingFile, request: Request) -> Target | None:
         intent = self._line(request.intent) or self._line(request.summary)[:80] or "Untitled request"
         target = self._line(request.target)
         title = intent
-        if target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
+        if request.title and one_line(request.title):
+            title = self._line(request.title)  # Phase 1 read it from the request's own sentence
+        elif target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
             # A bare verb ("fix", as the rules extractor gives) reads as a title only with its object.
             title = f"{intent} {target}" if len(intent.split()) <= 3 else f"{intent} ({target})"
         title = title[:1].upper() + title[1:]
@@ -277,7 +305,8 @@ class RulesEngine:
             parts.append(f"\nTarget: {target}\n")
         if one_line(request.summary):
             parts.append(f"\n## Summary\n{self._line(request.summary)}\n")
-        return self._upsert(staging, RecordKind.REQUEST, title, "".join(parts), slug_text=slug_text)
+        return self._upsert(staging, RecordKind.REQUEST, title, "".join(parts), slug_text=slug_text,
+                            source=self._source(staging, request.range))
 
     def _best(self, text: str, targets: list[Target]) -> Target | None:
         """The target whose title matches ``text`` best; on a weak match the first request (the work
@@ -295,35 +324,100 @@ class RulesEngine:
         points = [self._line(p) for p in discussion.points if one_line(p)]
         lines = [f"- {topic}: {p}" for p in points] or [f"- {topic}"]
         target = self._best(topic + " " + " ".join(points), targets)
+        if target is None and topic.rstrip().endswith("?"):
+            # A question the user asked and the agent answered is context for the work of that
+            # session, not an undecided choice.
+            target = self._nearest_in_session(staging) or self._in_parent(staging)
         if target is None:
             body = f"\n# {topic}\n\n## Discussion\n" + "".join(f"- {p}\n" for p in points or [topic])
-            self._upsert(staging, RecordKind.DECISION, topic, body, resolved=False)
+            self._upsert(staging, RecordKind.DECISION, topic, body, resolved=False,
+                         source=self._source(staging, discussion.range))
             return
-        self._section_lines(staging, target, "Discussion", lines)
+        self._section_lines(staging, target, "Discussion", lines, self._source(staging, discussion.range))
 
     def _attempts(self, staging: StagingFile, attempts: list[Attempt], targets: list[Target]) -> None:
-        pairs: list[tuple[str, str]] = []  # (line, text used to relate it)
+        # (line, text used to relate it, the entries it came from)
+        pairs: list[tuple[str, str, tuple[int, int] | None]] = []
         failures: list[Attempt] = []
         for attempt in attempts:
-            if attempt.outcome == "success":
+            if attempt.outcome == "success" and failures:
+                # The older shape: a failure item, then the success that fixed it.
                 fix = f"Fix: {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
                 for failure in failures:
-                    pairs.append((f"- {self._failed(failure)} {fix}", f"{failure.trial} {attempt.trial}"))
+                    pairs.append((f"- {self._failed(failure)} {fix}", f"{failure.trial} {attempt.trial}",
+                                  _span(failure.range, attempt.range)))
                 failures = []
+            elif attempt.outcome == "success" or _is_story(attempt):
+                # One story (Phase 1 rules): what failed, why, and the run that showed it fixed (or not).
+                line = f"- {self._line(attempt.trial)} {self._line(attempt.result).rstrip('.')}."
+                if not _is_story(attempt):
+                    line = f"- Fixed: {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
+                pairs.append((line, attempt.trial, attempt.range))
             else:
                 failures.append(attempt)
         for failure in failures:
-            pairs.append((f"- {self._failed(failure)} Not fixed yet.", failure.trial))
-        unrelated = 0
-        for line, text in pairs:
-            target = self._best(text, targets) or self._nearest_in_session(staging)
+            said = self._failed(failure)
+            ending = "" if "not fixed" in said.lower() else " Not fixed yet."
+            pairs.append((f"- {said}{ending}", failure.trial, failure.range))
+        lessons: list[tuple[str, tuple[int, int] | None]] = []
+        for line, text, span in pairs:
+            target = self._best(text, targets) or self._nearest_in_session(staging) or self._in_parent(staging)
             if target is None:
-                unrelated += 1
+                lessons.append((line, span))
                 continue
-            self._section_lines(staging, target, "Failure and fix", [line])
-        if unrelated:
-            self._note(f"unrelated: {unrelated} failure line(s) from staging {staging.id} relate to no decision "
-                       "or request (none in that staging file or session) and were not recorded")
+            self._section_lines(staging, target, "Failure and fix", [line], self._source(staging, span))
+        if lessons:
+            self._lessons(staging, lessons)
+
+    def _lessons(self, staging: StagingFile, lessons: list[tuple[str, tuple[int, int] | None]]) -> None:
+        """Failure lines that relate to no decision or request (a subagent's "tree is missing, use find")
+        are lessons: they go to the "Lessons" section of one knowledge record, never dropped."""
+        rel = path_for(self.ctx.sws, RecordKind.KNOWLEDGE, LESSONS_SLUG).relative_to(self.ctx.sws.root).as_posix()
+        if self.w.locked(RecordKind.KNOWLEDGE, LESSONS_SLUG):
+            self._locked(staging, rel, f"{len(lessons)} lesson line(s)")
+            return
+        sources = _dedup([self._source(staging, span).as_yaml() for _line, span in lessons])
+        body = "\n## Lessons\n" + "".join(f"{line}\n" for line, _span in lessons)
+        record = self.w.read(RecordKind.KNOWLEDGE, LESSONS_SLUG) if self.w.index.has(RecordKind.KNOWLEDGE,
+                                                                                   LESSONS_SLUG) else None
+        if record is None and path_for(self.ctx.sws, RecordKind.KNOWLEDGE, LESSONS_SLUG).exists():
+            self._note(f"unreadable: {rel} could not be parsed; staging {staging.id} is kept")
+            self.ctx.hold([staging.id], f"{rel} is unreadable")
+            return
+        if record is None:
+            kinds = self.ctx.ws.config.records.knowledge_kinds
+            kind = "fact" if "fact" in kinds or not kinds else kinds[0]
+            meta = {"kind": kind, "description": "Lessons from agent sessions that belong to no decision or request "
+                    "(tools missing, limits hit, what worked instead); read before similar work.",
+                    "model_invokation": False, "user_invocable": True, "last_sources": sources,
+                    "created_at": self.now, "updated_at": self.now}
+            text = new_record_text(meta, "\n# Lessons from agent sessions\n" + body)
+            errors = self.w.write(path_for(self.ctx.sws, RecordKind.KNOWLEDGE, LESSONS_SLUG), text, before_text=None,
+                                  why=[staging.id], reason="failures that relate to no decision or request")
+            if errors:
+                self._refused(staging, f"knowledge '{LESSONS_SLUG}' not created", errors)
+            return
+        from .merge import merge_body
+
+        new_body = merge_body(record.body, body)
+        merged = _dedup([*(record.meta.get("last_sources") or []), *sources])
+        updates: dict[str, Any] = {}
+        if merged != record.meta.get("last_sources"):
+            updates["last_sources"] = merged
+        if new_body == record.body and not updates:
+            return
+        updates["updated_at"] = self.now
+        errors = self.w.write(record.path, render_record(record, updates, body=new_body), before_text=record.text,
+                              bom=record.bom, why=[staging.id], reason="failures that relate to no decision or request")
+        if errors:
+            self._refused(staging, f"knowledge '{LESSONS_SLUG}' not updated", errors)
+
+    def _in_parent(self, staging: StagingFile) -> Target | None:
+        """For a subagent's staging: the latest request (else decision) of the session that started it."""
+        parent, sep, _agent = staging.source.session_id.partition(".agent-")
+        if not sep:
+            return None
+        return self._nearest_in_session(staging, session=parent)
 
     def _failed(self, attempt: Attempt) -> str:
         what = "Partly worked" if attempt.outcome == "partial" else "Failed"
@@ -350,9 +444,12 @@ class RulesEngine:
             found.append((slug, path, text))
         return found
 
-    def _nearest_in_session(self, staging: StagingFile) -> Target | None:
-        """The record whose sources lie nearest to this staging range in the same session."""
-        session, (start, end) = staging.source.session_id, staging.source.range
+    def _nearest_in_session(self, staging: StagingFile, session: str | None = None) -> Target | None:
+        """The record whose sources lie nearest to this staging range in the same session (or, with
+        ``session``, the latest one of that other session: its indices are not comparable)."""
+        other = session is not None
+        session = session or staging.source.session_id
+        start, end = staging.source.range
         best: tuple[bool, int, int, Record] | None = None
         for kind in (RecordKind.REQUEST, RecordKind.DECISION):
             for slug, _path, text in self._raw(kind):
@@ -365,7 +462,7 @@ class RulesEngine:
                     rng = source.get("range")
                     if source.get("session_id") != session or not isinstance(rng, list) or len(rng) != 2:
                         continue
-                    gap = max(0, start - rng[1], rng[0] - end)
+                    gap = 0 if other else max(0, start - rng[1], rng[0] - end)
                     # Requests first (the work in a session is done for what the user asked), then
                     # the nearest range; on a tie the range that starts later (the latest context).
                     candidate = (record.kind is not RecordKind.REQUEST, gap, -int(rng[0]), record)
@@ -376,18 +473,18 @@ class RulesEngine:
         record = best[3]
         return Target(record.kind, record.slug, title_of_body(record.body) or record.slug)
 
-    def _section_lines(self, staging: StagingFile, target: Target, section: str, lines: list[str]) -> None:
+    def _section_lines(self, staging: StagingFile, target: Target, section: str, lines: list[str],
+                       source: Source | None = None) -> None:
         rel = path_for(self.ctx.sws, target.kind, target.slug).relative_to(self.ctx.sws.root).as_posix()
         if self.w.locked(target.kind, target.slug):
-            self._note(f"locked: {rel} is read-only; its {section.lower()} lines from staging {staging.id} "
-                       "were not added")
+            self._locked(staging, rel, f"its {section.lower()} lines")
             return
         record = self.w.read(target.kind, target.slug)
         if record is None:
             self.ctx.hold([staging.id], f"{rel} is unreadable")
             return
         body = f"\n## {section}\n" + "".join(f"{line}\n" for line in lines)
-        self._write_update(staging.id, record, body, [staging.source])
+        self._write_update(staging.id, record, body, [source or staging.source])
 
     # ------------------------------------------------------------------ knowledge
 
@@ -403,8 +500,7 @@ class RulesEngine:
             title = title_of_body(origin.body) or stat.slug.replace("-", " ")
             kslug = stat.slug
             sources = self.run_sources.get((origin_kind, stat.slug), [])
-            why = sorted({s.id for s in self.ctx.staging
-                          if s.source.as_yaml() in sources})
+            why = sorted(self.run_staging.get((origin_kind, stat.slug), set()))
             body = origin.body.rstrip("\n") + f"\n\nDerived from the {origin_kind.value} `{stat.slug}`.\n"
             if self.w.index.has(RecordKind.KNOWLEDGE, kslug):
                 if (origin_kind, stat.slug) not in self.changed:
@@ -498,3 +594,16 @@ def _dedup(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if source not in seen:
             seen.append(source)
     return seen
+
+
+def _is_story(attempt: Attempt) -> bool:
+    """An attempt told whole by Phase 1 ("failed: …; fixed — …" or "…; not fixed in this range")."""
+    result = one_line(attempt.result).lower()
+    return result.startswith(("failed:", "failed (", "blocked:")) and ("fixed —" in result or "not fixed" in result)
+
+
+def _span(first: tuple[int, int] | None, second: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The entries from a failure item to its fix item (None when either has no range)."""
+    if first is None or second is None:
+        return None
+    return (min(first[0], second[0]), max(first[1], second[1]))

@@ -22,20 +22,17 @@ One round:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from pydantic import ValidationError
-
 from ..errors import YoiError
-from ..runs.changeset import ApplyResult, ChangeSet, ConsumedInput, Scratch, apply, read_exact
+from ..runs.changeset import ApplyResult, ChangeSet, ConsumedInput, Scratch, apply, encode_exact, read_exact
 from ..runs.crashpoints import crashpoint
 from ..runs.lock import ConsolidationLock, Takeover
 from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
-from ..store.staging import StagingFile, list_staging
+from ..store.staging import StagingFile, list_staging, parse_staging, reject_staging
 from ..store.workspace import Workspace
 from .context import Phase2Aborted, Phase2Context
 
@@ -107,27 +104,43 @@ def _candidates(ws: Workspace, notes: list[str]) -> list[Any]:
         return []
 
 
-def snapshot_staging(ws: Workspace) -> tuple[list[StagingFile], list[ConsumedInput], dict[str, str]]:
-    """The staging present now: parsed files, their exact texts, and the unreadable ones (rel → why)."""
+def snapshot_staging(ws: Workspace, *, reject: bool = False
+                     ) -> tuple[list[StagingFile], list[ConsumedInput], dict[str, str]]:
+    """The staging present now: parsed files, their exact texts, and the unreadable ones (rel → why).
+
+    With ``reject`` (the lock is held: not a dry run) an unreadable file is moved aside to
+    ``memory/_staging/_rejected/`` with a reason file, and its "why" names where it went.
+    """
     parsed: list[StagingFile] = []
     inputs: list[ConsumedInput] = []
     unreadable: dict[str, str] = {}
     for path in list_staging(ws):
         rel = ws.rel(path)
+        why: str | None = None
         try:
             text = read_exact(path)
         except YoiError as exc:
-            unreadable[rel] = exc.message
-            continue
-        if text is None:
+            text, why = None, exc.message
+        if text is None and why is None:
             continue  # deleted meanwhile
-        try:
-            staging = StagingFile.model_validate(json.loads(text))
-        except (json.JSONDecodeError, ValidationError, UnicodeError) as exc:
-            unreadable[rel] = f"not a valid staging file ({str(exc).splitlines()[0]})"
-            continue
-        if staging.id != path.stem:
-            unreadable[rel] = f"its id {staging.id} does not match the file name"
+        staging: StagingFile | None = None
+        if why is None and text is not None:
+            try:
+                staging = parse_staging(encode_exact(text))
+            except ValueError as exc:
+                why = str(exc)
+            else:
+                if staging.id != path.stem:
+                    why = f"its id {staging.id} does not match the file name"
+        if why is not None or staging is None or text is None:
+            why = why or "unreadable"
+            if reject:
+                try:
+                    moved = reject_staging(ws, path, why)
+                    why = f"{why}; moved to {ws.rel(moved)}"
+                except OSError as exc:
+                    why = f"{why}; could not be moved aside ({exc.strerror or exc}), kept"
+            unreadable[rel] = why
             continue
         parsed.append(staging)
         inputs.append(ConsumedInput(staging.id, rel, text))
@@ -213,10 +226,12 @@ class Phase2Report:
 
     @property
     def exit_code(self) -> int:
-        """1 when something needs a person: an abort, a conflict, or staging kept back (lint refused
-        part of it, or its change conflicted); else 0."""
+        """1 when something needs a person: an abort, a conflict, staging kept back (lint refused
+        part of it, or its change conflicted) or broken staging (moved to ``_rejected/``); else 0."""
         for r in self.rounds:
             if r.status == "aborted" or r.conflicts or (r.result is not None and r.result.inputs_kept):
+                return 1
+            if r.unreadable:  # broken staging: moved aside (or, in a dry run, named) — a person must look
                 return 1
         return 0
 
@@ -277,7 +292,7 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
             if lock is not None:
                 lock.release()
             return PreparedRound(ws, report, None)
-        staging, inputs, unreadable = snapshot_staging(ws)
+        staging, inputs, unreadable = snapshot_staging(ws, reject=lock is not None)
         report.unreadable = unreadable
         staging, inputs, repeat_notes = drop_consumed_again(ws, staging, inputs, dry_run=dry_run)
         if lock is not None:
@@ -290,7 +305,7 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
                 lock.release()
             return PreparedRound(ws, report, None)
         report.run_id = report.run_id or new_id()
-        notes: list[str] = [f"staging unreadable, kept: {rel} ({why})" for rel, why in unreadable.items()]
+        notes: list[str] = []  # broken staging is reported from report.unreadable, not as a note
         notes.extend(repeat_notes)
         if report.takeover is not None:
             notes.append(report.takeover.describe())

@@ -18,14 +18,13 @@ from ..errors import YoiError
 from ..store.kinds import RecordKind
 from ..store.records import parse_record_text, read_record
 from ..store.workspace import Workspace
-from .markers import CONTEXT_BEGIN, CONTEXT_END
+from .markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
 from .search import decode_text, iter_folder_bytes
 from .summary_lists import generated_listings, strip_generated
 from .usage import estimate_tokens, log, record_inject
 
 INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug=SLUG, "
                "or `yoi search knowledge --slug SLUG`):")
-_NEUTRALISE = (("</yoi-context>", "&lt;/yoi-context>"), ("<yoi-context>", "&lt;yoi-context>"))
 _SPACES_RE = re.compile(r"\s+")
 _FALSE_LINE_RE = re.compile(
     rb"(?m)^model_invokation:[ \t]*(?:false|False|FALSE|no|No|NO|off|Off|OFF)[ \t]*(?:#[^\n]*)?\r?$")
@@ -100,8 +99,7 @@ def build_resident_context(ws: Workspace) -> ResidentContext:
         parts.append("\n".join(lines))
     inner = "\n\n".join(parts)
     # A marker inside a record would end the block early when Phase 1 strips it; neutralise it.
-    for marker, safe in _NEUTRALISE:
-        inner = inner.replace(marker, safe)
+    inner = escape_markers(inner)
     text = f"{CONTEXT_BEGIN}\n{inner}\n{CONTEXT_END}\n"
     return ResidentContext(text=text, slugs=[s for s, _ in index], tokens=estimate_tokens(text),
                            problems=problems)

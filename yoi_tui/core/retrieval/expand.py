@@ -23,15 +23,13 @@ from dataclasses import dataclass, field
 from ..store.kinds import RecordKind, is_valid_slug, path_for
 from ..store.records import Record, read_record
 from ..store.workspace import Workspace
-from .markers import INJECTED_BLOCK_RE, KNOWLEDGE_END, knowledge_begin
+from .markers import INJECTED_BLOCK_RE, KNOWLEDGE_END, escape_markers, knowledge_begin
 from .slugrefs import SlugRef, iter_slug_refs
 from .usage import record_quietly
 
 _MAX_CHAIN = 20
 # Marker text inside a body would end its block early when Phase 1 strips injected blocks, leaving
 # the rest of the body in the log; neutralise it (visibly, no invisible characters).
-_NEUTRALISE = (("</yoi-knowledge>", "&lt;/yoi-knowledge>"), ("<yoi-knowledge", "&lt;yoi-knowledge"),
-               ("</yoi-context>", "&lt;/yoi-context>"), ("<yoi-context>", "&lt;yoi-context>"))
 _BLOCK_SLUG_RE = re.compile(r'<yoi-knowledge slug="([a-z0-9-]*)">')
 
 
@@ -89,8 +87,7 @@ def resolve_user_invocable(ws: Workspace, slug: str) -> tuple[Record | None, str
 
 def knowledge_block(slug: str, body: str) -> str:
     """One delimited block holding a record's body."""
-    for marker, safe in _NEUTRALISE:
-        body = body.replace(marker, safe)
+    body = escape_markers(body)
     return f"{knowledge_begin(slug)}\n{body.strip(chr(10))}\n{KNOWLEDGE_END}"
 
 

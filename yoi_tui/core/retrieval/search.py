@@ -1,9 +1,12 @@
 """The retrieval tools of SPEC 5: ``knowledge_search``, ``memory_search`` and reading one record.
 
-Every call scans the real files; there is no index file to go stale. This is a hot path (benchmarked
-at 10,000 records against ripgrep), so each file is read once with raw ``os`` calls, matched on its
-lower-cased text, and only files whose raw text holds every query term (and the ``kind`` asked for)
-get their YAML frontmatter parsed. Results come in sorted-path order; the scan stops at the limit.
+This is a hot path (benchmarked at 10,000 and 50,000 records against ripgrep). The search index
+(``search_index.py``, ``.yoi/state/search-v1.sqlite``) names the files that may hold every query
+term after bringing itself up to date with the files on disk; only those are read (without it —
+no ``.yoi/``, read-only, ``use_index=False`` — every file is). Each file is read with raw ``os``
+calls, matched on its lower-cased text, and only files whose raw text holds every query term (and
+the ``kind`` asked for) get their YAML frontmatter parsed. Results come in sorted-path order; the
+scan stops at the limit. The index never decides a hit, so answers are those of the plain scan.
 
 Matching: the query is split on whitespace; every term must occur, case-insensitively, somewhere in
 the file (frontmatter included). The excerpt is the lines around the first matching line, looked
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -29,7 +32,6 @@ from ..errors import YoiError
 from ..store.kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
 from ..store.records import MAX_RECORD_BYTES, Record, parse_record_text, read_record
 from ..store.workspace import Workspace
-from .usage import record_quietly
 
 _BOM = "\ufeff"
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -153,6 +155,19 @@ def _entry_is_readable(ws: Workspace, entry: os.DirEntry[str]) -> bool:
         return False
 
 
+def _mode_is_readable(ws: Workspace, path: str, mode: int) -> bool:
+    """``_entry_is_readable`` from an ``lstat`` mode already taken (the search index lists with one)."""
+    if stat.S_ISREG(mode):
+        return True
+    if not stat.S_ISLNK(mode):
+        return False
+    try:
+        target = os.path.realpath(path)
+        return ws.contains(Path(target)) and stat.S_ISREG(os.stat(target).st_mode)
+    except OSError:
+        return False
+
+
 def iter_folder_bytes(ws: Workspace, folder: Path, prefix: str,
                       problems: list[str] | None = None) -> Iterator[tuple[str, str, bytes]]:
     """``(slug, rel, bytes)`` of every readable ``*.md`` in ``folder``, in sorted order."""
@@ -165,8 +180,13 @@ def iter_folder_bytes(ws: Workspace, folder: Path, prefix: str,
         if problems is not None:
             problems.append(f"{prefix}: cannot list folder: {exc.strerror or exc}")
         return
-    for entry in entries:
-        rel = prefix + entry.name
+    yield from iter_entries_bytes(ws, [(prefix + e.name, e) for e in entries], problems)
+
+
+def iter_entries_bytes(ws: Workspace, entries: Iterable[tuple[str, os.DirEntry[str]]],
+                       problems: list[str] | None = None) -> Iterator[tuple[str, str, bytes]]:
+    """``(slug, rel, bytes)`` of the given folder entries that are readable record files."""
+    for rel, entry in entries:
         if not _entry_is_readable(ws, entry):
             if problems is not None:
                 problems.append(f"{rel}: not a regular file inside the workspace; skipped")
@@ -306,9 +326,67 @@ def _context_lines(ws: Workspace, context_lines: int | None) -> int:
     return context_lines
 
 
+def _record(ws: Workspace, events: list[tuple[str, str, str]], session_id: str | None) -> None:
+    """Record the hits as invokes; the usage module is imported only when there is one to record."""
+    if events:
+        from .usage import record_quietly
+
+        record_quietly(ws, events, session_id)
+
+
 def _check_slug(slug: str) -> None:
     if not isinstance(slug, str) or not slug:
         raise SearchError(f"slug must be a non-empty string, got {slug!r}")
+
+
+# --------------------------------------------------------------------------- the index
+
+
+def _indexed(ws: Workspace, folders: list[tuple[Path, str]], summary: Path | None, terms: list[str],
+             problems: list[str] | None) -> Iterator[tuple[str, str, str, bytes]] | None:
+    """``(rel, slug, rel, bytes)`` of the files the search index says may match, in sorted-path order.
+
+    None when the index cannot be used (no ``.yoi/``, read-only, an unlistable folder, an SQLite
+    error): the caller scans every file instead. The index is closed before the first file is read,
+    and files are read lazily (the search stops at its limit).
+    """
+    import sqlite3
+
+    from .search_index import open_index
+
+    try:
+        index = open_index(ws)
+        if index is None:
+            return None
+        with index:
+            found = index.refresh(folders, summary)
+            if found is None:
+                return None
+            chosen = index.candidates(found, terms)
+    except sqlite3.Error:
+        return None
+    return _read_chosen(ws, chosen, problems)
+
+
+def _read_chosen(ws: Workspace, chosen: list[tuple[str, tuple[str, int]]],
+                 problems: list[str] | None) -> Iterator[tuple[str, str, str, bytes]]:
+    """Read the chosen files as the plain scan would (same checks, same problem messages)."""
+    for rel, (path, mode) in chosen:
+        if rel == "memory/summary.md":
+            data = _read_one(ws, Path(path), rel, problems)
+            if data is not None:
+                yield rel, "summary", rel, data
+            continue
+        if not _mode_is_readable(ws, path, mode):
+            if problems is not None:
+                problems.append(f"{rel}: not a regular file inside the workspace; skipped")
+            continue
+        data, reason = read_bytes_fast(path)
+        if data is None:
+            if problems is not None:
+                problems.append(f"{rel}: {reason}; skipped")
+            continue
+        yield rel, rel.rsplit("/", 1)[-1][:-3], rel, data
 
 
 # --------------------------------------------------------------------------- the tools
@@ -317,11 +395,12 @@ def _check_slug(slug: str) -> None:
 def knowledge_search(ws: Workspace, query: str = "", *, slug: str | None = None, kind: str | None = None,
                      limit: int | None = None, include_replaced: bool = False, record: bool = True,
                      context_lines: int | None = None, session_id: str | None = None,
-                     problems: list[str] | None = None) -> list[KnowledgeHit]:
+                     problems: list[str] | None = None, use_index: bool = True) -> list[KnowledgeHit]:
     """Knowledge records holding every query term (SPEC 5), in sorted-path order.
 
     ``slug`` looks up that one record (exact file name); ``kind`` keeps records of that knowledge
     kind; ``limit`` defaults to ``[search] limit``; replaced records only with ``include_replaced``.
+    ``use_index=False`` reads every file (the plain scan the index must agree with).
     """
     terms = query_terms(query)
     max_hits = _check_limit(ws, limit)
@@ -334,7 +413,9 @@ def knowledge_search(ws: Workspace, query: str = "", *, slug: str | None = None,
         candidates: Iterator[tuple[str, str, bytes]] = iter(
             [(slug, f"knowledge/{slug}.md", data)] if data is not None else [])
     else:
-        candidates = iter_folder_bytes(ws, ws.knowledge_dir, "knowledge/", problems)
+        indexed = _indexed(ws, [(ws.knowledge_dir, "knowledge/")], None, terms, problems) if use_index else None
+        candidates = (item[1:] for item in indexed) if indexed is not None else \
+            iter_folder_bytes(ws, ws.knowledge_dir, "knowledge/", problems)
     matcher = _Matcher(terms, kind)
     hits: list[KnowledgeHit] = []
     for name, rel, data in candidates:
@@ -360,16 +441,31 @@ def knowledge_search(ws: Workspace, query: str = "", *, slug: str | None = None,
             break
     if record:
         via = "slug" if slug is not None else "search"
-        record_quietly(ws, [(h.slug, "knowledge", via) for h in hits], session_id)
+        _record(ws, [(h.slug, "knowledge", via) for h in hits], session_id)
     return hits
 
 
-def _memory_candidates(ws: Workspace, slug: str | None, kind: str | None,
-                       problems: list[str] | None) -> Iterator[tuple[RecordKind, str, str, bytes]]:
-    """``(kind, slug, rel, bytes)`` of memory records in sorted-path order."""
+def _memory_candidates(ws: Workspace, slug: str | None, kind: str | None, problems: list[str] | None,
+                       terms: list[str] | None = None) -> Iterator[tuple[RecordKind, str, str, bytes]]:
+    """``(kind, slug, rel, bytes)`` of memory records in sorted-path order.
+
+    With ``terms`` (and no slug), only the files the search index names as possible matches.
+    """
     kinds = [RecordKind(kind)] if kind else list(MEMORY_KINDS)
     # Sorted paths: memory/decisions/ < memory/requests/ < memory/summary.md.
     order = {RecordKind.DECISION: 0, RecordKind.REQUEST: 1, RecordKind.SUMMARY: 2}
+    if slug is None and terms is not None:
+        folders = [(ws.decisions_dir if k is RecordKind.DECISION else ws.requests_dir,
+                    "memory/decisions/" if k is RecordKind.DECISION else "memory/requests/")
+                   for k in sorted(kinds, key=order.__getitem__) if k is not RecordKind.SUMMARY]
+        summary = ws.summary_path if RecordKind.SUMMARY in kinds else None
+        indexed = _indexed(ws, folders, summary, terms, problems)
+        if indexed is not None:
+            for rel, name, _rel, data in indexed:
+                record_kind = RecordKind.SUMMARY if rel == "memory/summary.md" else \
+                    RecordKind.DECISION if rel.startswith("memory/decisions/") else RecordKind.REQUEST
+                yield record_kind, name, rel, data
+            return
     for record_kind in sorted(kinds, key=order.__getitem__):
         if record_kind is RecordKind.SUMMARY:
             if slug is not None and slug != "summary":
@@ -395,7 +491,7 @@ def _memory_candidates(ws: Workspace, slug: str | None, kind: str | None,
 def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, kind: str | None = None,
                   limit: int | None = None, include_replaced: bool = False, record: bool = True,
                   context_lines: int | None = None, session_id: str | None = None,
-                  problems: list[str] | None = None) -> list[MemoryHit]:
+                  problems: list[str] | None = None, use_index: bool = True) -> list[MemoryHit]:
     """Summary, decisions and requests holding every query term (SPEC 5), in sorted-path order.
 
     ``kind`` is ``summary``, ``decision`` or ``request``; ``slug`` is exact (``summary`` names the
@@ -410,7 +506,8 @@ def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, ki
     around = _context_lines(ws, context_lines)
     matcher = _Matcher(terms)
     hits: list[MemoryHit] = []
-    for record_kind, name, rel, data in _memory_candidates(ws, slug, kind, problems):
+    for record_kind, name, rel, data in _memory_candidates(ws, slug, kind, problems,
+                                                           terms if use_index else None):
         if not matcher.may_match(data):
             continue
         text = _decode(data, rel, problems)
@@ -433,7 +530,7 @@ def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, ki
             break
     if record:
         via = "slug" if slug is not None else "search"
-        record_quietly(ws, [(h.slug, h.kind, via) for h in hits], session_id)
+        _record(ws, [(h.slug, h.kind, via) for h in hits], session_id)
     return hits
 
 
@@ -491,5 +588,5 @@ def get_record(ws: Workspace, slug: str, kind: str, *, record: bool = True,
         raise SearchError(f"cannot read record: {reason}", path=ws.rel(path))
     parsed = result.record
     if record:
-        record_quietly(ws, [(slug, kind, "slug")], session_id)
+        _record(ws, [(slug, kind, "slug")], session_id)
     return RecordView(slug=slug, kind=kind, path=parsed.rel, meta=json_safe(parsed.meta), body=parsed.body)

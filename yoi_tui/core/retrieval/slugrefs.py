@@ -16,9 +16,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_REF_RE = re.compile(r"(?<![\w/#&\]])#([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w-]*[A-Za-z0-9_])")
+# Atomic groups and a bounded URL scheme keep every pattern linear in the line's length: a 300k-
+# character line of letters made the unbounded scheme (and a backtracking slug) quadratic.
+_REF_RE = re.compile(r"(?<![\w/#&\]])#((?>[a-z0-9]+(?:-[a-z0-9]+)*))(?![\w-]*[A-Za-z0-9_])")
 _LINK_ANCHOR_RE = re.compile(r"\]\(#")
-_URL_RE = re.compile(r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\.)[^\s<>()\[\]]+")
+_URL_RE = re.compile(r"(?:[a-zA-Z][a-zA-Z0-9+.-]{0,31}://|www\.)[^\s<>()\[\]]+")
 _INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING_MARKER_RE = re.compile(r"^ {0,3}#{1,6}(?=\s|$)")

@@ -12,7 +12,9 @@ human edit wins: reported as a conflict, the file is left alone). Applying is cr
 1. the journal ``.yoi/state/runs/<run-id>.pending.json`` (every before/after, every consumed input)
    is written first;
 2. the files are written; a file already holding its "after" counts as applied, so redoing the
-   step after a crash is harmless;
+   step after a crash is harmless. Each file's check and rename hold the workspace write lock
+   (``store.write_lock``, shared with the app's save), and ``replace_checked`` detects a program
+   outside yoi writing between the check and the rename (a conflict, its bytes kept);
 3. the journal is marked ``applied``; then the consumed inputs (Phase 2's staging files) are
    deleted — except those behind a conflicting change (their content did not land) or held back
    by the engine;
@@ -33,9 +35,11 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -44,9 +48,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import RecordLockedError, YoiError
-from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked
+from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked, make_temp, temp_prefix
+from ..store.safe_read import NotRegularFile, loads_json, read_regular_bytes
 from ..store.workspace import Workspace
+from ..store.write_lock import write_lock
 from .crashpoints import crashpoint
+from .leftovers import new_scratch_dir, remove_tree
 
 ChangeOp = Literal["add", "modify", "delete"]
 JOURNAL_VERSION = 1
@@ -62,9 +69,11 @@ def encode_exact(text: str) -> bytes:
 def read_exact(path: Path) -> str | None:
     """The file's bytes as text that encodes back to the same bytes (None: no such file)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_regular_bytes(Path(path))
     except FileNotFoundError:
         return None
+    except NotRegularFile:
+        raise
     except IsADirectoryError as exc:
         raise YoiError("is a folder, not a file", path=path) from exc
     except OSError as exc:
@@ -195,10 +204,46 @@ def _copy_ignore(folder: str, names: list[str]) -> set[str]:
     return {n for n in names if n.startswith(".") and n.endswith(".tmp")}
 
 
+def _link_or_copy(source: str, target: str) -> None:
+    """Hard-link ``source`` into the scratch copy (a copy where links are impossible).
+
+    The copy costs one link per file instead of reading and writing every byte, and stays correct
+    because nothing writes a scratch file in place: ``Scratch.write`` renames a new file over the
+    link (``write_exact``) and ``delete`` unlinks it, so the real record's inode is never touched.
+    Only regular files are linked; anything else (a FIFO, a device) is not copied at all.
+    """
+    st = os.lstat(source)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"not a regular file ({_kind_of(st.st_mode)})")
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except FileExistsError:
+        os.unlink(target)
+        os.link(source, target, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
+
+
 class Scratch:
     """A throw-away copy of the workspace's ``memory/`` (without ``_staging/`` and ``workflow/``)
     and ``knowledge/`` that a run reads and writes; ``.ws`` is a ``Workspace`` rooted there (same
     config), so the linter and the search tools work on it unchanged.
+
+    It lives under ``.yoi/state/scratch/<pid>-…`` (``leftovers.new_scratch_dir``; a killed run's copy
+    is swept by the next recovery) and is made of hard links (``_link_or_copy``): only the files the
+    engine writes get new bytes.
 
     Files keep their mode bits, so a locked (read-only) record is refused in the scratch copy too.
     Writes go through ``write``/``delete``, which remember each file's text before its first change.
@@ -206,11 +251,19 @@ class Scratch:
 
     def __init__(self, ws: Workspace, *, parent: Path | None = None) -> None:
         self.real = ws
-        self._tmp = tempfile.TemporaryDirectory(prefix="yoi-scratch-", dir=parent, ignore_cleanup_errors=True)
-        root = Path(self._tmp.name)
+        if parent is not None:
+            parent.mkdir(parents=True, exist_ok=True)
+            root = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=parent))
+        else:
+            root = new_scratch_dir(ws)
+        self._dir = root
         self.problems: list[str] = []
-        self._copy(ws.memory_dir, root / "memory", skip_top={"_staging", "workflow"})
-        self._copy(ws.knowledge_dir, root / "knowledge", skip_top=set())
+        try:
+            self._copy(ws.memory_dir, root / "memory", skip_top={"_staging", "workflow"})
+            self._copy(ws.knowledge_dir, root / "knowledge", skip_top=set())
+        except BaseException:
+            remove_tree(root)
+            raise
         self.ws = Workspace(root, _config=ws.config)
         self.touched: dict[str, _Touch] = {}
 
@@ -226,7 +279,8 @@ class Scratch:
             return skipped
 
         try:
-            shutil.copytree(source, target, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+            shutil.copytree(source, target, symlinks=True, ignore=ignore, dirs_exist_ok=True,
+                            copy_function=_link_or_copy)
         except shutil.Error as exc:  # copies what it can, then lists what it could not
             for _src, _dst, why in exc.args[0]:
                 self.problems.append(f"{self.real.rel(Path(_src))}: not copied to the scratch workspace ({why})")
@@ -322,12 +376,7 @@ class Scratch:
                          notes=[*self.problems, *notes])
 
     def close(self) -> None:
-        # Read-only files in a writable folder are still removable; a read-only folder is not, so
-        # restore write bits on folders before cleaning up.
-        for folder, _dirs, _files in os.walk(self._tmp.name):
-            with contextlib.suppress(OSError):
-                os.chmod(folder, 0o755)
-        self._tmp.cleanup()
+        remove_tree(self._dir)
 
     def __enter__(self) -> Scratch:
         return self
@@ -362,8 +411,10 @@ def _write_journal(path: Path, journal: dict[str, Any]) -> None:
 
 def _read_journal(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="ascii", errors="replace"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = loads_json(read_regular_bytes(path).decode("ascii", errors="replace"))
+    except YoiError as exc:
+        raise YoiError(f"unreadable run journal: {exc.message}", path=path) from exc
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
         raise YoiError(f"unreadable run journal: {exc}", path=path) from exc
     if not isinstance(data, dict) or "changes" not in data or "run_id" not in data:
         raise YoiError("not a run journal", path=path)
@@ -408,8 +459,117 @@ def _inside(ws: Workspace, rel: str) -> Path:
     return path
 
 
+_RACE_DETAIL = ("changed on disk while the run was writing it; the other program's version is kept "
+                "and the run's version stays in the journal (the edit wins)")
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: Any = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap the files at ``a`` and ``b`` (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    False where the system or file system cannot (the caller falls back to link + rename).
+    """
+    global _renameat2
+    if _renameat2 is None:
+        _renameat2 = False
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            function = libc.renameat2
+            function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            function.restype = ctypes.c_int
+            _renameat2 = function
+    if not _renameat2:
+        return False
+    import ctypes
+
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def replace_checked(path: Path, expected: str | None, new: str | None) -> str | None:
+    """Replace ``path`` holding ``expected`` with ``new`` (None: absent); a conflict detail or None.
+
+    Callers hold the workspace write lock, which keeps yoi's own writers out. A program outside
+    yoi may still write between our check and our rename, so the replacement itself captures the
+    file it replaces: the new file and the old one are swapped atomically (``_exchange``; a
+    deletion moves the old file aside), and if the bytes captured are not ``expected`` they are
+    put back and a conflict is returned — nothing is reported as applied over bytes the run did
+    not read. Captured files carry the ``.yoi-tmp-`` prefix, so a crash here leaves nothing a
+    recovery does not sweep.
+    """
+    folder = path.parent
+    tmp: Path | None = None
+    try:
+        if new is not None:
+            try:
+                mode = stat.S_IMODE(path.stat().st_mode)
+            except FileNotFoundError:
+                mode = 0o644
+            fd, tmp = make_temp(folder, path.name)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(encode_exact(new))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+        if expected is None:
+            assert tmp is not None
+            crashpoint("apply:creating")
+            try:
+                os.link(tmp, path)  # never replaces a file someone created meanwhile
+            except FileExistsError:
+                return "file was created on disk while the run was writing it; left as it is (the edit wins)"
+            fsync_dir(folder)
+            return None
+        crashpoint("apply:renaming")
+        if tmp is None:
+            tmp = folder / f"{temp_prefix(path.name)}deleted.tmp"
+            try:
+                os.rename(path, tmp)  # moves out exactly the file there now
+            except FileNotFoundError:
+                tmp = None
+                return "file was deleted on disk while the run was deleting it; nothing to do"
+        elif not _exchange(tmp, path):
+            # No atomic swap here: link the old file aside, then rename. A rename by another
+            # program between these two calls is the one write this cannot see (docs/reliability.md).
+            aside = Path(f"{tmp}.before")
+            try:
+                os.link(path, aside)
+            except FileNotFoundError:
+                return "file was deleted on disk while the run was writing it; left as it is (the edit wins)"
+            os.replace(tmp, path)
+            tmp = aside
+        captured = read_exact(tmp)
+        if captured != expected:
+            if new is not None:
+                os.replace(tmp, path)
+            else:
+                with contextlib.suppress(FileExistsError):
+                    os.link(tmp, path)
+            fsync_dir(folder)
+            return _RACE_DETAIL
+        fsync_dir(folder)
+        return None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
 def _apply_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
-    """Bring one file from before to after; ("applied"|"conflict", detail)."""
+    """Bring one file from before to after; ("applied"|"conflict", detail). Holds the write lock."""
+    with write_lock(ws.root):
+        return _apply_one_locked(ws, change)
+
+
+def _apply_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
     try:
         path = _inside(ws, change["path"])
         current = read_exact(path)
@@ -423,19 +583,14 @@ def _apply_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
         return "conflict", f"file {what} on disk since the run read it; left as it is (the edit wins)"
     if is_locked(path):
         return "conflict", "file is read-only (locked against automated rewriting); left as it is"
+    crashpoint("apply:checked")
     try:
-        if after is None:
-            path.unlink()
-            fsync_dir(path.parent)
-        else:
-            write_exact(path, after)
-    except FileNotFoundError:
-        return "applied", None
-    except RecordLockedError:
-        return "conflict", "file is read-only (locked against automated rewriting); left as it is"
+        if after is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        detail = replace_checked(path, before, after)
     except (YoiError, OSError) as exc:
         return "conflict", f"cannot write: {getattr(exc, 'message', None) or exc}"
-    return "applied", None
+    return ("conflict", detail) if detail else ("applied", None)
 
 
 def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered: bool) -> ApplyResult:
@@ -641,6 +796,11 @@ class RevertResult:
 
 
 def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
+    with write_lock(ws.root):
+        return _revert_one_locked(ws, change)
+
+
+def _revert_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
     try:
         path = _inside(ws, change["path"])
         current = read_exact(path)
@@ -654,16 +814,12 @@ def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]
     if is_locked(path):
         return "refused", "file is read-only (locked); left as it is"
     try:
-        if before is None:
-            path.unlink()
-            fsync_dir(path.parent)
-        else:
-            write_exact(path, before)
-    except RecordLockedError:
-        return "refused", "file is read-only (locked); left as it is"
+        if before is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        detail = replace_checked(path, after, before)
     except (YoiError, OSError) as exc:
         return "refused", f"cannot write: {getattr(exc, 'message', None) or exc}"
-    return "restored", None
+    return ("refused", detail) if detail else ("restored", None)
 
 
 def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
@@ -679,6 +835,10 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
 
         lock = ConsolidationLock(ws, purpose="revert").acquire()
     try:
+        if lock is not None:
+            from .leftovers import sweep
+
+            sweep(ws)
         journal = _read_journal(path)
         result = RevertResult(run_id=run_id)
         for change in journal["changes"]:

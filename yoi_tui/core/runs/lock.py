@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import socket
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -36,7 +35,7 @@ from typing import Any
 import filelock
 
 from ..errors import YoiError
-from ..store.atomic import fsync_dir
+from ..store.atomic import fsync_dir, make_temp, pid_alive
 from ..store.ids import new_id
 from ..store.workspace import Workspace
 
@@ -125,27 +124,6 @@ class Takeover:
         return f"took over a stale lock: {who}; {self.reason}"
 
 
-def pid_alive(pid: int) -> bool:
-    """True when a process with ``pid`` exists on this host and is not a zombie."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OSError:
-        return True
-    # A killed child that nobody reaped yet still answers kill(0); on Linux /proc tells us it is dead.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return True
-    state = stat.rsplit(")", 1)[-1].split()[:1]
-    return not state or state[0] not in ("Z", "X")
-
-
 def staleness(info: LockInfo, lease_seconds: float, *, host: str | None = None,
               now: datetime | None = None) -> str | None:
     """Why ``info`` is stale (None: the holder is live)."""
@@ -184,7 +162,8 @@ def read_lock(ws: Workspace) -> LockInfo | None:
 
 
 def _write_temp(folder: Path, info: LockInfo) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{LOCK_NAME}.", suffix=".tmp", dir=folder)
+    fd, path = make_temp(folder, LOCK_NAME)
+    name = str(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(info.to_json(), indent=2) + "\n")

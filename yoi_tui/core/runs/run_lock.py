@@ -5,8 +5,9 @@
 1. unless ``dry_run``, it takes the consolidation lock (``core.runs.lock``; a live holder raises
    ``LockBusy``, a stale one is taken over and reported in ``RunStart.takeover``);
 2. it passes the crash point ``<purpose>:locked``; with the lock held it finishes every run a
-   crash interrupted while applying (``changeset.recover_pending``) and passes
-   ``<purpose>:recovered``, so a run never starts on a half-applied workspace;
+   crash interrupted while applying (``changeset.recover_pending``), removes the temp files and
+   scratch copies killed runs left (``leftovers.sweep``) and passes ``<purpose>:recovered``, so a
+   run never starts on a half-applied workspace;
 3. if the body raises, the lock is released. On a normal exit the body has decided: released the
    lock, or handed it on (to a ``PreparedRound``/``PreparedGc`` that releases it after applying).
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from ..store.workspace import Workspace
 from .changeset import ApplyResult, recover_pending, runs_dir
 from .crashpoints import crashpoint
+from .leftovers import Swept, sweep
 from .lock import ConsolidationLock, Takeover
 
 PENDING_NOTE = "an interrupted run is pending; the next run without --dry-run finishes it first"
@@ -43,6 +45,7 @@ class RunStart:
 
     lock: ConsolidationLock | None
     recovered: list[ApplyResult] = field(default_factory=list)
+    swept: Swept = field(default_factory=Swept)
 
     @property
     def run_id(self) -> str | None:
@@ -63,6 +66,7 @@ def start_run(ws: Workspace, purpose: str, *, dry_run: bool) -> Iterator[RunStar
         start = RunStart(lock)
         if lock is not None:
             start.recovered = recover_pending(ws)
+            start.swept = sweep(ws)
             crashpoint(f"{purpose}:recovered")
         yield start
     except BaseException:

@@ -10,10 +10,12 @@ Owns two rules every adapter must follow:
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..store.safe_read import MAX_JSON_DEPTH, NotRegularFile, json_depth_ok, open_regular
 from .model import Entry, LogProblem, Role, SessionLogError
 
 
@@ -28,12 +30,12 @@ class RawLine:
 def read_bytes(path: Path, limit: int | None = None) -> bytes:
     """Read a log's bytes, turning OS errors into ``SessionLogError``."""
     try:
-        if path.is_dir():
-            raise SessionLogError(path, "is a directory, not a session log file")
-        with path.open("rb") as handle:
+        fd = open_regular(path)  # never a FIFO or device: opening one could block for ever
+        with os.fdopen(fd, "rb") as handle:
             return handle.read() if limit is None else handle.read(limit)
-    except SessionLogError:
-        raise
+    except NotRegularFile as exc:
+        what = "is a directory" if "folder" in exc.message else exc.message.replace("; not read", "").replace(", not a file", "")
+        raise SessionLogError(path, f"{what}, not a session log file") from exc
     except FileNotFoundError as exc:
         raise SessionLogError(path, "no such file") from exc
     except PermissionError as exc:
@@ -73,6 +75,9 @@ def split_lines(data: bytes, *, complete: bool = True) -> tuple[list[RawLine], l
         except UnicodeDecodeError:
             text = raw.decode("utf-8", errors="replace")
             problems.append(LogProblem(line=number, message="invalid UTF-8 bytes replaced with U+FFFD"))
+        if not json_depth_ok(text):
+            problems.append(LogProblem(line=number, message=f"JSON nested deeper than {MAX_JSON_DEPTH} levels; skipped"))
+            continue
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:

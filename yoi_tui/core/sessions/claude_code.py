@@ -6,7 +6,8 @@ Covers CLI 2.0.x and 2.1.x main transcripts and subagent files (2.0.x ``agent-<i
 - ``user`` lines: a typed prompt (string content or text blocks) -> role user; ``tool_result``
   blocks -> role tool (with ``is_error``, an ``Exit code N`` prefix parsed into ``exit_code``, a
   user rejection marked kind ``rejected``); images -> the placeholder ``[image]``; ``isMeta``
-  caveats -> role system kind ``meta``; ``<command-name>`` lines -> kind ``command`` with text
+  caveats -> role system kind ``meta``; hook feedback (``Stop hook feedback: ...``, a hook's
+  blocking error) -> role system kind ``hook_feedback`` (kept by cleaning: a failure signal); ``<command-name>`` lines -> kind ``command`` with text
   ``/name args``; ``<local-command-stdout>`` -> kind ``command_output``; ``[Request interrupted
   by user...]`` -> kind ``interrupt``; ``isCompactSummary`` -> kind ``compact_summary``.
 - ``assistant`` lines: each content block is one entry (text, thinking, tool_use). Usage is
@@ -39,6 +40,7 @@ from .model import (
     KIND_COMMAND,
     KIND_COMMAND_OUTPUT,
     KIND_COMPACT_SUMMARY,
+    KIND_HOOK_FEEDBACK,
     KIND_INTERRUPT,
     KIND_MESSAGE,
     KIND_META,
@@ -83,6 +85,8 @@ _COMMAND_NAME_RE = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DO
 _COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LOCAL_OUTPUT_RE = re.compile(r"<local-command-(stdout|stderr)>(.*?)</local-command-\1>", re.DOTALL)
 _CAVEAT_TAG = "<local-command-caveat>"
+# "Stop hook feedback: ...", "PreToolUse:Bash hook blocking error from command: ...".
+_HOOK_FEEDBACK_RE = re.compile(r"\A\s*[\w:]+ hook (?:feedback|blocking error|error)\b")
 _INTERRUPT_PREFIX = "[Request interrupted by user"
 # 2.1.x prefixes a failed Bash result with its exit status; 2.0.x does not (FORMATS.md 1.4).
 _EXIT_CODE_RE = re.compile(r"\AExit code (-?\d+)\b")
@@ -152,6 +156,9 @@ class _Parser:
 
     def _user_text(self, text: str, *, is_meta: bool, sidechain: bool, ts: str | None) -> None:
         """Classify one piece of user-role text and emit it."""
+        if _HOOK_FEEDBACK_RE.match(text):
+            self.out.emit("system", text.strip(), kind=KIND_HOOK_FEEDBACK, timestamp=ts)
+            return
         if is_meta or text.lstrip().startswith(_CAVEAT_TAG):
             self.out.emit("system", text, kind=KIND_META, timestamp=ts)
             return

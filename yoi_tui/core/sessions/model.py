@@ -37,6 +37,10 @@ KIND_DEVELOPER = "developer"  # developer/system instructions injected by the ha
 KIND_COMPACT_SUMMARY = "compact_summary"  # summary the harness injects after compaction
 KIND_API_ERROR = "api_error"  # an API error reported by the harness, not model output
 KIND_SYSTEM = "system"  # other harness system lines (compaction boundary, hook summaries, ...)
+# A hook's verdict fed back to the model (Claude Code writes a blocked Stop hook as an isMeta user
+# line "Stop hook feedback: ..."): harness text, but a failure signal Phase 1 must see, so it is
+# not an injected kind and survives cleaning.
+KIND_HOOK_FEEDBACK = "hook_feedback"
 
 # Kinds whose whole text was put there by the harness, not by the user or the model: cleaning
 # drops these entries (SPEC 8: memory never learns from injected text).

@@ -1,8 +1,12 @@
-"""Secret detection and redaction: the one pattern table yoi uses for secrets.
+"""Secret detection and redaction: the one detector yoi uses for secrets.
 
 Phase 1 cleaning (``redact``) and the record linter's ``secret`` rule (``find_secrets``) share
-``SECRET_PATTERNS`` so that what the linter flags in a record is exactly what cleaning would have
-removed from a session log.
+``all_patterns()`` so that what the linter flags in a record is exactly what cleaning would have
+removed from a session log. The patterns are the regexes of the maintained ``detect-secrets``
+plugins (``secret_library``) plus this module's hand table ``SECRET_PATTERNS``, kept for what the
+library misses (generic ``password=``/``token:`` assignments and CLI flags, Anthropic keys, URL
+credentials without a user, Shopify, Docker ``"auth"``, Azure ``SharedAccessKey``) and for the
+whole extent of a private key block.
 
 Each pattern names a *kind*; a match is replaced by ``[REDACTED:<kind>]``. For assignments,
 headers and URLs only the value is replaced (``password=[REDACTED:password]``), so the text stays
@@ -147,7 +151,11 @@ def _assignment_span(kind: str) -> Callable[[re.Match[str]], tuple[int, int] | N
                     return None
                 return match.span(group)
         value = match.group("bare")
-        if value is None or len(value) < 4 or _is_placeholder(value) or _IDENTIFIER_CHAIN.fullmatch(value):
+        if value is None or len(value) < 4 or _is_placeholder(value):
+            return None
+        # settings.api_key is a variable; SENDGRID_API_KEY=SG.abc.def (env style, no spaces) is a value.
+        env_style = match.group("key").isupper() and match.group("sep") == "="
+        if _IDENTIFIER_CHAIN.fullmatch(value) and not env_style:
             return None
         has_digit = any(c.isdigit() for c in value)
         identifier = _IDENTIFIER.fullmatch(value) is not None
@@ -206,10 +214,11 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "private_key",
         re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-            r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?:(?:\s|\\n)*[A-Za-z0-9+/=:,-]{16,})+)"
+            r"-{4,5} ?BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+            r"(?:[\s\S]*?-{4,5} ?END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+            r"|(?:(?:\s|\\n)*[A-Za-z0-9+/=:,-]{16,})+)"
         ),
-        needles=("private key-----",),
+        needles=("private key",),
     ),
     SecretPattern("anthropic_key", re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}"), needles=("sk-ant-",)),
     SecretPattern(
@@ -252,11 +261,18 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     ),
     SecretPattern(
         "url_credentials",
-        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"<>]+:(?P<secret>[^\s@/'\"<>]+)@"),
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}://[^\s:/@'\"<>]*:(?P<secret>[^\s@/'\"<>]+)@"),
         _url_credentials,
         needles=("://",),
         requires=("@",),
     ),
+    SecretPattern("shopify_token", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"), needles=("shp",)),
+    SecretPattern("docker_auth", re.compile(r"\"auth\"[ \t]*:[ \t]*\"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})\""),
+                  _group("secret"), needles=('"auth"',)),
+    SecretPattern("azure_key", re.compile(r"(?:SharedAccessKey|AccountKey)=(?P<secret>[A-Za-z0-9+/]{20,}={0,2})",
+                                          re.IGNORECASE), _group("secret"), needles=("accesskey=", "accountkey=")),
+    SecretPattern("slack_webhook", re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,}"),
+                  needles=("hooks.slack.com",)),
     _assignment("password", r"password|passwd|passphrase", ("pass",)),
     _assignment("api_key", r"api[_-]?key", ("api",)),
     _assignment("secret", r"secret(?:[_-]?key)?|secret[_-]?access[_-]?key", ("secret",)),
@@ -268,12 +284,30 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
 )
 
 
+def all_patterns() -> tuple[SecretPattern, ...]:
+    """The detector: the hand table first (its kinds win a tie), then the detect-secrets plugins."""
+    global _ALL
+    if _ALL is None:
+        from .secret_library import library_patterns
+
+        _ALL = SECRET_PATTERNS + library_patterns()
+    return _ALL
+
+
+_ALL: tuple[SecretPattern, ...] | None = None
+
+
 def find_secrets(text: str) -> list[Span]:
     """Every secret in ``text`` as ``(kind, start, end)``, sorted, never overlapping."""
     candidates: list[tuple[int, int, int, str]] = []
     folded = fold(text)
-    for rank, pattern in enumerate(SECRET_PATTERNS):
-        if not maybe(folded, pattern.needles, pattern.requires):
+    verdicts: dict[tuple[tuple[str, ...], tuple[str, ...]], bool] = {}  # plugins share needle sets
+    for rank, pattern in enumerate(all_patterns()):
+        key = (pattern.needles, pattern.requires)
+        verdict = verdicts.get(key)
+        if verdict is None:
+            verdict = verdicts[key] = maybe(folded, pattern.needles, pattern.requires)
+        if not verdict:
             continue  # the pattern cannot match: none of its literal words is in the text
         for kind, start, end in pattern.finditer(text):
             candidates.append((start, -(end - start), rank, kind))
@@ -315,4 +349,4 @@ def redact_value(value: Any) -> Any:
     return value
 
 
-__all__ = ["SECRET_PATTERNS", "SecretPattern", "find_secrets", "redact", "redact_value"]
+__all__ = ["SECRET_PATTERNS", "SecretPattern", "all_patterns", "find_secrets", "redact", "redact_value"]

@@ -2,6 +2,11 @@
 
 A record is never half-written: text goes to a temporary file in the same folder, is fsynced,
 then ``os.replace``-d over the target, and the folder is fsynced so the rename survives a crash.
+
+Every temporary file yoi creates — records, staging, journals, the lock, caches — is named by
+``temp_prefix`` (``.yoi-tmp-<pid>-<name>.``…``.tmp``): one recognisable prefix that ``yoi init``'s
+``.gitignore`` pattern (``TEMP_GITIGNORE``) ignores and ``sweep_temp_files`` removes once the pid
+that made it is gone (a SIGKILL between create and rename leaves one behind; nothing else does).
 A file whose write bits are removed is *locked* (SPEC 3): ``os.replace`` would silently replace it
 (only the folder's permission matters to a rename, and root bypasses ``access()``), so the mode
 bits are checked here, by hand, before anything is written.
@@ -11,13 +16,97 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
+import time
 from pathlib import Path
 
+from ..crashpoints import crashpoint
 from ..errors import RecordLockedError, YoiError
 
 _WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+
+TEMP_PREFIX = ".yoi-tmp-"
+TEMP_GITIGNORE = ".yoi-tmp-*"
+"""The ``.gitignore`` pattern matching every temporary file yoi creates."""
+STALE_TEMP_SECONDS = 3600.0
+"""A temp file this old is a leftover even if its pid is alive again (pid reuse): writes take ms."""
+_NAME_RE = re.compile(r"^\.yoi-tmp-(\d+)-")
+
+
+def temp_prefix(name: str) -> str:
+    """The prefix of a temporary file standing in for ``name`` (this process's pid in it)."""
+    return f"{TEMP_PREFIX}{os.getpid()}-{name}."
+
+
+def make_temp(folder: Path, name: str) -> tuple[int, Path]:
+    """Create a temporary file in ``folder`` for target ``name``: (open fd, path)."""
+    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(name), suffix=".tmp", dir=folder)
+    return fd, Path(tmp_name)
+
+
+def pid_alive(pid: int) -> bool:
+    """True when a process with ``pid`` exists on this host and is not a zombie."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    # A killed child that nobody reaped yet still answers kill(0); on Linux /proc tells us it is dead.
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return True
+    state = stat_line.rsplit(")", 1)[-1].split()[:1]
+    return not state or state[0] not in ("Z", "X")
+
+
+def is_leftover(path: Path, *, now: float | None = None) -> bool:
+    """True for a yoi temporary file whose writer is gone (or that is too old to be in flight).
+
+    Files named by older versions (``.<name>.<random>.tmp``) carry no pid; they count after
+    ``STALE_TEMP_SECONDS``.
+    """
+    name = path.name
+    match = _NAME_RE.match(name)
+    if match is None and not (name.startswith(".") and name.endswith(".tmp")):
+        return False
+    try:
+        age = (now if now is not None else time.time()) - path.lstat().st_mtime
+    except OSError:
+        return False
+    if age > STALE_TEMP_SECONDS:
+        return True
+    return match is not None and int(match.group(1)) != os.getpid() and not pid_alive(int(match.group(1)))
+
+
+def sweep_temp_files(folders: list[Path]) -> list[Path]:
+    """Remove leftover temporary files (``is_leftover``) under ``folders``; returns what was removed.
+
+    Symlinked folders are not followed (a link out of the workspace is never swept).
+    """
+    removed: list[Path] = []
+    stack = [Path(f) for f in folders]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False) and is_leftover(Path(entry.path)):
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+            except OSError:
+                continue
+    return removed
 
 
 def is_locked(path: Path) -> bool:
@@ -67,16 +156,16 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
     folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        fd, tmp = make_temp(folder, path.name)
     except OSError as exc:
         raise YoiError(f"cannot write: {exc.strerror or exc}", path=path) from exc
-    tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, target_mode)
+        crashpoint("write:renaming")  # the one step where a kill leaves a temp file behind
         os.replace(tmp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):

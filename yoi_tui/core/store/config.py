@@ -2,133 +2,234 @@
 
 The file is optional. A bad value names the key, the value and what is allowed; an unknown key is
 an error with a "did you mean" suggestion (SPEC 13).
+
+The settings are plain read-only classes (``Section``), so loading them imports no pydantic
+(start-up time is measured, and ``yoi search``/``lint``/``hook`` load the config on every call).
+Each ``Setting`` holds its default and constraints; ``config_schema.py`` builds the pydantic models from them and
+validates a file only when it sets anything. A valid file's values are cached by the hash of its
+bytes (and of this module) in ``.yoi/state/config-valid.json``, so the next run skips validation.
 """
 
-from __future__ import annotations
-
-import difflib
-import tomllib
+import hashlib
+import json
+import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
 
 Engine = Literal["rules", "llm"]
+CACHE_NAME = "config-valid.json"
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_default=True)
+class Setting:
+    """One key: its default (or a factory for it) and the constraints (gt, ge, le) it must meet."""
+
+    __slots__ = ("default", "factory", "meta")
+
+    def __init__(self, default: Any = None, factory: Callable[[], Any] | None = None,
+                 meta: dict[str, Any] | None = None) -> None:
+        self.default, self.factory, self.meta = default, factory, meta or {}
+
+    def fresh(self) -> Any:
+        return self.factory() if self.factory is not None else self.default
 
 
-class RecordsConfig(_Section):
-    knowledge_kinds: list[str] = Field(default_factory=lambda: ["term", "policy", "rule", "fact", "howto"])
-    cap_summary: int = Field(20_000, gt=0, description="body character cap of memory/summary.md")
-    cap_decision: int = Field(4_000, gt=0)
-    cap_request: int = Field(3_000, gt=0)
-    cap_knowledge: int = Field(8_000, gt=0)
-    description_max: int = Field(1024, gt=0, description="max description length when model_invokation")
-    sources_max: int = Field(20, gt=0, description="sources-overflow warns above this many sources")
-    similar_slug_ratio: float = Field(90.0, ge=0, le=100, description="rapidfuzz ratio for similar-slugs")
-    compressible_fraction: float = Field(0.6, gt=0, le=1, description="compressible warns above this share of the cap")
+def _f(default: Any, *, description: str | None = None, **constraints: float) -> Any:
+    """A setting with its default and the constraints ``config_schema`` enforces."""
+    meta: dict[str, Any] = dict(constraints)
+    if description:
+        meta["description"] = description
+    if isinstance(default, list):
+        return Setting(factory=lambda: list(default), meta=meta)
+    return Setting(default, meta=meta)
 
 
-class LintConfig(_Section):
-    disable: list[str] = Field(default_factory=list, description="rule names never reported")
+class Section:
+    """A group of settings: the ``Setting`` class attributes, typed by the annotations.
+
+    Plain classes rather than dataclasses or pydantic models: a dataclass ``exec``s its methods at
+    import (8 ms for these nine), and this module is imported by every command.
+    """
+
+    settings: ClassVar[dict[str, Setting]] = {}
+    types: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls) -> None:
+        cls.settings = {name: value for name, value in vars(cls).items() if isinstance(value, Setting)}
+        cls.types = {name: cls.__annotations__[name] for name in cls.settings}
+
+    def __init__(self, **values: Any) -> None:
+        unknown = set(values) - set(self.settings)
+        if unknown:
+            raise TypeError(f"{type(self).__name__}: unknown setting(s) {', '.join(sorted(unknown))}")
+        for name, setting in self.settings.items():
+            object.__setattr__(self, name, values[name] if name in values else setting.fresh())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.as_dict() == other.as_dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.settings)})"
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every setting as plain JSON-able data."""
+        out: dict[str, Any] = {}
+        for name in self.settings:
+            value = getattr(self, name)
+            out[name] = value.as_dict() if isinstance(value, Section) else \
+                list(value) if isinstance(value, list) else value
+        return out
 
 
-class SearchConfig(_Section):
-    context_lines: int = Field(2, ge=0, le=50)
-    limit: int = Field(10, gt=0, le=1000)
+class RecordsConfig(Section):
+    knowledge_kinds: list[str] = _f(["term", "policy", "rule", "fact", "howto"])
+    cap_summary: int = _f(20_000, gt=0, description="body character cap of memory/summary.md")
+    cap_decision: int = _f(4_000, gt=0)
+    cap_request: int = _f(3_000, gt=0)
+    cap_knowledge: int = _f(8_000, gt=0)
+    description_max: int = _f(1024, gt=0, description="max description length when model_invokation")
+    sources_max: int = _f(20, gt=0, description="sources-overflow warns above this many sources")
+    similar_slug_ratio: float = _f(90.0, ge=0, le=100, description="rapidfuzz ratio for similar-slugs")
+    compressible_fraction: float = _f(0.6, gt=0, le=1,
+                                      description="compressible warns above this share of the cap")
 
 
-class UsageConfig(_Section):
-    window: int = Field(10, gt=0, description="frequency window: the Nth most recent invoke")
-    denominator_floor: int = Field(100_000, ge=1, description="minimum tokens in the frequency denominator")
-    protect_threshold: float = Field(1.0, ge=0, description="invokes per Mtoken that protect a record from GC")
-    candidate_threshold: float = Field(1.0, ge=0, description="invokes per Mtoken for the candidate report")
-    candidate_min_sessions: int = Field(2, ge=1)
+class LintConfig(Section):
+    disable: list[str] = _f([], description="rule names never reported")
 
 
-class Phase1Config(_Section):
-    engine: Engine = "rules"
-    token_threshold: int = Field(20_000, ge=0, description="input tokens since the pointer that trigger Phase 1")
-    chunk_tokens: int = Field(24_000, gt=500, description="approximate tokens per extraction chunk")
+class SearchConfig(Section):
+    context_lines: int = _f(2, ge=0, le=50)
+    limit: int = _f(10, gt=0, le=1000)
 
 
-class Phase2Config(_Section):
-    engine: Engine = "rules"
-    staging_files: int = Field(5, ge=1, description="staging file count that triggers Phase 2")
-    staging_bytes: int = Field(200_000, ge=1, description="staging bytes that trigger Phase 2")
-    max_failed_writes: int = Field(3, ge=1, description="failed writes after which an llm run aborts")
-    lock_lease_seconds: int = Field(600, ge=10, description="a lock whose heartbeat is older is stale")
+class UsageConfig(Section):
+    window: int = _f(10, gt=0, description="frequency window: the Nth most recent invoke")
+    denominator_floor: int = _f(100_000, ge=1, description="minimum tokens in the frequency denominator")
+    protect_threshold: float = _f(1.0, ge=0, description="invokes per Mtoken that protect a record from GC")
+    candidate_threshold: float = _f(1.0, ge=0, description="invokes per Mtoken for the candidate report")
+    candidate_min_sessions: int = _f(2, ge=1)
 
 
-class GcConfig(_Section):
-    engine: Engine = "rules"
-    unused_min_age_tokens: int = Field(
+class Phase1Config(Section):
+    engine: Engine = _f("rules")
+    token_threshold: int = _f(20_000, ge=0, description="input tokens since the pointer that trigger Phase 1")
+    chunk_tokens: int = _f(24_000, gt=500, description="approximate tokens per extraction chunk")
+
+
+class Phase2Config(Section):
+    engine: Engine = _f("rules")
+    staging_files: int = _f(5, ge=1, description="staging file count that triggers Phase 2")
+    staging_bytes: int = _f(200_000, ge=1, description="staging bytes that trigger Phase 2")
+    max_failed_writes: int = _f(3, ge=1, description="failed writes after which an llm run aborts")
+    lock_lease_seconds: int = _f(600, ge=10, description="a lock whose heartbeat is older is stale")
+
+
+class GcConfig(Section):
+    engine: Engine = _f("rules")
+    unused_min_age_tokens: int = _f(
         20_000_000, ge=0, description="a never-invoked record is 'unused' only once this many input tokens "
-                                     "(usage clock) have passed since its created_at")
-    request_stale_tokens: int = Field(
+                                      "(usage clock) have passed since its created_at")
+    request_stale_tokens: int = _f(
         100_000_000, ge=0, description="an unused request whose updated_at is this many input tokens old is "
-                                      "'old' and GC drops it")
-    replaced_grace_tokens: int = Field(
+                                       "'old' and GC drops it")
+    replaced_grace_tokens: int = _f(
         5_000_000, ge=0, description="a record GC merged away stays as a replaced stub until this many input "
                                     "tokens have passed, so a clone that has not pulled the merge yet can still "
                                     "update it through git (docs/team.md)")
 
 
-class LlmConfig(_Section):
-    extract_model: str = Field("anthropic:claude-haiku-4-5", description="model string for Phase 1")
-    consolidation_model: str = Field("anthropic:claude-sonnet-4-5", description="model string for Phase 2 and GC")
-    base_url: str | None = Field(None, description="OpenAI-compatible server URL (Ollama, vLLM, ...)")
-    api_key_env: str | None = Field(None, description="name of the environment variable holding the API key")
-    output_mode: Literal["tool", "native", "prompted"] = "tool"
+class LlmConfig(Section):
+    extract_model: str = _f("anthropic:claude-haiku-4-5", description="model string for Phase 1")
+    consolidation_model: str = _f("anthropic:claude-sonnet-4-5", description="model string for Phase 2 and GC")
+    base_url: str | None = _f(None, description="OpenAI-compatible server URL (Ollama, vLLM, ...)")
+    api_key_env: str | None = _f(None, description="name of the environment variable holding the API key")
+    output_mode: Literal["tool", "native", "prompted"] = _f("tool")
 
 
-class Config(_Section):
-    records: RecordsConfig = Field(default_factory=RecordsConfig)
-    lint: LintConfig = Field(default_factory=LintConfig)
-    search: SearchConfig = Field(default_factory=SearchConfig)
-    usage: UsageConfig = Field(default_factory=UsageConfig)
-    phase1: Phase1Config = Field(default_factory=Phase1Config)
-    phase2: Phase2Config = Field(default_factory=Phase2Config)
-    gc: GcConfig = Field(default_factory=GcConfig)
-    llm: LlmConfig = Field(default_factory=LlmConfig)
+class Config(Section):
+    records: RecordsConfig = Setting(factory=RecordsConfig)
+    lint: LintConfig = Setting(factory=LintConfig)
+    search: SearchConfig = Setting(factory=SearchConfig)
+    usage: UsageConfig = Setting(factory=UsageConfig)
+    phase1: Phase1Config = Setting(factory=Phase1Config)
+    phase2: Phase2Config = Setting(factory=Phase2Config)
+    gc: GcConfig = Setting(factory=GcConfig)
+    llm: LlmConfig = Setting(factory=LlmConfig)
 
     def cap_for(self, kind: str) -> int:
         """Body character cap of a record kind (summary, decision, request, knowledge)."""
         return int(getattr(self.records, f"cap_{kind}"))
 
-
-def _known_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
-    current: type[BaseModel] = model
-    for part in loc[:-1]:
-        field = current.model_fields.get(str(part))
-        annotation = field.annotation if field else None
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            current = annotation
-        else:
-            return []
-    return list(current.model_fields)
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "Config":
+        """A config from already-validated values (``config_schema.validate`` or the cache)."""
+        return cls(**{name: cls.types[name](**values.get(name, {})) for name in cls.settings})
 
 
-def _describe(error: dict[str, Any], path: Path) -> str:
-    loc = tuple(error["loc"])
-    key = ".".join(str(p) for p in loc)
-    if error["type"] == "extra_forbidden":
-        known = _known_keys(Config, loc)
-        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-        hint = f"; did you mean '{'.'.join([*map(str, loc[:-1]), close[0]])}'?" if close else ""
-        allowed = f" (known keys here: {', '.join(known)})" if known and not close else ""
-        return f"{path}: unknown key '{key}'{hint}{allowed}"
-    value = error.get("input")
-    return f"{path}: bad value for '{key}': {value!r} — {error['msg']}"
+def _schema_key(raw: bytes) -> str:
+    """Names a file's content and this module's source: a changed rule invalidates the cache."""
+    digest = hashlib.sha256(raw)
+    try:
+        digest.update(Path(__file__).read_bytes())
+    except OSError:
+        digest.update(b"?")
+    return digest.hexdigest()
 
 
-def load_config(path: Path) -> Config:
-    """Load and validate a config file; a missing file gives the defaults."""
+def _cached(cache_dir: Path | None, key: str) -> Config | None:
+    if cache_dir is None:
+        return None
+    try:
+        data = json.loads((cache_dir / CACHE_NAME).read_bytes())
+        if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("values"), dict):
+            return Config.from_dict(data["values"])
+    except (OSError, ValueError, TypeError):
+        pass  # no, corrupt or foreign cache: validate again
+    return None
+
+
+def _remember(cache_dir: Path | None, key: str, config: Config) -> None:
+    """Best effort: a cache that cannot be written only costs one validation next time."""
+    if cache_dir is None or not cache_dir.parent.is_dir():
+        return
+    target = cache_dir / CACHE_NAME
+    temp = target.with_name(f".{CACHE_NAME}.{os.getpid()}.tmp")
+    try:
+        cache_dir.mkdir(exist_ok=True)
+        temp.write_text(json.dumps({"key": key, "values": config.as_dict()}), encoding="utf-8")
+        os.replace(temp, target)
+    except OSError:
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _sets_nothing(text: str) -> bool:
+    """True when every line is blank or a comment (then the file is valid TOML meaning {}).
+
+    A control character (other than tab and CRLF) is left to tomllib, which rejects it.
+    """
+    if any(ord(c) < 32 and c not in "\t\n\r" or c == "\x7f" for c in text) or \
+            text.count("\r") != text.count("\r\n"):
+        return False
+    # TOML whitespace is space and tab only; anything else on a line is left to tomllib.
+    return all(not line.strip(" \t\r") or line.lstrip(" \t").startswith("#") for line in text.split("\n"))
+
+
+def load_config(path: Path, cache_dir: Path | None = None) -> Config:
+    """Load and validate a config file; a missing file (or one that sets nothing) gives the defaults.
+
+    ``cache_dir`` (the workspace's ``.yoi/state``) keeps the values of a file once validated.
+    """
     try:
         raw_bytes = path.read_bytes()
     except FileNotFoundError:
@@ -136,16 +237,28 @@ def load_config(path: Path) -> Config:
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=path) from exc
     try:
-        data = tomllib.loads(raw_bytes.decode("utf-8-sig"))
+        text = raw_bytes.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError("config is not UTF-8 text", path=path) from exc
+    if _sets_nothing(text):
+        return Config()  # the file `yoi init` writes: no TOML parser needed (7 ms of regexes)
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", path=path) from exc
-    try:
-        return Config.model_validate(data)
-    except ValidationError as exc:
-        messages = [_describe(dict(err), path) for err in exc.errors()]
-        raise ConfigError("\n".join(messages)) from exc
+    if all(name in Config.settings and section == {} for name, section in data.items()):
+        return Config()  # only the empty [section] headers `yoi init` writes
+    key = _schema_key(raw_bytes)
+    cached = _cached(cache_dir, key)
+    if cached is not None:
+        return cached
+    from .config_schema import validate  # pydantic: only for a file not validated before
+
+    config = Config.from_dict(validate(data, path))
+    _remember(cache_dir, key, config)
+    return config
 
 
 DEFAULT_CONFIG_TEXT = """\

@@ -7,6 +7,7 @@ import re
 from enum import StrEnum
 from pathlib import Path
 
+from ..diagnostics import Diagnostic
 from .workspace import Workspace
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -88,3 +89,20 @@ def iter_record_paths(ws: Workspace) -> list[Path]:
         except (FileNotFoundError, NotADirectoryError):
             continue
     return sorted(found)
+
+
+def layout_problems(ws: Workspace) -> list[Diagnostic]:
+    """A file (or FIFO, or dangling link) where a record folder belongs: one error per such path.
+
+    Without this a file named ``memory/decisions`` would simply hide every decision.
+    """
+    problems: list[Diagnostic] = []
+    for folder in (ws.memory_dir, ws.decisions_dir, ws.requests_dir, ws.knowledge_dir, ws.staging_dir,
+                   ws.workflow_dir):
+        if not os.path.lexists(folder) or folder.is_dir():
+            continue
+        rel = ws.rel(folder)
+        problems.append(Diagnostic(rel, 1, 1, "file-unreadable", "error",
+                                   f"{rel} is not a folder; the records that belong in {rel}/ cannot be read",
+                                   f"move the file away and create the folder {rel}/ (yoi init does)"))
+    return problems

@@ -20,6 +20,7 @@ import yaml
 
 from ..diagnostics import Diagnostic
 from .kinds import RecordKind, kind_for_path, slug_of
+from .safe_read import NotRegularFile, read_regular_bytes
 from .workspace import Workspace
 
 try:  # The C loader is several times faster; fall back where libyaml is missing.
@@ -174,7 +175,9 @@ def read_record(ws: Workspace, path: Path, *, text: str | None = None) -> ReadRe
         if problem is not None:
             return ReadResult(None, [problem])
         try:
-            data = path.read_bytes()
+            data = read_regular_bytes(path)
+        except NotRegularFile as exc:
+            return ReadResult(None, [_diag(rel, "file-unreadable", exc.message)])
         except OSError as exc:
             return ReadResult(None, [_diag(rel, "file-unreadable", f"cannot read: {exc.strerror or exc}")])
         decoded, bom, diags = decode_record_bytes(data, rel)

@@ -12,11 +12,13 @@ from functools import cached_property
 from pathlib import Path
 
 from ..errors import WorkspaceNotFound, YoiError
+from .atomic import TEMP_GITIGNORE
 from .config import DEFAULT_CONFIG_TEXT, Config, load_config
 
 GITIGNORE_ENTRY = ".yoi/state/"
-# What `yoi init` puts into .gitignore: local state, and Phase 1's staging (per clone; docs/team.md).
-GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, "memory/_staging/")
+GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, TEMP_GITIGNORE, "memory/_staging/")
+"""What ``yoi init`` adds to ``.gitignore``: run state, the temp files a killed writer may leave, and
+Phase 1's staging (local to each clone; docs/team.md)."""
 
 
 @dataclass
@@ -76,7 +78,7 @@ class Workspace:
     @cached_property
     def config(self) -> Config:
         """The validated config (defaults when the file is absent); loaded once."""
-        return self._config if self._config is not None else load_config(self.config_path)
+        return self._config if self._config is not None else load_config(self.config_path, self.state_dir)
 
     def rel(self, path: Path) -> str:
         """``path`` relative to the root, with forward slashes (as shown in diagnostics)."""
@@ -89,7 +91,7 @@ class Workspace:
         """True when ``path``, with symlinks resolved, lies inside the workspace."""
         try:
             Path(path).resolve().relative_to(self.root)
-        except (ValueError, OSError):
+        except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
             return False
         return True
 

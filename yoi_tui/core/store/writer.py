@@ -20,6 +20,7 @@ import yaml
 from ..errors import RecordChangedError, YoiError
 from .atomic import atomic_write_text, ensure_writable
 from .records import Record
+from .safe_read import NotRegularFile, read_regular_bytes
 
 DELETE = object()
 """Sentinel value in ``updates``: remove that key."""
@@ -167,19 +168,24 @@ def save_text(path: Path, text: str, *, expected_before: str | None | object = .
     """Atomically write ``text`` to ``path``.
 
     ``expected_before``: the file's text when the writer read it (None: the file must not exist);
-    if the file now differs, ``RecordChangedError`` is raised and nothing is written. A locked
+    if the file now differs, ``RecordChangedError`` is raised and nothing is written. The check and
+    the write hold the workspace write lock (``write_lock``), shared with a run's apply. A locked
     (read-only) file raises ``RecordLockedError``.
     """
     path = Path(path)
-    ensure_writable(path)
-    if expected_before is not ...:
-        current = _current_text(path)
-        if current != expected_before:
-            what = "was created" if expected_before is None else ("was deleted" if current is None else "changed")
-            raise RecordChangedError(f"file {what} on disk since it was read; not overwritten", path=path)
     from .atomic import atomic_write_bytes
+    from .write_lock import workspace_root_of, write_lock
 
-    atomic_write_bytes(path, encode_record_text(text, bom=bom))
+    # The check and the write happen under the workspace write lock, so a run applying this file
+    # at the same moment either lands before (and the check fails) or waits until after.
+    with write_lock(workspace_root_of(path)):
+        ensure_writable(path)
+        if expected_before is not ...:
+            current = _current_text(path)
+            if current != expected_before:
+                what = "was created" if expected_before is None else ("was deleted" if current is None else "changed")
+                raise RecordChangedError(f"file {what} on disk since it was read; not overwritten", path=path)
+        atomic_write_bytes(path, encode_record_text(text, bom=bom))
 
 
 def save_record(record: Record, updates: Mapping[str, Any] | None = None, body: str | None = None) -> str:
@@ -191,9 +197,11 @@ def save_record(record: Record, updates: Mapping[str, Any] | None = None, body: 
 
 def _current_text(path: Path) -> str | None:
     try:
-        data = path.read_bytes()
+        data = read_regular_bytes(path)
     except FileNotFoundError:
         return None
+    except NotRegularFile:
+        raise
     except OSError as exc:
         raise YoiError(f"cannot read: {exc.strerror or exc}", path=path) from exc
     if data.startswith(b"\xef\xbb\xbf"):

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Score a Phase 1 engine against the labelled sessions in ``bench/extraction/labels/``.
+
+``python bench/extraction/score.py [--engine rules|llm] [--workspace DIR] [--session NAME ...]
+[--json] [--quiet]``
+
+For each label file, the session it names is parsed and cleaned exactly as ``yoi phase1`` does,
+chunked with the default ``phase1.chunk_tokens``, and given to the engine. Each extracted item is matched to a
+label of its category:
+
+* a **request** matches the label whose ``at`` (the user's entry) lies in the item's range;
+* a **decision** matches a label whose ``at`` range overlaps the item's range;
+* an **attempt** matches a label whose ``at`` range overlaps the item's range *and* says the same
+  about being fixed (outcome ``success`` = fixed); one that overlaps but says the wrong thing is
+  counted as a miss and as a false item (an untruthful record).
+
+One item matches at most one label and the reverse. An item without its own ``range`` (staging
+from an engine that does not give one) is taken to cover its whole chunk. Recall = matched labels /
+labels; precision = matched items / items; "overall" pools the three categories. The misses
+(labels nothing matched) and the false items are printed per session. Discussions are not scored.
+
+``YOI_BENCH_KEEP_PATH=1 PYTHONPATH=<an older checkout>`` scores that older code instead (how the
+"before" figures in docs/phase1.md were taken; items without a range then cover their chunk, which
+can only flatter it).
+
+``--engine llm`` needs a workspace whose ``.yoi/config.toml`` configures the extraction model
+(``--workspace``, default: the current directory's workspace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+LABELS = Path(__file__).resolve().parent / "labels"
+CATEGORIES = ("requests", "decisions", "attempts")
+
+if "YOI_BENCH_KEEP_PATH" not in os.environ:  # the baseline run points PYTHONPATH at an older tree
+    sys.path.insert(0, str(ROOT))
+
+
+@dataclass
+class Tally:
+    labels: int = 0
+    items: int = 0
+    matched_labels: int = 0
+    matched_items: int = 0
+
+    def add(self, other: Tally) -> None:
+        self.labels += other.labels
+        self.items += other.items
+        self.matched_labels += other.matched_labels
+        self.matched_items += other.matched_items
+
+    @property
+    def recall(self) -> float:
+        return self.matched_labels / self.labels if self.labels else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.matched_items / self.items if self.items else 1.0
+
+
+@dataclass
+class SessionScore:
+    name: str
+    tallies: dict[str, Tally] = field(default_factory=lambda: {c: Tally() for c in CATEGORIES})
+    misses: list[str] = field(default_factory=list)
+    false_items: list[str] = field(default_factory=list)
+
+
+def _span(at: Any) -> tuple[int, int]:
+    if isinstance(at, int):
+        return (at, at)
+    return (int(at[0]), int(at[1]))
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def _describe(category: str, item: Any) -> str:
+    if category == "requests":
+        return f"{item.intent}: {item.summary}"
+    if category == "decisions":
+        return f"{item.title} (chosen: {item.chosen})"
+    return f"{item.trial} -> {item.result} [{item.outcome}]"
+
+
+def _label_text(category: str, label: dict[str, Any]) -> str:
+    if category == "requests":
+        return f"{label.get('intent')}: {label.get('target')}"
+    if category == "decisions":
+        return f"{label.get('title') or label.get('chosen')}"
+    return f"{label.get('what')} (fixed: {label.get('fixed')})"
+
+
+def extract_items(session: Path, engine: Any) -> dict[str, list[tuple[tuple[int, int], Any]]]:
+    """Every item the engine finds in ``session``, with the range it claims (else its chunk's)."""
+    from yoi_tui.core.phase1.chunking import chunk_entries
+    from yoi_tui.core.sessions.clean import clean_entries
+    from yoi_tui.core.sessions.detect import load_session
+    from yoi_tui.core.store.config import Phase1Config
+
+    parsed = load_session(session)
+    found: dict[str, list[tuple[tuple[int, int], Any]]] = {c: [] for c in CATEGORIES}
+    for chunk in chunk_entries(clean_entries(parsed.entries), Phase1Config().chunk_tokens):
+        activity = engine.extract(chunk, session_id=parsed.session_id)
+        whole = (chunk[0].index, chunk[-1].index)
+        for category in CATEGORIES:
+            for item in getattr(activity, category):
+                found[category].append((tuple(item.range) if getattr(item, "range", None) else whole, item))
+    return found
+
+
+def score_session(label_path: Path, engine: Any) -> SessionScore:
+    import yaml
+
+    spec = yaml.safe_load(label_path.read_text(encoding="utf-8"))
+    result = SessionScore(label_path.stem)
+    found = extract_items(ROOT / spec["session"], engine)
+    for category in CATEGORIES:
+        labels = list(spec.get(category) or [])
+        items = found[category]
+        tally = result.tallies[category]
+        tally.labels, tally.items = len(labels), len(items)
+        used: set[int] = set()
+        wrong: set[int] = set()
+        for label in labels:
+            span = _span(label["at"])
+            hit = None
+            for number, (rng, item) in enumerate(items):
+                if number in used:
+                    continue
+                if category == "requests":
+                    near = rng[0] <= span[0] <= rng[1]
+                else:
+                    near = _overlaps(rng, span)
+                if not near:
+                    continue
+                if category == "attempts" and (item.outcome == "success") != bool(label.get("fixed")):
+                    wrong.add(number)
+                    continue
+                hit = number
+                break
+            if hit is None:
+                said = " (an item there says the opposite about being fixed)" if category == "attempts" and any(
+                    _overlaps(items[n][0], span) for n in wrong) else ""
+                result.misses.append(f"{category[:-1]} @{label['at']}: {_label_text(category, label)}{said}")
+                continue
+            used.add(hit)
+            tally.matched_labels += 1
+        tally.matched_items = len(used)
+        for number, (rng, item) in enumerate(items):
+            if number not in used:
+                result.false_items.append(f"{category[:-1]} @{list(rng)}: {_describe(category, item)}"[:220])
+    return result
+
+
+def make_engine(name: str, workspace: str | None) -> Any:
+    if name == "rules":
+        from yoi_tui.core.phase1.runner import RulesEngine
+
+        return RulesEngine()
+    from yoi_tui.core.phase1.runner import make_engine as make
+    from yoi_tui.core.store.workspace import find_workspace
+
+    return make(find_workspace(Path(workspace) if workspace else None), name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engine", default="rules", choices=("rules", "llm"))
+    parser.add_argument("--workspace", help="workspace whose config names the model (llm engine)")
+    parser.add_argument("--session", action="append", default=[], help="label file stem(s) to score")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--quiet", action="store_true", help="only the table, no misses")
+    args = parser.parse_args(argv)
+    paths = sorted(LABELS.glob("*.yaml"))
+    if args.session:
+        paths = [p for p in paths if p.stem in set(args.session)]
+        if not paths:
+            print(f"no label file named {args.session}", file=sys.stderr)
+            return 2
+    from yoi_tui.core.errors import YoiError
+
+    try:
+        engine = make_engine(args.engine, args.workspace)
+        scores = [score_session(p, engine) for p in paths]
+    except YoiError as exc:  # no workspace, no model configured, the provider failed
+        print(f"score: {exc}", file=sys.stderr)
+        return 2
+    total = {c: Tally() for c in CATEGORIES}
+    for score in scores:
+        for category in CATEGORIES:
+            total[category].add(score.tallies[category])
+    overall = Tally()
+    for category in CATEGORIES:
+        overall.add(total[category])
+    if args.json:
+        print(json.dumps({
+            "engine": args.engine, "sessions": len(scores),
+            "categories": {c: {"labels": t.labels, "items": t.items, "recall": round(t.recall, 3),
+                               "precision": round(t.precision, 3)} for c, t in [*total.items(), ("overall", overall)]},
+            "misses": {s.name: s.misses for s in scores if s.misses},
+            "false_items": {s.name: s.false_items for s in scores if s.false_items},
+        }, indent=2))
+        return 0
+    if not args.quiet:
+        for score in scores:
+            if score.misses or score.false_items:
+                print(f"## {score.name}")
+                for miss in score.misses:
+                    print(f"  missed  {miss}")
+                for item in score.false_items:
+                    print(f"  false   {item}")
+        print()
+    print(f"engine: {args.engine}, {len(scores)} labelled session(s)\n")
+    print("| category | labels | items | recall | precision |")
+    print("|---|---:|---:|---:|---:|")
+    for name, tally in [*total.items(), ("overall", overall)]:
+        print(f"| {name} | {tally.labels} | {tally.items} | {tally.recall:.2f} | {tally.precision:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,75 @@
+"""``#`` completion at scale (issue 15): candidates kept until the store changes, ranking in C.
+
+``rank_slugs`` must rank exactly as the straightforward per-slug loop it replaced (kept here as the
+reference), over random slugs, descriptions and queries.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz import fuzz
+from support import knowledge_meta, write_record
+
+from yoi_tui.core.browse import RecordStore, SlugCandidates, SlugMatch, _subsequence, rank_slugs
+from yoi_tui.core.store.workspace import Workspace
+
+
+def reference_rank(query: str, candidates: list[tuple[str, str]], limit: int = 50) -> list[SlugMatch]:
+    """The ranking as first written: one Python pass per slug."""
+    query = query.lower()
+    if not query:
+        return [SlugMatch(slug, desc, 0.0) for slug, desc in candidates[:limit]]
+    matches: list[SlugMatch] = []
+    for slug, desc in candidates:
+        found = slug.find(query)
+        if found == 0:
+            score, positions = 300.0 - len(slug) / 100, tuple(range(len(query)))
+        elif found > 0:
+            bonus = 20.0 if slug[found - 1] == "-" else 0.0
+            score, positions = 250.0 + bonus - len(slug) / 100, tuple(range(found, found + len(query)))
+        elif (subsequence := _subsequence(query, slug)) is not None:
+            score, positions = 200.0 - (subsequence[-1] - subsequence[0]), subsequence
+        else:
+            ratio = fuzz.partial_ratio(query, slug)
+            if ratio >= 70:
+                score, positions = 100.0 + ratio / 2, ()
+            elif len(query) >= 3 and query in desc.lower():
+                score, positions = 90.0, ()
+            else:
+                continue
+        matches.append(SlugMatch(slug, desc, score, positions))
+    matches.sort(key=lambda m: (-m.score, m.slug))
+    return matches[:limit]
+
+
+_slug = st.from_regex(r"[abcr][a-c\-r]{0,14}", fullmatch=True)
+_desc = st.text(alphabet="abcABC r-.", max_size=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pool=st.dictionaries(_slug, _desc, max_size=40),
+       query=st.text(alphabet="abcrAB-.\n ", max_size=5), limit=st.integers(1, 60))
+def test_rank_slugs_ranks_exactly_as_the_reference(pool: dict[str, str], query: str, limit: int) -> None:
+    candidates = sorted(pool.items())
+    assert rank_slugs(query, candidates, limit=limit) == reference_rank(query, candidates, limit)
+    prepared = SlugCandidates(candidates)
+    prepared.prepared()
+    assert rank_slugs(query, prepared, limit=limit) == reference_rank(query, candidates, limit)
+
+
+def test_candidates_are_kept_until_the_store_changes(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    store = RecordStore.load(ws)
+    first = store.knowledge_candidates()
+    assert store.knowledge_candidates() is first  # no re-collecting per keystroke
+    assert rank_slugs("rule", first) == rank_slugs("rule", list(first))
+    known = store.stats()
+    write_record(ws, "knowledge/zz-brand-new.md", knowledge_meta(), "\nNew.\n")
+    store.apply(RecordStore.changes_since(ws, known))
+    second = store.knowledge_candidates()
+    assert second is not first and "zz-brand-new" in [slug for slug, _ in second]
+    store.apply(RecordStore.changes_since(ws, store.stats()))  # nothing changed: kept
+    assert store.knowledge_candidates() is second

@@ -1,0 +1,160 @@
+"""The extraction benchmark (bench/extraction/): the scorer runs, and the labelled set is well formed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from support import make_ws
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench" / "extraction"
+
+
+def test_every_label_file_names_an_existing_session_and_well_formed_items() -> None:
+    labels = sorted((BENCH / "labels").glob("*.yaml"))
+    assert len(labels) >= 10
+    for path in labels:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert (ROOT / spec["session"]).is_file(), path
+        for request in spec.get("requests") or []:
+            assert isinstance(request["at"], int) and request["intent"] and request["target"], path
+        for decision in spec.get("decisions") or []:
+            assert decision["chosen"] and "rejected" in decision and decision["why"], path
+        for attempt in spec.get("attempts") or []:
+            assert isinstance(attempt["fixed"], bool) and attempt["what"], path
+
+
+def test_scorer_prints_recall_and_precision_per_category_and_the_misses() -> None:
+    run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--session",
+                          "claude-code_v2.0.27_agentcmd_full-session-four"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr
+    for category in ("requests", "decisions", "attempts", "overall"):
+        assert f"| {category} |" in run.stdout
+    assert "| category | labels | items | recall | precision |" in run.stdout
+
+
+def test_scorer_json_counts_the_labels_of_one_session() -> None:
+    run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--json", "--session",
+                          "claude-code_v2.0.28_agtrace_claude_session"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)["categories"]
+    assert figures["requests"]["labels"] == 2 and figures["attempts"]["labels"] == 1
+    assert figures["decisions"]["labels"] == 0
+
+
+def test_unknown_session_name_is_a_clear_error() -> None:
+    run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--session", "nope"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 2 and "no label file named" in run.stderr and "Traceback" not in run.stderr
+
+
+# ---------------------------------------------------------------- the llm engine on the benchmark
+
+AGTRACE_ANSWER = {
+    "decisions": [], "discussions": [],
+    "requests": [{"intent": "add", "target": "myapp/hoge.py", "summary": "add myapp/hoge.py printing 1+1",
+                  "title": "Add myapp/hoge.py", "range": [0, 0]},
+                 {"intent": "run", "target": "hoge.py", "summary": "run python hoge.py in myapp",
+                  "title": "Run python hoge.py in myapp", "range": [10, 10]}],
+    "attempts": [{"trial": "`cd myapp && python hoge.py`", "result": "failed: target shim binary not found; fixed — "
+                  "ran python3 instead; `cd myapp && python3 hoge.py` then succeeded", "outcome": "success",
+                  "range": [12, 16]},
+                 # A range the model invented outside the chunk: dropped, the chunk's range applies.
+                 {"trial": "`ls`", "result": "failed: made up", "outcome": "failure", "range": [500, 900]}],
+}
+
+
+class _Stub(BaseHTTPRequestHandler):
+    bodies: list[dict[str, Any]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server API
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Stub.bodies.append(body)
+        tool = body["tools"][0]["function"]["name"]
+        reply = {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
+                 "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                     "role": "assistant", "content": None, "tool_calls": [{
+                         "id": "call_1", "type": "function",
+                         "function": {"name": tool, "arguments": json.dumps(AGTRACE_ANSWER)}}]}}],
+                 "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def stub_server() -> Iterator[str]:
+    server = HTTPServer(("127.0.0.1", 0), _Stub)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Stub.bodies = []
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_scorer_runs_the_llm_engine_when_a_model_is_configured(tmp_path: Path, stub_server: str) -> None:
+    ws = make_ws(tmp_path)
+    ws.config_path.write_text(f'[llm]\nextract_model = "openai-chat:local-model"\nbase_url = "{stub_server}"\n'
+                              'api_key_env = "YOI_TEST_KEY"\n')
+    run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--engine", "llm", "--workspace", str(ws.root),
+                          "--json", "--session", "claude-code_v2.0.28_agtrace_claude_session"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={**os.environ, "YOI_TEST_KEY": "sk-local-test"})
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)
+    assert figures["engine"] == "llm"
+    assert figures["categories"]["requests"]["recall"] == 1.0 and figures["categories"]["attempts"]["recall"] == 1.0
+    # The invented range was dropped, so the made-up failure spans the chunk and counts as a false item.
+    assert figures["categories"]["attempts"]["precision"] == 0.5
+    [body] = _Stub.bodies
+    prompt = json.dumps(body["messages"])
+    # The prompt carries what the labels teach.
+    for lesson in ("ONE item per story", "grep/rg exit 1 (no match)", "refines the request before it",
+                   "AskUserQuestion", "ExitPlanMode", "Not decisions: a summary of changes already made"):
+        assert lesson in prompt
+
+
+def test_llm_item_ranges_outside_the_chunk_are_dropped(tmp_path: Path) -> None:
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from yoi_tui.core.phase1.llm_engine import LlmEngine
+    from yoi_tui.core.sessions.model import Entry
+
+    ws = make_ws(tmp_path)
+    model = FunctionModel(lambda m, info: ModelResponse(parts=[ToolCallPart(info.output_tools[0].name,
+                                                                            AGTRACE_ANSWER)]), model_name="scripted")
+    entries = [Entry(index=i, role="user" if i == 0 else "assistant", text=f"line {i}", kind="message")
+               for i in range(0, 20)]
+    activity = LlmEngine(ws, model=model).extract(entries, session_id="s")
+    assert [a.range for a in activity.attempts] == [(12, 16), None]
+    assert [r.range for r in activity.requests] == [(0, 0), (10, 10)]
+
+
+def test_rules_engine_meets_the_issue_targets_on_the_labelled_set() -> None:
+    run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--json"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)["categories"]
+    assert figures["requests"]["recall"] >= 0.8 and figures["attempts"]["recall"] >= 0.8
+    assert figures["decisions"]["recall"] >= 0.6
+    assert figures["overall"]["precision"] >= 0.8

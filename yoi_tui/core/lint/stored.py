@@ -1,0 +1,266 @@
+"""The last whole-workspace lint result, returned when nothing it depends on changed.
+
+``yoi lint`` on an unchanged workspace is the common case (a pre-commit hook, the app's problems
+panel, an agent checking its work). This module answers it after one ``lstat`` per record file
+without importing the rules, PyYAML, pydantic or the secret patterns: it is everything of the
+lint cache that the answer needs, split from ``cache.py`` (which does the real work when something
+changed) so the fast path pays only for what it uses.
+
+The stored result is keyed by ``fingerprint`` (config, linter sources, library versions) and a
+digest of every record file's and usage file's signature; "racily clean" states (a file changed
+within ``RACY_NS`` of the run) are never stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..store.atomic import temp_prefix
+from ..store.config import Config
+from ..store.workspace import Workspace
+
+CACHE_VERSION = 1
+RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
+USAGE_CACHE_NAME = "usage-frequencies.json"
+RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-read next time
+_LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
+                   "store.records", "retrieval.slugrefs", "lint.cache", "lint.stored", "lint.index",
+                   "lint.injection", "lint.rules", "lint.runner", "lint.similar", "sessions.redact",
+                   "sessions.secret_library", "store.safe_read", "retrieval.usage", "retrieval.markers")
+_FOLDERS = ("memory/decisions/", "memory/requests/", "knowledge/")
+
+Sig = list[int]
+
+
+def record_files(ws: Workspace) -> list[tuple[str, str]]:
+    """``(rel, path)`` of every path ``iter_record_paths`` lists, as plain strings (no pathlib per file)."""
+    root = str(ws.root)
+    found: list[tuple[str, str]] = []
+    summary = os.path.join(root, "memory", "summary.md")
+    if os.path.lexists(summary):
+        found.append(("memory/summary.md", summary))
+    for prefix in _FOLDERS:
+        folder = os.path.join(root, *prefix.strip("/").split("/"))
+        try:
+            with os.scandir(folder) as entries:
+                found.extend((prefix + e.name, e.path) for e in entries if e.name.endswith(".md"))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+    found.sort()
+    return found
+
+
+def file_signature(path: str | Path) -> Sig | None:
+    """``lstat`` fields that change whenever the file's content does; None for what is never cached."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
+
+
+def _library_stamps() -> list[Any]:
+    """Where and how big each library the rules use is: an upgrade changes it, without importing them."""
+    from importlib.util import find_spec
+
+    stamps: list[Any] = []
+    for name in ("yaml", "pydantic", "pydantic_core", "rapidfuzz", "detect_secrets"):
+        try:
+            spec = find_spec(name)
+            origin = spec.origin if spec is not None else None
+            st = os.stat(os.path.join(os.path.dirname(origin), "version.py" if name == "pydantic" else
+                                      os.path.basename(origin))) if origin else None
+            stamps.append([name, origin, st.st_size if st else None, st.st_mtime_ns if st else None])
+        except (ImportError, ValueError, OSError):
+            stamps.append([name, None])
+    return stamps
+
+
+def fingerprint(config: Config) -> str:
+    """Changes whenever a cached finding could: config, linter sources, library versions."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps(config.as_dict(), sort_keys=True).encode("utf-8"))
+    digest.update(f"{CACHE_VERSION} {sys.version_info[:3]} {_library_stamps()}".encode())
+    core = Path(__file__).resolve().parents[1]  # yoi_tui/core; by path, so nothing extra is imported
+    for name in _LINTER_MODULES:
+        source = core.joinpath(*name.split(".")).with_suffix(".py")
+        try:
+            digest.update(source.read_bytes())
+        except OSError:
+            digest.update(name.encode())
+    return digest.hexdigest()
+
+
+class UsageFrequencies(Mapping[tuple[str, str], float]):
+    """``usage.frequencies_for_lint(ws)``, computed only when a rule first asks for a frequency.
+
+    Reading every usage event is a large part of a warm lint; when nothing changed since the last
+    run (``lint_workspace_cached``'s fast path) no frequency is needed at all. ``signature`` names
+    the usage files' state, so a stored result is reused only while the usage log is unchanged.
+    The frequencies themselves are kept in ``.yoi/state/cache/usage-frequencies.json`` under that
+    signature and the ``[usage]`` settings: after an edit to one record, the next lint does not
+    parse the whole usage log again (1.7 s at 50,000 records) unless the log changed.
+    """
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._values: dict[tuple[str, str], float] | None = None
+
+    def _load(self) -> dict[tuple[str, str], float]:
+        if self._values is None:
+            started_ns = time.time_ns()
+            files = self.signature()
+            key = None
+            if files is not None:
+                key = hashlib.sha256(json.dumps([CACHE_VERSION, files, self.ws.config.usage.as_dict()],
+                                                sort_keys=True).encode()).hexdigest()
+                self._values = self._cached(key)
+            if self._values is None:
+                from ..retrieval.usage import frequencies_for_lint
+
+                self._values = dict(frequencies_for_lint(self.ws))
+                racy = any(max(item[2], item[3]) >= started_ns - RACY_NS for item in files or [])
+                if key is not None and not racy and self.ws.yoi_dir.is_dir():
+                    _store(self._cache_path(), {"key": key, "values": [[k, s, f] for (k, s), f in
+                                                                        sorted(self._values.items())]})
+        return self._values
+
+    def _cache_path(self) -> Path:
+        return self.ws.state_dir / "cache" / USAGE_CACHE_NAME
+
+    def _cached(self, key: str) -> dict[tuple[str, str], float] | None:
+        try:
+            data = json.loads(self._cache_path().read_bytes())
+            if isinstance(data, dict) and data.get("key") == key:
+                return {(str(kind), str(slug)): float(freq) for kind, slug, freq in data["values"]}
+        except (OSError, ValueError, TypeError, KeyError):
+            pass
+        return None
+
+    def __getitem__(self, key: tuple[str, str]) -> float:
+        return self._load()[key]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __bool__(self) -> bool:  # truth-testing must not load the log
+        return True
+
+    def signature(self) -> list[Any] | None:
+        """``[name, size, mtime_ns, ctime_ns, inode]`` of each usage file (None: not trackable)."""
+        try:
+            with os.scandir(self.ws.usage_dir) as found:
+                names = sorted(e.name for e in found)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        except OSError:
+            return None
+        out: list[Any] = []
+        for name in names:
+            sig = file_signature(os.path.join(self.ws.usage_dir, name))
+            if sig is None:
+                return None
+            out.append([name, *sig])
+        return out
+
+
+def _usage_state(frequencies: Mapping[tuple[str, str], float] | None) -> list[Any] | None:
+    """What the usage-dependent findings depend on, as JSON-able data (None: cannot tell cheaply)."""
+    if frequencies is None:
+        return ["none"]
+    if isinstance(frequencies, UsageFrequencies):
+        files = frequencies.signature()
+        return None if files is None else ["usage", files]
+    try:
+        return ["given", sorted([list(k), float(v)] for k, v in frequencies.items())]
+    except (TypeError, ValueError):
+        return None
+
+
+def _result_path(ws: Workspace) -> Path:
+    return ws.state_dir / "cache" / RESULT_NAME
+
+
+def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any] | None,
+                  started_ns: int) -> tuple[str | None, bool]:
+    """Digest of everything a whole-workspace result depends on, and whether it may be stored."""
+    if usage is None or any(sig is None for _rel, sig in sigs):
+        return None, False
+    digest = hashlib.sha256(key.encode())
+    digest.update(json.dumps([sigs, usage], separators=(",", ":")).encode())
+    stamps = [max(sig[1], sig[2]) for _rel, sig in sigs if sig is not None]
+    if usage and usage[0] == "usage":
+        stamps += [max(item[2], item[3]) for item in usage[1]]
+    storable = not stamps or max(stamps) < started_ns - RACY_NS
+    return digest.hexdigest(), storable
+
+
+def _load_result(ws: Workspace, key: str, state: str) -> tuple[list[Diagnostic], int] | None:
+    try:
+        data = json.loads(_result_path(ws).read_bytes())
+        if not isinstance(data, dict) or data.get("key") != key or data.get("state") != state:
+            return None
+        return [Diagnostic(*item) for item in data["diags"]], int(data["files"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _save_result(ws: Workspace, key: str, state: str, diags: list[Diagnostic], files: int) -> None:
+    if not ws.yoi_dir.is_dir():
+        return
+    target = _result_path(ws)
+    data = {"key": key, "state": state, "files": files,
+            "diags": [[d.path, d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in diags]}
+    _store(target, data)
+
+
+Checked = tuple[tuple[list[Diagnostic], int] | None, str, list[tuple[str, str, "Sig | None"]], str | None, bool, int]
+
+
+def stored_lint(ws: Workspace, frequencies: Mapping[tuple[str, str], float] | None, started_ns: int) -> Checked:
+    """The stored result if still valid, and what ``cache.py`` needs to carry on when it is not.
+
+    Returns ``(result or None, key, [(rel, path, signature)], state digest or None, storable,
+    started_ns)``; the result's findings are unfiltered (``filter_disabled`` applies the config).
+    """
+    key = fingerprint(ws.config)
+    sigs = [(rel, path, file_signature(path)) for rel, path in record_files(ws)]
+    state, storable = _state_digest(key, [(rel, sig) for rel, _path, sig in sigs], _usage_state(frequencies),
+                                    started_ns)
+    stored = _load_result(ws, key, state) if state is not None else None
+    return stored, key, sigs, state, storable, started_ns
+
+
+def filter_disabled(diags: list[Diagnostic], config: Config) -> list[Diagnostic]:
+    """Findings sorted, without the rules ``[lint] disable`` names (as every lint run reports them)."""
+    disabled = set(config.lint.disable)
+    return sorted(d for d in diags if d.rule not in disabled) if disabled else sorted(diags)
+
+
+def _store(target: Path, data: object) -> None:
+    """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run."""
+    temp = target.with_name(f"{temp_prefix(target.name)}tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
+        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
+        os.replace(temp, target)
+    except (OSError, ValueError):
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass

@@ -1,0 +1,109 @@
+"""Tool calls paired with their results, as the rules extractor reads them."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ..sessions.model import Entry
+from .text import squash
+
+SHELL_TOOLS = {"bash", "shell", "shell_command", "exec_command", "local_shell", "run_terminal_cmd"}
+EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_replace_editor", "create_file"}
+
+
+@dataclass
+class Call:
+    entry: Entry
+    result: Entry | None = None
+
+    @property
+    def name(self) -> str:
+        return self.entry.tool_name or "tool"
+
+    @property
+    def is_shell(self) -> bool:
+        return self.name.lower() in SHELL_TOOLS
+
+    @property
+    def is_edit(self) -> bool:
+        return self.name.lower() in EDIT_TOOLS or (isinstance(self.entry.tool_input, str)
+                                                    and self.entry.tool_input.startswith("*** Begin Patch"))
+
+    @property
+    def failed(self) -> bool:
+        return self.result is not None and self.result.is_error is True
+
+    @property
+    def succeeded(self) -> bool:
+        return self.result is not None and self.result.is_error is False
+
+    @property
+    def rejected(self) -> bool:
+        return self.result is not None and self.result.kind == "rejected"
+
+    @property
+    def end(self) -> int:
+        return self.result.index if self.result is not None else self.entry.index
+
+    def command(self) -> str:
+        """The shell command line ("" for other tools)."""
+        data = self.entry.tool_input
+        if isinstance(data, dict):
+            for key in ("command", "cmd"):
+                value = data.get(key)
+                if isinstance(value, list):
+                    parts = [str(v) for v in value]
+                    # Codex wraps commands as ["bash", "-lc", "<script>"].
+                    value = parts[-1] if len(parts) >= 3 and parts[1] in ("-lc", "-c") else " ".join(parts)
+                if isinstance(value, str) and value.strip():
+                    return value
+        return ""
+
+    def describe(self) -> str:
+        data = self.entry.tool_input
+        if isinstance(data, str):
+            if data.startswith("*** Begin Patch"):
+                files = re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", data, re.MULTILINE)
+                return f"apply_patch {', '.join(files)}" if files else "apply_patch"
+            return f"{self.name} {squash(data, 120)}"
+        command = self.command()
+        if command:
+            # A heredoc or $(...) commit message is not what ran: show it as "…".
+            first = re.sub(r"\"?\$\(cat <<.*|<<-?\s*['\"]?\w+['\"]?.*", "\"…\"", command.strip().splitlines()[0])
+            return squash(first, 160)
+        if isinstance(data, dict):
+            for key in ("file_path", "path", "notebook_path", "url", "pattern", "query"):
+                value = data.get(key)
+                if isinstance(value, str) and value:
+                    return f"{self.name} {value}"
+            return f"{self.name} {squash(json.dumps(data, ensure_ascii=False, default=str), 100)}"
+        return self.name
+
+    def files(self) -> list[str]:
+        """Files this call edits or reads (for naming what a fix touched)."""
+        data = self.entry.tool_input
+        if isinstance(data, dict):
+            return [data[k] for k in ("file_path", "path", "notebook_path") if isinstance(data.get(k), str)]
+        if isinstance(data, str) and data.startswith("*** Begin Patch"):
+            return re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", data, re.MULTILINE)
+        return []
+
+
+def pair_calls(entries: list[Entry]) -> list[Call]:
+    calls: list[Call] = []
+    by_id: dict[str, Call] = {}
+    for entry in entries:
+        if entry.kind == "tool_call":
+            call = Call(entry)
+            calls.append(call)
+            if entry.tool_call_id:
+                by_id[entry.tool_call_id] = call
+        elif entry.kind in ("tool_result", "rejected"):
+            call = by_id.get(entry.tool_call_id or "") if entry.tool_call_id else None
+            if call is None:  # logs without call ids: the latest call still waiting for its result
+                call = next((c for c in reversed(calls) if c.result is None), None)
+            if call is not None and call.result is None:
+                call.result = entry
+    return calls

@@ -1,0 +1,199 @@
+"""What a shell command's exit status means, and which later command re-runs the same check.
+
+Owns the per-command knowledge of the rules extractor:
+- ``is_real_failure``: a non-zero exit is not always a failure — ``grep``/``rg`` exit 1 means "no
+  match", ``diff``/``cmp`` 1 means "they differ", ``test``/``[`` 1 means "false", ``git commit``
+  with "nothing to commit" changed nothing; an exploratory command (``ls``, ``cat``, ``find``...,
+  or an inline ``python -c`` probe) that fails is a look around, not an attempt — unless the
+  program itself is missing (``tree: command not found`` is worth remembering);
+- ``check_key``: the identity of the check a command runs (program + subcommand + target, with
+  ``python3`` = ``python``), so a fix is paired with a later run of the *same* check, never with
+  an unrelated command whose text merely looks alike.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from functools import lru_cache
+
+_SPLIT_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+_PIPE_RE = re.compile(r"(?<!\|)\|(?!\|)")
+_ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SETUP = {"cd", "export", "set", "source", ".", "echo", "true", "sleep", "pushd", "popd", "env", "unset", "clear",
+          "printf", "mkdir"}
+_WRAPPERS = {"sudo", "time", "nice", "nohup", "command", "exec", "xargs", "timeout"}
+_SUBCOMMAND = {"git", "npm", "pnpm", "yarn", "cargo", "mix", "go", "uv", "poetry", "make", "bd", "docker", "kubectl",
+               "gh", "bun", "deno", "dotnet", "bundle", "rake", "npx", "pip", "brew", "apt", "apt-get", "rails",
+               "gradle", "mvn", "swift", "flutter", "dart", "rustup", "terraform", "helm", "pdm", "hatch", "tox",
+               "nox", "just", "task", "composer", "php", "elixir", "iex", "yoi"}
+_RUNNERS = {"python", "node", "ruby", "bash", "sh", "zsh", "perl", "pytest", "jest", "vitest", "ts-node", "tsx",
+            "deno", "php", "java", "go", "cargo", "rspec", "phpunit"}
+_TEST_RUNNERS = {"pytest", "jest", "vitest", "rspec", "phpunit", "mocha", "ava", "tox", "nox"}
+_TEST_WORDS = {"test", "tests", "run", "exec", "check", "spec"}
+_VALUE_FLAGS = {"-m", "--message", "-C", "-c", "-F", "-u", "-n", "-e", "--filter", "-p", "-k", "--prefix", "-w",
+                "--workspace", "-f", "--file", "-t", "--target", "--set-upstream-to"}
+_NO_MATCH_PROGRAMS = {"grep", "rg", "egrep", "fgrep", "ag", "ack", "pgrep", "git-grep"}
+_DIFF_PROGRAMS = {"diff", "cmp", "colordiff"}
+_TEST_PROGRAMS = {"test", "[", "[["}
+_EXPLORE_PROGRAMS = {"ls", "cat", "head", "tail", "find", "stat", "file", "wc", "du", "readlink", "realpath", "less",
+                     "more", "tree", "which", "type", "whereis", "pwd", "bat", "exa", "eza", "fd", "locate"}
+_INLINE_RUNNERS = {"python", "node", "ruby", "perl", "jq", "php"}
+_MISSING_RE = re.compile(r"no such file or directory|cannot access|does not exist|not a directory|cannot open",
+                         re.IGNORECASE)
+_NOT_FOUND_RE = re.compile(r"command not found|not recognized as an internal|: not found\b|exit code 127|exit 127",
+                           re.IGNORECASE)
+_NOTHING_TO_COMMIT_RE = re.compile(r"nothing to commit|no changes added to commit|nothing added to commit",
+                                   re.IGNORECASE)
+
+
+def _tokens(segment: str) -> list[str]:
+    return list(_split(segment))
+
+
+@lru_cache(maxsize=4096)
+def _split(segment: str) -> tuple[str, ...]:
+    # Cached: a failure is compared with every later command of its chunk.
+    try:
+        return tuple(shlex.split(segment, posix=True))
+    except ValueError:
+        return tuple(segment.split())
+
+
+def normalise_program(word: str) -> str:
+    base = word.rsplit("/", 1)[-1]
+    return re.sub(r"(?<=[a-z])\d+(?:\.\d+)*$", "", base)  # python3.11 -> python, pip3 -> pip
+
+
+def _program_and_args(tokens: list[str]) -> tuple[str, list[str]]:
+    rest = list(tokens)
+    while rest and (_ENV_RE.match(rest[0]) or rest[0] in _WRAPPERS):
+        rest.pop(0)
+    if not rest:
+        return "", []
+    return normalise_program(rest[0]), rest[1:]
+
+
+def _strip_bodies(command: str) -> str:
+    """Heredoc bodies and ``$(...)`` substitutions (commit messages) are text, not commands."""
+    command = re.sub(r"<<-?\s*['\"]?(\w+)['\"]?.*?\n\s*\1\b", "", command, flags=re.DOTALL)
+    command = re.sub(r"\$\((?:[^()]|\([^()]*\))*\)", "SUBST", command, flags=re.DOTALL)
+    # A quoted multi-line argument (an inline script) is one argument, not several statements.
+    return re.sub(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'", lambda m: "STR" if "\n" in m.group(0) else m.group(0), command,
+                  flags=re.DOTALL)
+
+
+def statements(command: str) -> list[tuple[str, list[str], list[str]]]:
+    """(program, args, pipe-tail programs) of each statement, setup statements (cd, export...) left out."""
+    found: list[tuple[str, list[str], list[str]]] = []
+    for statement in _SPLIT_RE.split(_strip_bodies(command)):
+        if not statement.strip():
+            continue
+        pipeline = _PIPE_RE.split(statement)
+        program, args = _program_and_args(_tokens(pipeline[0]))
+        tail = [_program_and_args(_tokens(p))[0] for p in pipeline[1:]]
+        if not program or program in _SETUP or (program == "git" and args[:1] == ["add"]):
+            continue
+        found.append((program, args, tail))
+    return found
+
+
+def main_statement(command: str) -> tuple[str, list[str], list[str]]:
+    """The statement whose result the command is about: the last one that is not setup."""
+    found = statements(command)
+    return found[-1] if found else ("", [], [])
+
+
+def _positionals(args: list[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg in _VALUE_FLAGS:
+            skip = True
+            continue
+        if arg.startswith("-") or arg.startswith(">") or arg in ("2>&1", "&"):
+            continue
+        out.append(arg)
+    return out
+
+
+def check_key(command: str) -> tuple[str, ...]:
+    """What check the command runs: ``("pnpm", "test", "NavUser.test.tsx")``, ``("git", "push")``,
+    ``("python", "hoge.py")``. Empty for a command with nothing but setup."""
+    program, args, _tail = main_statement(command)
+    if not program:
+        return ()
+    positional = _positionals(args)
+    if program in _SUBCOMMAND:
+        key: tuple[str, ...] = (program, *positional[:1])
+        if positional[:1] and positional[0] in _TEST_WORDS and len(positional) > 1 and program != "git":
+            key += (positional[1].rsplit("/", 1)[-1],)
+        return key
+    if program in _RUNNERS:
+        return (program, *(p.rsplit("/", 1)[-1] for p in positional[:1]))
+    return (program, *positional[:1])
+
+
+def same_check(earlier: tuple[str, ...], later: tuple[str, ...]) -> bool:
+    """True when ``later`` re-runs ``earlier``'s check (running the whole suite covers one test)."""
+    if not earlier or not later:
+        return False
+    if earlier == later:
+        return True
+    # A broader run covers a narrower one: `pnpm test` re-runs `pnpm test NavUser.test.tsx`, `pytest`
+    # re-runs `pytest tests/test_io.py` (a bare program counts only for test runners).
+    covers = len(later) >= 2 or (len(later) == 1 and later[0] in _TEST_RUNNERS)
+    return covers and len(later) < len(earlier) and earlier[: len(later)] == later
+
+
+def missing_tool(output: str, exit_code: int | None) -> bool:
+    """The command failed because a program is not installed."""
+    return exit_code == 127 or bool(_NOT_FOUND_RE.search(output))
+
+
+def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
+    """Whether a shell call that the log marks as failed really failed (see the module docstring)."""
+    program, args, tail = main_statement(command)
+    last = tail[-1] if tail else program
+    if exit_code == 1 and (last in _NO_MATCH_PROGRAMS or (program in _NO_MATCH_PROGRAMS and not tail)):
+        return False
+    if exit_code == 1 and (program in _DIFF_PROGRAMS or program in _TEST_PROGRAMS):
+        return False
+    if program == "git" and args[:1] == ["diff"] and exit_code == 1:
+        return False
+    if program == "git" and args[:1] == ["commit"] and _NOTHING_TO_COMMIT_RE.search(output):
+        return False
+    if program in _EXPLORE_PROGRAMS and not missing_tool(output, exit_code):
+        return False  # a look around (ls of a missing folder, cat | jq on odd input) is not an attempt
+    if any(p in _INLINE_RUNNERS and ({"-c", "-e"} & set(a)) for p, a, _t in statements(command)) or \
+            any(t in _INLINE_RUNNERS for t in tail):
+        return False  # an ad-hoc inline script probing data is exploration too
+    if program == "which" or (program in ("command", "type") and exit_code == 1):
+        return False
+    return True
+
+
+def path_arguments(command: str) -> set[str]:
+    """The path-like arguments of a command (to tell an alternative tool aimed at the same place)."""
+    found: set[str] = set()
+    for _program, args, _tail in statements(command):
+        for arg in _positionals(args):
+            if "/" in arg or "." in arg:
+                found.add(arg.rstrip("/"))
+    return found
+
+
+def signature(command: str) -> tuple[str, ...]:
+    """The main statement as written (program as typed, arguments; messages and substitutions
+    dropped): two commands with one signature ran the same thing."""
+    for statement in reversed(_SPLIT_RE.split(_strip_bodies(command))):
+        tokens = _tokens(_PIPE_RE.split(statement)[0]) if statement.strip() else []
+        while tokens and (_ENV_RE.match(tokens[0]) or tokens[0] in _WRAPPERS):
+            tokens.pop(0)
+        if not tokens or tokens[0] in _SETUP or tokens[:2] == ["git", "add"]:
+            continue
+        return (tokens[0], *_positionals(tokens[1:]), *sorted(t for t in tokens[1:] if t.startswith("-")))
+    return ()

@@ -1,0 +1,210 @@
+"""Failed-then-fixed attempts, as the rules extractor finds them.
+
+A story starts at a real failure: a tool call the log marks failed whose meaning is a failure
+(``commands.is_real_failure``: not grep's "no match", not an exploratory look at a missing path, not
+a harmless tool-mechanics error such as an edit of a file not read yet, not a call the user refused),
+or hook feedback (a Stop hook refusing to end the turn, a hook blocking a call). It is **fixed** only
+when a later run of the *same check* passes (``commands.check_key``: the same program, subcommand and
+target; the same tool on the same file) — or, for a missing program, when the next command aimed at
+the same path succeeds instead. What changed in between (the files edited, the command changed) is
+the fix; the agent's first non-tactical sentence after the failure is the cause. Repeated failures
+of the same check are one story. Each attempt's range runs from the failing call to the passing run.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..sessions.model import Entry
+from ..store.staging import Attempt
+from .calls import Call
+from .commands import check_key, is_real_failure, missing_tool, path_arguments, same_check, signature
+from .text import sentences, squash
+
+_ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|exception|denied|cannot|can't|no such|invalid|"
+                            r"traceback|refused|timed out|exceeds|expected|assert", re.IGNORECASE)
+_NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Process exited with code -?\d+|"
+                            r"Chunk ID: .*|Original token count: .*|Total output lines: .*|[⎯─━=\-_ ]+.*[⎯─━]+|"
+                            r"\(eval\):\d+:?)$")
+# Tool errors that are the agent's mechanics, not something tried: it fixes them without learning
+# anything about the project (edit before read, stale read, a bad tool argument).
+_MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|string to replace not found|"
+                           r"found \d+ matches of the string|inputvalidationerror|invalid tool parameters|"
+                           r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
+                           r"sibling tool call errored|tool_use_error>cancelled",
+                           re.IGNORECASE)
+# A read tool aimed at nothing readable (a missing path, a directory): a look around, not an attempt.
+_MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent|eisdir|is a directory", re.IGNORECASE)
+_READ_TOOLS = {"read", "glob", "grep", "ls", "view", "read_file", "list_dir", "search", "notebookread", "find"}
+_TACTICAL_RE = re.compile(r"^(?:let me|let's|i'll|i will|now\b|first\b|next\b|ok\b|okay\b|good\b|great\b|"
+                          r"perfect\b|hmm\b|i need to|i should)", re.IGNORECASE)
+_HOOK_RE = re.compile(r"^(?P<hook>[\w:]+) hook (?:feedback|blocking error|error)[^:]*:\s*(?P<text>.*)", re.DOTALL)
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip() and not _NOISE_LINE_RE.match(line.strip())]
+
+
+def error_line(result: Entry) -> str:
+    lines = _lines(result.text.replace("\\n", "\n"))
+    hits = [line for line in lines if _ERROR_HINT_RE.search(line)]
+    chosen = hits[0] if hits else (lines[-1] if lines else "")
+    if chosen.endswith(":") and chosen in lines and lines.index(chosen) + 1 < len(lines):
+        # A header ("Pre-commit validation failed:") says little; its first line says what.
+        chosen = f"{chosen} {lines[lines.index(chosen) + 1]}"
+    code = f"exit {result.exit_code}" if result.exit_code not in (None, 0) else ""
+    text = squash(re.sub(r"</?tool_use_error>", "", chosen), 160)
+    return ": ".join(part for part in (code, text) if part) or "failed"
+
+
+def _is_failure(call: Call) -> bool:
+    if not call.failed or call.rejected or call.result is None:
+        return False
+    if call.name in ("ExitPlanMode", "AskUserQuestion", "EnterPlanMode", "TodoWrite", "Task", "Agent"):
+        return False
+    text = call.result.text
+    if _MECHANICS_RE.search(text) or "interrupted" in text.lower()[:80]:
+        return False
+    if call.is_shell:
+        return is_real_failure(call.command(), call.result.exit_code, text)
+    if call.name.lower() in _READ_TOOLS and _MISSING_READ_RE.search(text):
+        return False  # an exploratory look at a path that is not there
+    return True
+
+
+def _key(call: Call) -> tuple[str, ...]:
+    if call.is_shell:
+        return check_key(call.command())
+    files = call.files()
+    return (call.name, *files[:1]) if files else (call.name,)
+
+
+_LOOK_PROGRAMS = {"ls", "cat", "head", "tail", "find", "grep", "rg", "wc", "stat", "file", "which", "pwd", "echo", "tree",
+                  "less", "du", "date", "env", "printenv", "sed", "awk", "sort", "diff", "bd"}
+_CHECK_WORDS = {"test", "tests", "lint", "check", "typecheck", "vet", "clippy", "credo", "dialyzer", "build", "compile",
+                "pytest", "jest", "vitest", "tsc", "eslint", "ruff", "mypy", "pyright", "flake8", "rspec"}
+_LOOK_GIT = {"status", "log", "diff", "show", "branch", "remote", "rev-parse", "add", "stash"}
+
+
+def _changes(call: Call) -> bool:
+    """A successful command that may have changed something (``mix format``), not a look around."""
+    from .commands import main_statement
+
+    program, args, _tail = main_statement(call.command())
+    if not program or program in _LOOK_PROGRAMS or program in _CHECK_WORDS:
+        return False
+    if any(arg in _CHECK_WORDS for arg in args[:2]):
+        return False  # another check (lint, test, build) verifies; it does not fix
+    return not (program == "git" and args[:1] and args[0] in _LOOK_GIT)
+
+
+def _cause(entries: list[Entry], after: int, before: int) -> str:
+    """The agent's first explaining sentence between the failure and the next call."""
+    for entry in entries:
+        if entry.index <= after or entry.index >= before:
+            continue
+        if entry.role != "assistant" or entry.kind not in (None, "message"):
+            continue
+        for sentence in sentences(entry.text):
+            if not _TACTICAL_RE.match(sentence) and len(sentence.split()) >= 5 and not sentence.endswith(":"):
+                return squash(sentence, 160)
+        return ""
+    return ""
+
+
+def _how(failed: Call, fix: Call, edited: list[str], ran: list[str] | None = None) -> str:
+    if failed.is_shell and fix.is_shell and signature(failed.command()) != signature(fix.command()):
+        changed = f"ran `{fix.describe()}` instead"
+    elif not failed.is_shell and isinstance(fix.entry.tool_input, dict) and isinstance(failed.entry.tool_input, dict):
+        added = [k for k in fix.entry.tool_input if k not in failed.entry.tool_input]
+        changed = f"retried with {', '.join(added)}" if added else ""
+    else:
+        changed = ""
+    files = list(dict.fromkeys(p.rsplit("/", 1)[-1] for p in edited))
+    edits = f"after editing {', '.join(files[:4])}" if files else ""
+    commands = list(dict.fromkeys(ran or []))
+    steps = f"after running {', '.join(f'`{c}`' for c in commands[:3])}" if commands else ""
+    parts = [p for p in (edits, steps, changed) if p]
+    return "; ".join(parts) if parts else "the same call succeeded on retry"
+
+
+def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
+    attempts: list[Attempt] = []
+    handled: set[int] = set()
+    for position, call in enumerate(calls):
+        if position in handled or not _is_failure(call):
+            continue
+        handled.add(position)
+        key = _key(call)
+        tool_missing = call.is_shell and missing_tool(call.result.text if call.result else "", call.result.exit_code
+                                                      if call.result else None)
+        paths = path_arguments(call.command()) if tool_missing else set()
+        repeats, fix, edited, ran = 1, None, [], []
+        for offset in range(position + 1, len(calls)):
+            later = calls[offset]
+            if later.is_edit and later.succeeded:
+                edited.extend(later.files())
+                continue
+            if later.is_shell and later.succeeded and not same_check(key, _key(later)) and _changes(later):
+                ran.append(later.describe())
+            if same_check(key, _key(later)):
+                if _is_failure(later):
+                    handled.add(offset)
+                    repeats += 1
+                    continue
+                if later.succeeded:
+                    fix = later
+                    break
+            elif tool_missing and later.is_shell and later.succeeded and paths & path_arguments(later.command()):
+                fix = later
+                break
+        assert call.result is not None
+        trial = f"`{call.describe()}`"
+        times = f" ({repeats} times)" if repeats > 1 else ""
+        error = error_line(call.result)
+        next_call = calls[position + 1].entry.index if position + 1 < len(calls) else 1 << 60
+        cause = _cause(entries, call.result.index, next_call)
+        because = f"; cause: {cause}" if cause else ""
+        if fix is None:
+            attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; not fixed in this range",
+                                    outcome="failure", range=(call.entry.index, call.end)))
+            continue
+        how = _how(call, fix, edited, ran)
+        attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — {how}; "
+                                f"`{fix.describe()}` then succeeded", outcome="success",
+                                range=(call.entry.index, fix.end)))
+    attempts.extend(_hook_attempts(entries))
+    attempts.sort(key=lambda a: a.range or (0, 0))
+    return attempts
+
+
+def _hook_name(text: str) -> str:
+    match = _HOOK_RE.match(text.strip())
+    return match.group("hook") if match else "hook"
+
+
+def _hook_attempts(entries: list[Entry]) -> list[Attempt]:
+    """Hook feedback (a Stop hook refusing to end the turn, a hook blocking a call) as failures; fixed
+    when the agent went on and the same hook did not complain again before the user's next message."""
+    found: list[Attempt] = []
+    feedback = [e for e in entries if e.kind == "hook_feedback"]
+    for number, entry in enumerate(feedback):
+        match = _HOOK_RE.match(entry.text.strip())
+        hook = _hook_name(entry.text)
+        text = match.group("text") if match else entry.text
+        following = [e for e in entries if e.index > entry.index]
+        stop = next((e.index for e in following if e.role == "user" and e.kind in (None, "message")), None)
+        window = [e for e in following if stop is None or e.index < stop]
+        again = next((f for f in feedback[number + 1:]
+                      if (stop is None or f.index < stop) and _hook_name(f.text) == hook), None)
+        worked = any(e.kind == "tool_result" and e.is_error is False for e in window)
+        lines = _lines(text)
+        said = squash(lines[0], 160) if lines else "refused"
+        if again is None and worked and window:
+            found.append(Attempt(trial=f"the {hook} hook", result=f"blocked: {said}; fixed — the agent addressed it "
+                                 "and the hook did not object again", outcome="success",
+                                 range=(entry.index, window[-1].index)))
+        elif again is None:
+            found.append(Attempt(trial=f"the {hook} hook", result=f"blocked: {said}; not fixed in this range",
+                                 outcome="failure", range=(entry.index, entry.index)))
+    return found

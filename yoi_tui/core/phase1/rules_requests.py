@@ -1,0 +1,190 @@
+"""User requests, as the rules extractor reads them.
+
+A typed user message is a request unless it is a question (it becomes a discussion), a greeting or
+acknowledgement, pasted code or output with no sentence of its own, harness text, or a **correction**:
+a short message right after the user interrupted the agent or refused a call, or one opening with
+"not"/"no,"/"actually"/"instead"/"I meant"... refines the request before it (its summary and range
+grow) rather than starting a new one; so does a short answer to the agent's question ("option 2"),
+unless it is itself an instruction.
+
+Intent and target are read from the directive sentence — the first sentence that tells the agent
+what to do ("We should use the initials from the username" after a problem statement), never from a
+code block or a temporary path; a problem statement alone ("mix phx.server doesnt seem to start")
+is a ``fix``. The title is that sentence, short and imperative (``text.short_title``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..sessions.model import Entry
+from ..store.staging import Request
+from .text import TEMP_PATH_RE, prose, sentences, short_title, squash, strip_polite
+
+MAX_SUMMARY = 240
+_TRIVIAL = {"ok", "okay", "yes", "y", "no", "n", "thanks", "thank you", "thx", "ty", "continue", "go on", "go ahead",
+            "proceed", "sure", "great", "perfect", "nice", "lgtm", "done", "k", "yep", "yup", "nope", "cool",
+            "good", "awesome", "hi", "hello", "hey", "sounds good", "looks good", "do it", "keep going"}
+_GREETING_RE = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|cheers)\b[\s!,.]*"
+                          r"(?:there|claude|codex|again|so much|a lot)?[\s!.]*$", re.IGNORECASE)
+_REDACTED_RE = re.compile(r"^\[REDACTED_[A-Z]+ len=\d+ sha=[0-9a-f]+\]$")
+_HARNESS_RE = re.compile(r"^\s*<(?:task-notification|command-message|bash-input|bash-stdout|user-prompt-submit-hook)",
+                         re.IGNORECASE)
+_CORRECTION_RE = re.compile(r"^(?:not\b|no[,.!]|no\s+(?:not|the|it|that|this|i|we|you)\b|nope|actually|instead|"
+                            r"rather|i meant|i mean|that's not|thats not|that is not|wrong|completely|only|just\b|"
+                            r"don't|dont|do not|stop|undo|revert that|wait)", re.IGNORECASE)
+_QUESTION_START_RE = re.compile(r"^(?:what|why|how|where|when|which|who|whose|is|are|does|do|did|can|could|should|"
+                                r"would|will|was|were|has|have|isn't|aren't|doesn't)\b", re.IGNORECASE)
+_DIRECTIVE_RE = re.compile(r"^(?:we|you|i)\s+(?:should|need to|must|have to|want to|want you to|'d like to|would like to)"
+                           r"\s+", re.IGNORECASE)
+_PROBLEM_RE = re.compile(r"\b(?:doesn'?t|does not|don'?t|isn'?t|is not|won'?t|can'?t|cannot|not working|broken|"
+                         r"fails?|failing|failed|error|crash(?:es|ed)?|still|wrong|says|shows|missing|bug)\b",
+                         re.IGNORECASE)
+INTENTS: list[tuple[str, tuple[str, ...]]] = [
+    ("add", ("add", "create", "implement", "make", "build", "write", "introduce", "generate", "scaffold", "set up",
+             "setup", "support", "allow", "enable", "include", "extend")),
+    ("fix", ("fix", "repair", "resolve", "debug", "solve", "correct", "handle")),
+    ("remove", ("remove", "delete", "drop", "get rid", "clean up", "cleanup", "disable", "strip")),
+    ("change", ("move", "rename", "refactor", "change", "update", "replace", "give", "set", "use", "switch",
+                "convert", "migrate", "port", "improve", "rewrite", "modify", "tweak", "adjust", "increase",
+                "decrease", "reduce", "simplify", "split", "merge", "upgrade", "bump", "restructure", "reorder",
+                "align", "center", "style", "format", "translate")),
+    ("run", ("run", "execute", "start", "launch", "cd", "install", "deploy", "commit", "push", "test", "build and",
+             "restart", "stop", "kill", "release", "publish")),
+    ("continue", ("finish", "complete", "continue", "resume", "work on", "keep working", "pick up", "proceed with",
+                  "carry on")),
+    ("review", ("review", "check", "look", "analyze", "analyse", "investigate", "find", "search", "websearch", "read",
+                "summarize", "summarise", "list", "show", "explain", "document", "describe", "compare", "explore",
+                "audit", "verify", "trace", "figure out")),
+]
+_PATH_RE = re.compile(r"@?((?:[\w.-]+/)*[\w.-]+\.[A-Za-z][\w]{0,5})\b")
+_CODE_RE = re.compile(r"`([^`\n]{1,60})`")
+_IDENT_RE = re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+_[a-z_]+[a-z])\b")
+_OBJECT_STOP = {"to", "in", "into", "on", "for", "from", "with", "so", "because", "when", "where", "which", "that",
+                "if", "by", "at", "as", "and", "but", "then", "like", "after", "before", "without"}
+
+
+def is_trivial(text: str) -> bool:
+    flat = text.strip().lower().strip(".!?")
+    return (not flat or flat in _TRIVIAL or len(flat) < 4 or bool(_REDACTED_RE.match(text.strip()))
+            or bool(_GREETING_RE.match(text.strip())) or bool(_HARNESS_RE.match(text)))
+
+
+def is_question(text: str) -> bool:
+    """A question and nothing more (a directive after the question mark makes it a request)."""
+    parts = sentences(prose(text))
+    if not parts:
+        return False
+    last = parts[-1].rstrip()
+    if last.endswith("?"):
+        return True
+    return len(parts) == 1 and bool(_QUESTION_START_RE.match(strip_polite(last))) and not _verb(last)
+
+
+def _verb(sentence: str) -> tuple[str, str] | None:
+    """(intent, verb) when the sentence starts with an instruction verb."""
+    lowered = strip_polite(sentence).lower()
+    lowered = _DIRECTIVE_RE.sub("", lowered)
+    for intent, verbs in INTENTS:
+        for verb in verbs:
+            if lowered == verb or re.match(rf"{re.escape(verb)}\b", lowered):
+                return intent, verb
+    return None
+
+
+def directive(text: str) -> tuple[str, str]:
+    """(intent, sentence): the sentence that says what to do, and its intent. A problem stated before
+    the instruction makes it a fix ("X still does not work? search for Y" is about fixing X)."""
+    parts = sentences(prose(text))
+    problem = ""
+    for sentence in parts:
+        found = _verb(sentence) if not sentence.rstrip().endswith("?") else None
+        if found:
+            if problem and found[0] in ("review", "other", "continue"):
+                return "fix", problem
+            intent = "fix" if problem and found[0] in ("change", "add") else found[0]
+            return intent, _DIRECTIVE_RE.sub("", strip_polite(sentence))
+        if not problem and _PROBLEM_RE.search(sentence):
+            problem = re.sub(r"\s*\([^)]*\)?\??$", "", sentence).rstrip("?")
+    if problem:
+        return "fix", problem
+    return "other", parts[0] if parts else text.strip()
+
+
+def _target(sentence: str, intent_verb: str | None) -> str:
+    text = _CODE_RE.sub(lambda m: m.group(1), sentence)
+    anchors: list[str] = []
+    for path in _PATH_RE.findall(sentence):
+        if TEMP_PATH_RE.search(path) or path.startswith("http") or re.fullmatch(r"[\d.]+", path):
+            continue
+        if "/" in path or re.search(r"\.[a-z]{1,5}$", path):
+            anchors.append(path.rsplit("/", 1)[-1] if len(path) > 40 else path)
+    anchors += [c for c in _CODE_RE.findall(sentence) if not TEMP_PATH_RE.search(c)]
+    anchors += list(_IDENT_RE.findall(_PATH_RE.sub(" ", _CODE_RE.sub(" ", sentence))))
+    words = strip_polite(_DIRECTIVE_RE.sub("", strip_polite(text))).split()
+    if intent_verb:
+        words = words[len(intent_verb.split()):]
+    phrase: list[str] = []
+    for word in words:
+        bare = word.lower().strip(",.;:!?")
+        if phrase and (bare in _OBJECT_STOP or word.startswith("@") or "/" in word):
+            break
+        phrase.append(word.strip(",.;:!?"))
+        if len(phrase) >= 6:
+            break
+    obj = " ".join(phrase)
+    unique = [a for a in dict.fromkeys(anchors) if a.lower() not in obj.lower()][:2]
+    if obj and unique:
+        return squash(f"{obj} ({', '.join(unique)})", 100)
+    return squash(obj or ", ".join(unique) or sentence, 100)
+
+
+def _title(intent: str, sentence: str) -> str:
+    if _verb(sentence):
+        return short_title(sentence)
+    return "Fix: " + short_title(sentence)[:1].lower() + short_title(sentence)[1:] if intent == "fix" \
+        else short_title(sentence)
+
+
+def extract_requests(entries: list[Entry]) -> list[Request]:
+    requests: list[Request] = []
+    interrupted = False  # the user stopped the agent (interrupt, refused call) since the last request
+    asked = False  # the agent's last message ended with a question
+    for entry in entries:
+        if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
+            asked = entry.text.rstrip().rstrip("*_`").endswith("?")
+            continue
+        if entry.kind in ("interrupt", "rejected"):
+            interrupted = True
+            continue
+        if entry.kind == "command":  # the user moved on to something else (/mcp, /model...)
+            interrupted = False
+            continue
+        if entry.role != "user" or entry.kind not in (None, "message"):
+            continue
+        text = entry.text
+        if is_trivial(text) or is_question(text):
+            continue
+        body = prose(text)
+        if not body or not sentences(body):
+            continue  # pasted code or output with no sentence of its own
+        words = len(body.split())
+        correction = bool(requests) and words <= 30 and (interrupted or bool(_CORRECTION_RE.match(strip_polite(body))))
+        # A short reply to the agent's question ("option 2", "the second one") answers it; an
+        # instruction ("continue until all are done") is still a request.
+        answer = asked and words <= 8 and _verb(body) is None
+        interrupted = asked = False
+        if answer and not requests:
+            continue
+        if correction or answer:
+            previous = requests[-1]
+            start = previous.range[0] if previous.range else entry.index
+            summary = squash(f"{previous.summary} — refined: {body}", MAX_SUMMARY)
+            requests[-1] = previous.model_copy(update={"summary": summary, "range": (start, entry.index)})
+            continue
+        intent, sentence = directive(text)
+        found = _verb(sentence)
+        requests.append(Request(intent=intent, target=_target(sentence, found[1] if found else None),
+                                summary=squash(body, MAX_SUMMARY), title=_title(intent, sentence),
+                                range=(entry.index, entry.index)))
+    return requests

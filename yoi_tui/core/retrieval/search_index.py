@@ -1,0 +1,270 @@
+"""The search index: which record files may hold a query's terms, from ``.yoi/state/search-v1.sqlite``.
+
+``search.py`` used to read every file of a folder per query. The index keeps each file's
+lower-cased text in an SQLite FTS5 table with the ``trigram`` tokenizer (substring queries from an
+index), so a query reads only the files that can match. It is never trusted blindly:
+
+* **Fresh before every answer.** Each query lists the folder and ``lstat``s every ``*.md`` entry;
+  a file whose signature (size, mtime_ns, ctime_ns, inode) differs from the indexed one — an edit
+  in an outside editor, a ``git checkout``, a rename — is re-read and re-indexed first, a vanished
+  one dropped. Nothing is assumed from folder timestamps alone (an in-place edit does not change
+  them).
+* **Superset, never the answer.** The index only names candidates; ``search.py`` reads each one
+  and decides with the same matcher as a plain scan, so hits, order, excerpts and problems are
+  those of a plain scan (``tests/test_search_index.py`` checks this on randomized edits).
+* **Always-candidates.** Files the index cannot vouch for are returned for every query: symlinks,
+  non-regular files, unreadable or non-UTF-8 files (the scan reports them), and "racily clean"
+  files changed within ``RACY_NS`` of the check (a second write in the same timestamp tick would
+  keep the signature).
+* **Short terms.** Trigrams need 3 characters: a query term shorter than that does not narrow the
+  candidates (the scan decides it); other terms still do.
+* **Self-healing.** A missing, corrupt or foreign database is rebuilt; one that cannot be written
+  (read-only checkout, no ``.yoi/``) makes the search fall back to the plain scan (``None``).
+
+SQLite 3.40 (Python's bundled one here) has no ``contentless_delete``: a changed file gets a new
+row id and its old trigrams stay behind as garbage that no live file points at; the table is
+rebuilt when garbage outgrows the live rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import stat
+import time
+from array import array
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..store.workspace import Workspace
+
+Found = tuple[str, int]  # (path, st_mode) of one listed record file
+
+INDEX_NAME = "search-v1.sqlite"
+SCHEMA_VERSION = "3"
+RACY_NS = 2_000_000_000
+MIN_TERM = 3  # trigram: shorter strings cannot be looked up
+_GARBAGE_FACTOR = 1.0  # rebuild when dead rows exceed this share of live ones
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # state 0: text indexed under row id ``id``; 1: always a candidate (see the module docstring)
+    "CREATE TABLE IF NOT EXISTS files(rel TEXT PRIMARY KEY, sig TEXT NOT NULL, state INTEGER NOT NULL,"
+    " id INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS files_id ON files(id)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(body, tokenize='trigram case_sensitive 1', content='',"
+    " detail=none)",
+)
+
+
+def index_path(ws: Workspace) -> Path:
+    return ws.state_dir / INDEX_NAME
+
+
+def _list(folder: Path, prefix: str, found: dict[str, Found], values: list[int]) -> bool | None:
+    """Add every ``*.md`` of ``folder`` to ``found`` and its ``lstat`` fields to ``values``.
+
+    ``lstat`` relative to the open folder (``fstatat``) rather than by full path: the kernel does
+    not walk the parent folders again for each of 40,000 files. None: the folder cannot be listed.
+    """
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return None
+    base = str(folder) + os.sep
+    try:
+        with os.scandir(fd) as it:
+            for entry in it:
+                name = entry.name
+                if not name.endswith(".md"):
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # vanished while listed: as if listed a moment later
+                found[prefix + name] = (base + name, st.st_mode)
+                values += (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return True
+
+
+def _trigram_query(terms: list[str]) -> str | None:
+    """FTS5 query for files holding every trigram of every long-enough term (None: no such term).
+
+    ``detail=none`` keeps the index small (no positions) but allows no phrase queries, so a term is
+    looked up as the AND of its trigrams: a superset of the files holding it, which the scan's
+    matcher then narrows exactly.
+    """
+    grams = sorted({t[i:i + MIN_TERM] for t in terms if len(t) >= MIN_TERM for i in range(len(t) - MIN_TERM + 1)})
+    return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams) if grams else None
+
+
+class SearchIndex:
+    """One open index database; use as a context manager (``open_index``)."""
+
+    def __init__(self, ws: Workspace, conn: sqlite3.Connection) -> None:
+        self.ws = ws
+        self.conn = conn
+
+    def __enter__(self) -> SearchIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
+
+    # ------------------------------------------------------------------ keeping it fresh
+
+    def refresh(self, folders: Iterable[tuple[Path, str]], summary: Path | None = None) -> dict[str, Found] | None:
+        """Bring the named folders (``(folder, rel_prefix)``) and the summary up to date.
+
+        Returns every ``*.md`` found, by rel, as ``(path, st_mode)``; None when a folder cannot be
+        listed (the plain scan then reports it exactly as before). When the digest of every name
+        and ``lstat`` signature equals the stored one, no row is read from the database (the
+        common case); a folder holding a racily clean file never stores its digest.
+        """
+        folders = list(folders)
+        now_ns = time.time_ns()
+        found: dict[str, Found] = {}
+        values: list[int] = []  # size, mtime_ns, ctime_ns, inode, mode per file, in listing order
+        prefixes: list[str] = []
+        for folder, prefix in folders:
+            prefixes.append(prefix)
+            listed = _list(folder, prefix, found, values)
+            if listed is None:
+                return None
+        if summary is not None:
+            try:
+                st = os.lstat(summary)
+            except FileNotFoundError:
+                st = None
+            except OSError:
+                return None
+            if st is not None:
+                found["memory/summary.md"] = (str(summary), st.st_mode)
+                values += (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+            prefixes.append("memory/summary.md")
+        digest_key = "digest " + " ".join(prefixes)
+        digest = hashlib.blake2b("\0".join(found).encode("utf-8", "surrogateescape"), digest_size=20)
+        digest.update(array("q", values).tobytes())
+        if self._meta(digest_key) == digest.hexdigest():
+            return found
+        clean = not values or (max(max(values[1::5]), max(values[2::5])) < now_ns - RACY_NS
+                               and all(stat.S_ISREG(mode) for mode in set(values[4::5])))
+        self._update(found, values, prefixes, now_ns, digest_key, digest.hexdigest() if clean else "")
+        if self._maybe_compact():
+            return self.refresh(folders, summary)  # the row ids just written are gone: index afresh
+        return found
+
+    def _update(self, found: dict[str, Found], values: list[int], prefixes: list[str], now_ns: int,
+                digest_key: str, digest: str) -> None:
+        """Re-index the files whose signature changed; drop the vanished ones."""
+        conn = self.conn
+        known: dict[str, str] = {}
+        for prefix in prefixes:
+            known.update(conn.execute("SELECT rel, sig FROM files WHERE rel >= ? AND rel < ?",
+                                      (prefix, prefix + "\uffff")).fetchall())
+        with conn:
+            gone = [rel for rel in known if rel not in found]
+            if gone:
+                conn.executemany("DELETE FROM files WHERE rel = ?", [(rel,) for rel in gone])
+            next_id = int(self._meta("next_id") or 1)
+            for number, (rel, (path, mode)) in enumerate(found.items()):
+                size, mtime_ns, ctime_ns, inode = values[5 * number:5 * number + 4]
+                racy = not stat.S_ISREG(mode) or max(mtime_ns, ctime_ns) >= now_ns - RACY_NS
+                sig = f"{size} {mtime_ns} {ctime_ns} {inode} {mode} {int(racy)}"
+                if known.get(rel) == sig:
+                    continue
+                text = None if racy else self._text(path)
+                if text is None:
+                    conn.execute("INSERT OR REPLACE INTO files(rel, sig, state, id) VALUES (?, ?, 1, 0)", (rel, sig))
+                    continue
+                conn.execute("INSERT INTO docs(rowid, body) VALUES (?, ?)", (next_id, text))
+                conn.execute("INSERT OR REPLACE INTO files(rel, sig, state, id) VALUES (?, ?, 0, ?)",
+                             (rel, sig, next_id))
+                next_id += 1
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('next_id', ?)", (str(next_id),))
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (digest_key, digest))
+
+    @staticmethod
+    def _text(path: str) -> str | None:
+        from .search import decode_text, read_bytes_fast
+
+        data, _reason = read_bytes_fast(path)
+        if data is None:
+            return None
+        text, _reason = decode_text(data)
+        return text.lower() if text is not None else None
+
+    def _meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _maybe_compact(self) -> bool:
+        """Empty the index when dead row ids (replaced texts) outnumber the live ones (True: done)."""
+        next_id = int(self._meta("next_id") or 1)
+        live = self.conn.execute("SELECT count(*) FROM files WHERE state = 0").fetchone()[0]
+        if next_id - 1 - live <= _GARBAGE_FACTOR * max(live, 1000):
+            return False
+        with self.conn:  # the next refresh re-reads everything (a rebuild)
+            self.conn.execute("INSERT INTO docs(docs) VALUES ('delete-all')")  # contentless: no DELETE
+            self.conn.execute("DELETE FROM files")
+            self.conn.execute("DELETE FROM meta WHERE key = 'next_id' OR key LIKE 'digest %'")
+        return True
+
+    # ------------------------------------------------------------------ asking it
+
+    def candidates(self, found: dict[str, Found], terms: list[str]) -> list[tuple[str, Found]]:
+        """The entries of ``found`` that may hold every term, in sorted-rel order."""
+        query = _trigram_query(terms)
+        if query is None:
+            return sorted(found.items())
+        wanted = {row[0] for row in self.conn.execute(
+            "SELECT rel FROM files WHERE state = 1 OR id IN (SELECT rowid FROM docs WHERE docs MATCH ?)", (query,))}
+        return [(rel, found[rel]) for rel in sorted(wanted) if rel in found]
+
+
+def open_index(ws: Workspace) -> SearchIndex | None:
+    """The workspace's index, created or rebuilt as needed; None when it cannot be used (scan instead)."""
+    if not ws.yoi_dir.is_dir():
+        return None  # a bare memory/ folder: do not create state the user did not ask for
+    path = index_path(ws)
+    for attempt in range(2):
+        try:
+            path.parent.mkdir(exist_ok=True)
+            conn = sqlite3.connect(path, timeout=5.0, isolation_level="DEFERRED")
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=OFF")  # a lost index is rebuilt; never worth an fsync
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+                if row is None:
+                    conn.execute("INSERT INTO meta(key, value) VALUES ('version', ?)", (SCHEMA_VERSION,))
+                    conn.commit()
+                elif row[0] != SCHEMA_VERSION:
+                    raise sqlite3.DatabaseError("foreign index version")
+                return SearchIndex(ws, conn)
+            except BaseException:
+                conn.close()
+                raise
+        except sqlite3.DatabaseError:
+            if attempt:
+                return None
+            _remove(path)  # corrupt or foreign: rebuild from scratch
+        except OSError:
+            return None
+    return None
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except OSError:
+            pass

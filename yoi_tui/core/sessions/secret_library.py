@@ -1,0 +1,131 @@
+"""Secret patterns from a maintained source: the regex plugins of ``detect-secrets`` (Yelp).
+
+``detect-secrets`` keeps vendor patterns current (Slack webhooks, SendGrid, Twilio, Azure storage,
+GitLab, npm, PyPI, Discord, Telegram, Mailchimp, Square, ...). Its own scanner is far too slow for
+yoi (about 250 s for a 50 MB session log with every plugin, and its entropy and keyword plugins
+flag thousands of harmless strings in code-heavy logs; see docs/reliability.md), so only the
+*regexes* of its regex-based plugins are used, wrapped as ``SecretPattern``s with literal
+prefilter needles, so they run through the same cheap prefilter as yoi's hand patterns and the
+linter stays fast. A plugin this table does not know yet still runs (no needle: always scanned),
+so an upgrade of the library only ever adds detection.
+
+Kinds are the plugin's secret type in snake case (``slack_token``, ``sendgrid_api_key``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .redact import SecretPattern
+
+# Plugins left out: a public IP address is not a secret; the private-key plugin matches the header
+# line alone (prose *about* key files), while the hand pattern matches a header with its key body.
+_SKIPPED = {"IPPublicDetector", "PrivateKeyDetector"}
+
+# Lower-case literals at least one of which every match of the plugin's regexes contains
+# (``core.retrieval.prefilter``), and literals every match contains.
+_NEEDLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "ArtifactoryDetector": (("akc", "ap"), ()),
+    "AWSKeyDetector": (("a3t", "abia", "acca", "akia", "asia", "aws"), ()),
+    "AzureStorageKeyDetector": (("accountkey=",), ()),
+    "BasicAuthDetector": (("://",), ("@",)),
+    "CloudantDetector": (("cl",), ()),
+    "DiscordBotTokenDetector": ((), (".",)),
+    "GitHubTokenDetector": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), ()),
+    "GitLabTokenDetector": (("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "gr1348941", "glcbt-", "glimt-",
+                             "glptt-", "glagent-", "gloas-"), ()),
+    "IbmCloudIamDetector": (("key", "pwd", "pw", "pass", "token"), ()),
+    "IbmCosHmacDetector": (("secret",), ()),
+    "JwtTokenDetector": (("eyj",), ()),
+    "MailchimpDetector": (("-us",), ()),
+    "NpmDetector": (("_authtoken",), ()),
+    "OpenAIDetector": (("t3blbkfj",), ()),
+    "PrivateKeyDetector": (("private key", "putty-user-key"), ()),
+    "PypiTokenDetector": (("pypi-",), ()),
+    "SendGridDetector": (("sg.",), ()),
+    "SlackDetector": (("xox", "hooks.slack.com"), ()),
+    "SoftlayerDetector": (("sl", "softlayer"), ()),
+    "SquareOAuthDetector": (("sq0csp-",), ()),
+    "StripeDetector": (("k_live_",), ()),
+    "TelegramBotTokenDetector": ((), (":",)),
+    "TwilioKeyDetector": (("ac", "sk"), ()),
+}
+# Per regex (plugin, position in its denylist) where one regex of a plugin needs other literals
+# than the rest: the keyword regexes need the keyword *and* the vendor word.
+_KEYWORDS = ("key", "pw", "pass", "token")
+_REGEX_NEEDLES: dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...]]] = {
+    ("ArtifactoryDetector", 0): (("akc",), ()),
+    ("AWSKeyDetector", 1): (_KEYWORDS, ("aws",)),
+    ("AWSKeyDetector", 0): (("a3t", "abia", "acca", "akia", "asia"), ()),
+    ("CloudantDetector", 0): (_KEYWORDS, ("cl",)),
+    ("CloudantDetector", 1): (_KEYWORDS, ("cl",)),
+    ("CloudantDetector", 2): (("cloudant.com",), ()),
+    ("CloudantDetector", 3): (("cloudant.com",), ()),
+    ("IbmCosHmacDetector", 0): (("secret",), ("key",)),
+    ("SoftlayerDetector", 0): (_KEYWORDS, ("sl",)),
+    ("SoftlayerDetector", 1): (("api.softlayer.com",), ()),
+}
+# Regexes left out: Artifactory's "AP" + 9 letters matches ordinary upper-case words; the keyword
+# regexes (IBM Cloud IAM, IBM COS HMAC, Cloudant, SoftLayer: "<vendor>_<key|password|token> =
+# <value>") are the hand table's assignment patterns with a vendor prefix — those already match
+# them, with their false-positive rules — and cost most of the library's scan time (their
+# look-behinds are tried at every position).
+_SKIPPED_REGEXES = {("ArtifactoryDetector", 1), ("IbmCloudIamDetector", 0), ("IbmCosHmacDetector", 0),
+                    ("CloudantDetector", 0), ("CloudantDetector", 1), ("SoftlayerDetector", 0)}
+_EDGE = " \t\r\n=:\"'"
+
+
+def _kind(secret_type: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+
+
+def _span(match: re.Match[str]) -> tuple[int, int] | None:
+    """The secret inside a plugin match: its capture groups if any (the value, not the key), then
+    without the delimiters some plugins match around the value."""
+    # A group is the value (a password between ':' and '@') unless it is the match's prefix or a
+    # short optional part (GitLab's "glpat", "glcbt-ab_"): then the whole match is the secret.
+    spans = [match.span(i) for i in range(1, (match.re.groups or 0) + 1)
+             if match.group(i) and match.start(i) > match.start() and len(match.group(i)) >= 4]
+    start, end = (min(s for s, _ in spans), max(e for _, e in spans)) if spans else match.span()
+    text = match.string
+    while start < end and text[start] in _EDGE:
+        start += 1
+    while end > start and text[end - 1] in _EDGE:
+        end -= 1
+    return (start, end) if end > start else None
+
+
+@lru_cache(maxsize=1)
+def library_patterns() -> tuple[SecretPattern, ...]:
+    """The regex plugins of detect-secrets as ``SecretPattern``s (empty when it is not installed)."""
+    from .redact import SecretPattern
+
+    try:
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.plugins.base import RegexBasedDetector
+    except ImportError:
+        return ()
+    patterns: list[SecretPattern] = []
+    pick: Callable[[re.Match[str]], tuple[int, int] | None] = _span
+    for secret_type, plugin in sorted(get_mapping_from_secret_type_to_class().items()):
+        if not issubclass(plugin, RegexBasedDetector) or plugin.__name__ in _SKIPPED:
+            continue
+        needles, requires = _NEEDLES.get(plugin.__name__, ((), ()))
+        try:
+            regexes = list(plugin().denylist)
+        except Exception:  # noqa: BLE001 - a third-party plugin that cannot start is skipped, not fatal
+            continue
+        for position, regex in enumerate(regexes):
+            key = (plugin.__name__, position)
+            if key in _SKIPPED_REGEXES:
+                continue
+            own_needles, own_requires = _REGEX_NEEDLES.get(key, (needles, requires))
+            patterns.append(SecretPattern(_kind(secret_type), regex, pick, own_needles, own_requires))
+    return tuple(patterns)
+
+
+__all__ = ["library_patterns"]
