@@ -21,7 +21,7 @@ It prints, per run:
   timestamps aside).
 
 ``tests/test_team_sim.py`` runs a small version (2 clones x 3 rounds) in the default suite and the
-5 x 20 campaign under ``-m slow``. ``--no-driver`` unsets ``merge.yoi.driver`` in every clone
+5 x 20 campaign under ``-m slow``. ``--no-driver`` removes the ``merge.yoi`` config in every clone
 (git's own line merge) for comparison.
 """
 
@@ -228,7 +228,7 @@ class Team:
             if done.returncode != 0:
                 raise RuntimeError(done.stderr)
             if not driver:
-                run_git(path, "config", "--unset", "merge.yoi.driver", env=env)
+                run_git(path, "config", "--remove-section", "merge.yoi", env=env)
             self.clones.append(path)
 
     # ------------------------------------------------------------------ one clone's turn
@@ -278,6 +278,8 @@ class Team:
         merged = run_git(path, "merge", "--no-edit", "-q", theirs, env=env, check=False)
         if merged.returncode != 0:
             unmerged = run_git(path, "diff", "--name-only", "--diff-filter=U", env=env).stdout.split()
+            if not unmerged:
+                raise RuntimeError(f"{path.name}: git merge failed:\n{merged.stdout}\n{merged.stderr}")
             status = run_git(path, "status", "--porcelain", env=env).stdout.splitlines()
             kinds = {line[3:]: line[:2] for line in status if line[:2] in ("UU", "AA", "UD", "DU", "AU", "UA", "DD")}
             self.stats.conflicted_merges += 1
