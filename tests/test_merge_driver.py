@@ -237,3 +237,18 @@ def test_body_merge_keeps_both_sides_and_honours_deletions() -> None:
     assert "- one" not in merged  # removed by theirs, untouched by ours
     assert "- three" in merged and "## Failure and fix\n- Failed: x." in merged
     assert merge_bodies(base, theirs, ours) .count("- three") == 1
+
+
+def test_summary_keeps_the_later_rewrite_range_and_both_written_sections() -> None:
+    base = _record("updated_at: 2026-11-02T09:00:00+00:00\nlast_rewritten_from_range: [0, 10]",
+                   "\n# Project\n\nAn API.\n")
+    ours = _record("updated_at: 2026-11-03T09:00:00+00:00\nlast_rewritten_from_range: [0, 40]",
+                   "\n# Project\n\nAn API.\n\n## Conventions\n- tabs are banned\n")
+    theirs = _record("updated_at: 2026-11-02T12:00:00+00:00\nlast_rewritten_from_range: [0, 25]",
+                     "\n# Project\n\nAn API in FastAPI.\n")
+    result = merge_records(base, ours, theirs, path="memory/summary.md")
+    assert result is not None and result.clean
+    meta = _meta(result.text)
+    assert meta["last_rewritten_from_range"] == [0, 40]
+    assert "An API in FastAPI." in result.text and "## Conventions\n- tabs are banned" in result.text
+    assert "\nAn API.\n" not in result.text  # theirs edited that line; ours left it alone

@@ -10,7 +10,8 @@ is never read as a deletion — there was nothing to delete. The rules, per fiel
 * ``created_at``: the earliest; ``updated_at``: the latest (never moved back in time);
 * ``status``: ``open < resolved < replaced`` — when both sides changed it, the later stage wins;
 * ``model_invokation`` / ``user_invocable``: true on either changed side stays true (what agents
-  could reach stays reachable, as in a GC merge);
+  could reach stays reachable, as in a GC merge); the summary's ``last_rewritten_from_range``: the
+  later range;
 * ``replaced_by``, knowledge ``kind`` and any other key both sides changed to different values:
   left to a person as standard conflict markers around the key's lines (``yoi lint`` reports them);
 * the body: merged by section (``#`` headings outside code fences); inside a section lines are
@@ -170,6 +171,8 @@ def _merge_meta(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, An
             value = o if STATUS_ORDER[o] >= STATUS_ORDER[t] else t
         elif key in ("model_invokation", "user_invocable") and isinstance(o, bool) and isinstance(t, bool):
             value = True
+        elif key == "last_rewritten_from_range" and _is_range(o) and _is_range(t):
+            value = max((o, t), key=lambda r: (r[1], r[0]))  # the summary rewritten from the later range
         else:
             conflicts.append(key)
             continue
@@ -179,6 +182,10 @@ def _merge_meta(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, An
         elif key not in ours or not _same(value, ours[key]) or type(value) is not type(ours[key]):
             updates[key] = value
     return updates, conflicts
+
+
+def _is_range(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value)
 
 
 def _stamp(value: Any) -> datetime | None:

@@ -83,7 +83,8 @@ def register_merge_driver(ws: Workspace) -> list[str]:
         return []
     command = driver_command()
     changed: list[str] = []
-    for key, value in (("merge.yoi.name", DRIVER_NAME), ("merge.yoi.driver", command)):
+    # The driver first: a name without a driver makes git refuse every merge of those files.
+    for key, value in (("merge.yoi.driver", command), ("merge.yoi.name", DRIVER_NAME)):
         current = _git(ws.root, "config", "--local", "--get", key)
         if current is not None and current.returncode == 0 and current.stdout.strip() == value:
             continue
