@@ -72,8 +72,12 @@ def build_resident_context(ws: Workspace) -> ResidentContext:
             reason = result.diagnostics[0].message if result.diagnostics else "unreadable"
             problems.append(f"memory/summary.md: {reason}; left out")
     index: list[tuple[str, str]] = []
+    others: list[tuple[str, str, str]] = []
     for slug, rel, data in iter_folder_bytes(ws, ws.knowledge_dir, "knowledge/", problems):
         if _surely_not_resident(data):
+            plain, _reason = decode_text(data)
+            if plain is not None:
+                others.append((slug, rel, plain))  # for the computed knowledge index
             continue
         text, reason = decode_text(data)
         if text is None:
@@ -85,8 +89,10 @@ def build_resident_context(ws: Workspace) -> ResidentContext:
             continue
         if record.model_invokation and not record.is_replaced:
             index.append((slug, _one_line(record.description)))
+        else:
+            others.append((slug, rel, text))
     budget = ws.config.cap_for("summary") - len(summary_body)
-    listings = generated_listings(ws, budget=budget, skip_knowledge={slug for slug, _ in index})
+    listings = generated_listings(ws, budget=budget, knowledge_texts=others)
     if not summary_body and not index and not listings:
         return ResidentContext(text="", problems=problems)
     parts: list[str] = []

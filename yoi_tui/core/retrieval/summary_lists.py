@@ -12,6 +12,7 @@ Records are pre-selected from their raw frontmatter (cheap); only the ones liste
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -101,34 +102,58 @@ def _texts(ws: Workspace, folder: Path, prefix: str) -> list[tuple[str, str, str
     return found
 
 
-def _open_decisions(ws: Workspace) -> list[str]:
-    found: list[tuple[tuple[float, str], str]] = []
-    for slug, rel, text in _texts(ws, ws.decisions_dir, "memory/decisions/"):
+_TITLE_RE = re.compile(r"^ {0,3}# +(.+?)\s*#*\s*$")
+
+
+def _raw_title(text: str) -> str | None:
+    """The first ``# Title`` of a record's body, read from the raw text (no YAML parse)."""
+    end = text.find("\n---", 3) if text.startswith("---") else -1
+    fence = False
+    for line in (text[end + 4:] if end > 0 else text).split("\n"):
+        if _FENCE_RE.match(line):
+            fence = not fence
+        elif not fence:
+            match = _TITLE_RE.match(line)
+            if match:
+                return " ".join(match.group(1).split())
+    return None
+
+
+def _open_decisions(ws: Workspace, budget: int) -> tuple[list[str], int]:
+    """Open, live decisions, most recently updated first — from the raw frontmatter lines — as many
+    as ``budget`` characters hold; and how many there are.
+
+    Parsing thousands of decisions only to list their titles cost seconds at 10,000 records; the
+    three keys read here are plain scalars in every record yoi writes.
+    """
+    found: list[tuple[tuple[float, str], str, str]] = []
+    for slug, _rel, text in _texts(ws, ws.decisions_dir, "memory/decisions/"):
         fm = _frontmatter(text)
         if _fm_value(fm, "status") != "open" or _fm_value(fm, "replaced_by"):
             continue
-        record = _parse(ws, RecordKind.DECISION, rel, text)
-        if record is not None and record.status == "open" and not record.is_replaced:
-            title = _title(record.body) or slug.replace("-", " ")
-            found.append((_recency(record.meta.get("updated_at"), slug), f"- {title} (`{slug}`)"))
-    return [item for _key, item in sorted(found)]
+        found.append((_recency(_fm_value(fm, "updated_at"), slug), slug, text))
+    found.sort()
+    items: list[str] = []
+    used = 0
+    for _key, slug, text in found:
+        if used > budget:
+            break
+        line = f"- {_raw_title(text) or slug.replace('-', ' ')} (`{slug}`)"
+        used += len(line) + 1
+        items.append(line)
+    return items, len(found)
 
 
 def _recent_requests(ws: Workspace) -> tuple[list[str], int]:
     candidates = []
-    for slug, rel, text in _texts(ws, ws.requests_dir, "memory/requests/"):
+    for slug, _rel, text in _texts(ws, ws.requests_dir, "memory/requests/"):
         fm = _frontmatter(text)
         if _fm_value(fm, "replaced_by"):
             continue
-        candidates.append((_recency(_fm_value(fm, "updated_at"), slug), slug, rel, text))
+        candidates.append((_recency(_fm_value(fm, "updated_at"), slug), slug, text))
     candidates.sort()
-    items: list[str] = []
-    for _key, slug, rel, text in candidates:
-        if len(items) >= RECENT_REQUESTS:
-            break
-        record = _parse(ws, RecordKind.REQUEST, rel, text)
-        if record is not None and not record.is_replaced:
-            items.append(f"- {_title(record.body) or slug.replace('-', ' ')} (`{slug}`)")
+    items = [f"- {_raw_title(text) or slug.replace('-', ' ')} (`{slug}`)"
+             for _key, slug, text in candidates[:RECENT_REQUESTS]]
     return items, len(candidates)
 
 
@@ -140,17 +165,28 @@ def _plain_description(frontmatter: str) -> str | None:
     value = match.group(1)
     end = match.end()
     following = frontmatter[end + 1:end + 2]
-    if not value or value[0] in "'\"|>&*!%@`{[" or " #" in value or following in (" ", "\t"):
+    if not value or following in (" ", "\t"):
+        return None
+    if len(value) >= 2 and value[0] == value[-1] == "'" and "'" not in value[1:-1].replace("''", ""):
+        return value[1:-1].replace("''", "'")
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            decoded = json.loads(value)  # YAML's double-quoted escapes are a superset; the rest parses
+        except ValueError:
+            return None
+        return decoded if isinstance(decoded, str) else None
+    if value[0] in "'\"|>&*!%@`{[" or " #" in value:
         return None
     return value
 
 
-def _knowledge_index(ws: Workspace, skip: set[str], budget: int) -> tuple[list[str], int]:
+def _knowledge_index(ws: Workspace, skip: set[str], budget: int,
+                     texts: list[tuple[str, str, str]] | None = None) -> tuple[list[str], int]:
     """Live knowledge lines by slug, parsed only until ``budget`` is spent; and how many there are."""
     items: list[str] = []
     total = 0
     used = 0
-    for slug, rel, text in _texts(ws, ws.knowledge_dir, "knowledge/"):
+    for slug, rel, text in texts if texts is not None else _texts(ws, ws.knowledge_dir, "knowledge/"):
         fm = _frontmatter(text)
         if slug in skip or _fm_value(fm, "replaced_by"):
             continue
@@ -170,8 +206,12 @@ def _knowledge_index(ws: Workspace, skip: set[str], budget: int) -> tuple[list[s
     return items, total
 
 
-def generated_listings(ws: Workspace, *, budget: int, skip_knowledge: set[str] | None = None) -> str:
+def generated_listings(ws: Workspace, *, budget: int, skip_knowledge: set[str] | None = None,
+                       knowledge_texts: list[tuple[str, str, str]] | None = None) -> str:
     """The three listings as Markdown ``##`` sections within ``budget`` characters ("" when none).
+
+    ``knowledge_texts``: ``(slug, rel, text)`` of the knowledge files the caller already read (the
+    resident context reads them all), so they are not read twice.
 
     Empty listings are left out. Over the budget, the longest listing is shortened first (its
     tail stays reachable by search), as the summary cap used to force.
@@ -179,8 +219,9 @@ def generated_listings(ws: Workspace, *, budget: int, skip_knowledge: set[str] |
     if budget <= 0:
         return ""
     requests, request_total = _recent_requests(ws)
-    knowledge, knowledge_total = _knowledge_index(ws, skip_knowledge or set(), budget)
-    listings = [(GENERATED_SECTIONS[0], _open_decisions(ws), None, "memory/decisions/"),
+    knowledge, knowledge_total = _knowledge_index(ws, skip_knowledge or set(), budget, knowledge_texts)
+    decisions, decision_total = _open_decisions(ws, budget)
+    listings = [(GENERATED_SECTIONS[0], decisions, decision_total, "memory/decisions/"),
                 (GENERATED_SECTIONS[1], requests, request_total, "memory/requests/"),
                 (GENERATED_SECTIONS[2], knowledge, knowledge_total, "knowledge/")]
     limits = [len(items) for _name, items, _total, _folder in listings]
