@@ -110,21 +110,32 @@ def staging_ignored(ws: Workspace) -> bool:
 def staging_notice(ws: Workspace) -> str | None:
     """The one-time notice for a git workspace whose staging is not ignored (None: nothing to say).
 
-    Told once per clone: a flag in ``.yoi/state/`` remembers it was shown.
+    Told once per clone. A flag in ``.yoi/state/`` remembers the answer, so the git subprocesses
+    run once, not on every Phase 1 hook: ``shown``, ``ignored``, or ``not-git`` (checked again
+    when a ``.git`` appears at the root).
     """
     flag = ws.state_dir / _NOTICE_FLAG
-    if flag.exists() or not (ws.root / ".git").exists() and not in_git_worktree(ws.root):
+    try:
+        known = flag.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        known = ""
+    if known in ("shown", "ignored") or (known == "not-git" and not (ws.root / ".git").exists()):
         return None
-    if staging_ignored(ws):
-        return None
+    if not in_git_worktree(ws.root):
+        answer, notice = "not-git", None
+    elif staging_ignored(ws):
+        answer, notice = "ignored", None
+    else:
+        answer = "shown"
+        notice = ("memory/_staging/ is not git-ignored, so staging files can be committed and consumed again "
+                  f"in other clones; fix: echo '{STAGING_IGNORE}' >> {ws.rel(ws.root / '.gitignore')} "
+                  "(or rerun `yoi init`, which also registers the record merge driver)")
     try:
         ws.state_dir.mkdir(parents=True, exist_ok=True)
-        flag.write_text("shown\n", encoding="utf-8")
+        flag.write_text(answer + "\n", encoding="utf-8")
     except OSError:
         pass
-    return ("memory/_staging/ is not git-ignored, so staging files can be committed and consumed again in "
-            f"other clones; fix: echo '{STAGING_IGNORE}' >> {ws.rel(ws.root / '.gitignore')} "
-            "(or rerun `yoi init`, which also registers the record merge driver)")
+    return notice
 
 
 __all__ = ["GITATTRIBUTES_ENTRIES", "GITIGNORE_ENTRIES", "driver_command", "in_git_worktree",
