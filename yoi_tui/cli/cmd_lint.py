@@ -67,7 +67,9 @@ def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
             found, files = lint_workspace_cached(ws, frequencies=frequencies, checked=checked)
         else:
             found, files = checked[0]
-        return _Stored(filter_disabled(found, ws.config), files)
+        from ..core.store.kinds import layout_problems
+
+        return _Stored(filter_disabled(layout_problems(ws) + found, ws.config), files)
     from ..core.lint import lint_workspace
 
     return lint_workspace(ws, frequencies=frequencies, cache=False)
