@@ -118,3 +118,20 @@ def test_keeper_choice_ignores_update_times(tmp_path: Path) -> None:
     ops = _proposed(ws)
     assert ops == [("merge", "proposed", ("memory/decisions/pick-a-db.md", "memory/decisions/pick-a-dbs.md"),
                     "pick-a-db")]
+
+
+def test_folding_converges_when_the_keeper_is_at_the_source_cap(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    (ws.config_path).write_text("[gc]\nreplaced_grace_tokens = 10\n\n[records]\nsources_max = 3\n", encoding="utf-8")
+    ws = Workspace(ws.root)
+    latest = [{"session_id": f"k{i}", "range": [0, 1]} for i in range(3)]
+    write_record(ws, KEEP, request_meta(sources=latest), "\n# Add a dark mode\n\nA dark theme.\n")
+    # A stub whose sources the merge trimmed away (older than the keeper's latest three).
+    write_record(ws, DUP, request_meta(replaced_by="add-a-dark-mode", sources=[{"session_id": "old", "range": [0, 1]}]),
+                 f"\n# Add a dark mode\n\nA dark theme.\n\n{stub_line('add-a-dark-mode')}\n")
+    record_tokens(ws, 100, session_id="x")
+    report = run_gc(Workspace(ws.root))
+    assert not [o for o in report.operations if o.op == "merge" and o.state == "proposed"]  # nothing to fold
+    assert not (ws.root / DUP).exists()  # dropped: the keeper holds everything within the cap
+    keeper = read_record(ws, ws.root / KEEP).record
+    assert keeper is not None and keeper.meta["sources"] == latest

@@ -268,11 +268,18 @@ class GcRulesEngine:
         body = merge_body(target.body, _STUB_RE.sub("", self._body_to_merge(target, record)))
         if not extra and body == target.body:
             return None
-        updates: dict[str, Any] = {"updated_at": self.ctx.now}
+        updates: dict[str, Any] = {}
         if extra:
-            merged = [*mine, *extra]
+            # In front, then capped like a trim: a keeper at the cap keeps its own latest sources,
+            # so folding converges (sources the merge itself trimmed never come back round).
             limit = self.cfg.records.sources_max
-            updates[key] = merged[-limit:] if len(merged) > limit else merged
+            merged = [*extra, *mine]
+            merged = merged[-limit:] if len(merged) > limit else merged
+            if merged != mine:
+                updates[key] = merged
+        if not updates and body == target.body:
+            return None
+        updates["updated_at"] = self.ctx.now
         return render_record(target, updates, body=body)
 
     def _folds(self) -> None:
