@@ -151,8 +151,8 @@ def _merge_meta(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, An
                 o = t
             if t is _MISSING:
                 t = o
-        if key in ("sources", "last_sources") and isinstance(o, list | type(_MISSING)) \
-                and isinstance(t, list | type(_MISSING)):
+        if key in ("sources", "last_sources") and (o is _MISSING or isinstance(o, list)) \
+                and (t is _MISSING or isinstance(t, list)):
             merged = union_sources(b if isinstance(b, list) else [], o if isinstance(o, list) else [],
                                    t if isinstance(t, list) else [], sources_max=sources_max,
                                    deleted_ok=not synthetic)
