@@ -12,7 +12,9 @@ Crash safety: each month file is written atomically (merged with what it already
 by id, duplicates dropped) before any session file is removed; a crash in between leaves events in
 both places, which the loader reads once (an identical event seen twice is skipped silently). Month
 files are ``merge=union`` in ``.gitattributes``: two clones compacting the same sessions add the
-same lines.
+same lines. Not guarded: an event appended to a session idle for ``older_than_days`` in the instant
+between this reading its file and removing it (appenders do not re-check the file after their
+lock), which is why only sessions idle that long are touched.
 """
 
 from __future__ import annotations
