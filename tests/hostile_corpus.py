@@ -104,6 +104,7 @@ def _fifo_at(rel: str) -> Callable[[Workspace, Path], list[str]]:
         path = ws.root / rel
         if path.exists():
             path.unlink()
+        path.parent.mkdir(parents=True, exist_ok=True)
         os.mkfifo(path)
         if rel.startswith("memory/_staging"):
             _good_staging(ws)
@@ -180,6 +181,11 @@ CASES: list[Case] = [
     Case("fifo-summary", _fifo_at("memory/summary.md"), RECORD_COMMANDS, {"lint"}),
     Case("fifo-decision", _fifo_at("memory/decisions/pipe.md"), RECORD_COMMANDS, {"lint"}),
     Case("deep-yaml", _deep_yaml, RECORD_COMMANDS, {"lint"}),
+    Case("fifo-workflow", _fifo_at("memory/workflow/steps.md"), RECORD_COMMANDS),
+    Case("fifo-usage-log", _fifo_at(".yoi/usage/s-fifo.jsonl"), RECORD_COMMANDS),
+    Case("fifo-config", _fifo_at(".yoi/config.toml"), RECORD_COMMANDS, {"lint", "search", "gc", "phase2"}),
+    Case("fifo-pointer", lambda ws, work: _fifo_at(".yoi/state/phase1/s-hostile.json")(ws, work)
+         + _log([_native("add retries to fetch.py")])(ws, work), ["phase1"]),
     Case("300k-title-record", _long_title_record, RECORD_COMMANDS),
     # staging
     Case("staging-not-json", _staging_case("{not json"), STAGING_COMMANDS, {"phase2"}),

@@ -199,7 +199,7 @@ async def test_new_record_from_template_with_live_slug_validation(demo_root: Pat
         await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen))
         editor = app.screen
         assert editor.is_new and editor.rel == "knowledge/howto-render-pdf.md"
-        assert "kind: term" in editor.text  # the first configured knowledge kind
+        assert "kind: howto" in editor.text  # the kind its slug names (howto-...), not the first kind
         await _linted(pilot, wait_until, editor)
         assert editor.diagnostics == []  # templates are lint-clean
         await pilot.press("ctrl+s")

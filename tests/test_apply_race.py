@@ -17,6 +17,8 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -117,6 +119,33 @@ def test_app_save_during_apply_waits_for_the_write_lock_and_is_never_lost(tmp_pa
     assert outcome == ["saved"] and "A line typed in the app." in text or isinstance(outcome[0], RecordChangedError)
 
 
+def test_app_save_paused_between_its_check_and_rename_holds_off_the_apply(tmp_path: Path) -> None:
+    """The app's save (a real process) is paused after its check, before its rename. Without the
+    shared write lock an apply would now check, write and journal the file as applied, and the save
+    would then land over it: the run's change silently gone while its journal says applied."""
+    ws, changeset = _changeset_ws(tmp_path, RECORDS[:1])
+    path = ws.root / RECORDS[0]
+    opened = path.read_text(encoding="utf-8")
+    barrier = tmp_path / "save-barrier"
+    saver = start_python(
+        "import sys; from pathlib import Path; from yoi_tui.core.store.writer import save_text; "
+        "p = Path(sys.argv[1]); save_text(p, sys.argv[2], expected_before=sys.argv[3])",
+        str(path), opened + "\nThe person's save.\n", opened,
+        env={"YOI_PAUSE_AT": "write:renaming", "YOI_PAUSE_FILE": str(barrier)})
+    assert wait_for(Path(f"{barrier}.reached")), "the save never reached its rename"
+    results: dict[str, object] = {}
+    applier = threading.Thread(target=lambda: results.setdefault("apply", apply(ws, changeset)))  # type: ignore[arg-type]
+    applier.start()
+    applier.join(timeout=3)  # with the lock it cannot finish now; without it, it would have
+    barrier.write_text("go")
+    assert saver.wait(timeout=60) == 0
+    applier.join(timeout=60)
+    result = results["apply"]
+    assert path.read_text(encoding="utf-8") == opened + "\nThe person's save.\n"
+    assert [c.path for c, _why in result.conflicts] == [RECORDS[0]]  # type: ignore[attr-defined]
+    assert not result.applied  # type: ignore[attr-defined]
+
+
 # --------------------------------------------------------------------------- property test
 
 
@@ -201,8 +230,15 @@ def test_random_interleavings_of_a_save_and_an_apply_never_lose_the_save(
         applied = {c.path for c in result.applied}  # type: ignore[attr-defined]
         if target in applied and results["save"] == "saved":
             assert final == saved  # applied before the save, which then landed on top
+            # yoi's own save checks under the write lock: after the apply it is refused, so an
+            # applied file and a successful app save mean the run's change was silently lost.
+            assert kind != "app", (point, changed, target)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def start_python(code: str, *args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", code, *args], env={**os.environ, **env})
 
 
 def wait_for_either(reached: Path, thread: threading.Thread) -> bool:

@@ -117,9 +117,11 @@ def test_a_problem_statement_is_a_fix() -> None:
     log = Log()
     log.user("mix phx.server doesnt seem to start")
     log.user("scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch it")
-    assert [(r.intent, r.title) for r in log.extract().requests] == [
+    requests = log.extract().requests
+    assert [(r.intent, r.title) for r in requests] == [
         ("fix", "Fix: mix phx.server doesnt seem to start"),
         ("fix", "Fix: scrolling back in xterm.js still does not work")]
+    assert requests[0].target == "mix phx.server"
 
 
 # ---------------------------------------------------------------- attempts
@@ -344,3 +346,14 @@ def test_exploration_that_fails_is_not_an_attempt_but_a_missing_program_is() -> 
     log.call("Bash", {"command": "npx vitest run"}, "<tool_use_error>Sibling tool call errored</tool_use_error>",
              error=True)
     assert log.extract().attempts == []
+
+
+def test_a_choice_takes_its_reason_from_the_sentence_before() -> None:
+    log = Log()
+    log.user("make credo pass")
+    at = log.say("This is a known Elixir compiler bug — aliases used only inside `rescue` blocks are reported as "
+                 "unused. I'll use the full path and suppress the credo warning inline.")
+    log.say("Let me check it. I'll use grep and sed to find the other call sites.")  # how, not a choice
+    [decision] = log.extract().decisions
+    assert decision.range == (at, at) and decision.chosen == "use the full path and suppress the credo warning inline"
+    assert decision.rationale.startswith("This is a known Elixir compiler bug")

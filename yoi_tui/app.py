@@ -12,6 +12,7 @@ small workspaces, so a demo paints complete) and the whole workspace is linted a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 
 from textual import on, work
@@ -21,7 +22,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from .core.browse import RecordStore, record_template
+from .core.browse import RecordStore, knowledge_kind_for, record_template
 from .core.diagnostics import Diagnostic
 from .core.errors import YoiError
 from .core.lint import lint_workspace
@@ -38,6 +39,15 @@ from .screens.main import MainScreen
 STYLES = Path(__file__).parent / "styles"
 INLINE_LOAD_MAX = 400  # records parsed before the first paint; more go to a worker
 DEFAULT_POLL_SECONDS = 2.0
+
+
+PIPELINE_COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("Run Phase 1", "run_phase1", "Extract this project's session logs into staging"),
+    ("Run Phase 2", "run_phase2", "Fold the staging into records; review the diff before applying"),
+    ("Run GC", "run_gc", "Propose clean-ups; review them operation by operation"),
+    ("Runs history", "runs_history", "Journalled runs: open their diffs, revert one"),
+    ("Usage", "usage", "Record frequency, protection, candidates, invokes over the token clock"),
+)
 
 
 class RecordCommands(Provider):
@@ -67,7 +77,7 @@ class YoiApp(App[str | None]):
 
     TITLE = "yoi"
     CSS_PATH = [STYLES / "app.tcss", STYLES / "main.tcss", STYLES / "editor.tcss", STYLES / "compose.tcss",
-                STYLES / "dialogs.tcss"]
+                STYLES / "dialogs.tcss", STYLES / "runs.tcss"]
     COMMANDS = App.COMMANDS | {RecordCommands}
     BINDINGS = [
         Binding("f1", "help", "Help", tooltip="Keys and what this screen does", id="yoi.app.help"),
@@ -77,8 +87,13 @@ class YoiApp(App[str | None]):
 
     def __init__(self, ws: Workspace, *, mode: str = "browse", label: str | None = None,
                  poll_seconds: float | None = DEFAULT_POLL_SECONDS, cursor_blink: bool = True,
-                 inline_load_max: int = INLINE_LOAD_MAX) -> None:
-        super().__init__()
+                 inline_load_max: int = INLINE_LOAD_MAX, log_folders: Iterable[Path] = (),
+                 llm_model: object = None, fixed_now: datetime | None = None,
+                 driver_class: type | None = None) -> None:
+        super().__init__(driver_class=driver_class)
+        self.fixed_now = fixed_now  # the runs' clock (snapshots and screenshots freeze it); None: now
+        self.log_folders = list(log_folders)  # extra folders the Phase 1 picker offers (the demo's sessions/)
+        self.llm_model = llm_model  # a model object for the llm engines (tests: a scripted model); None: config
         self.ws = ws
         self.mode = mode
         self.label = label or ws.root.name
@@ -248,13 +263,56 @@ class YoiApp(App[str | None]):
                 return
             path = path_for(self.ws, request.kind, request.slug)
             kinds = self.ws.config.records.knowledge_kinds
-            text = record_template(request.kind, request.slug, knowledge_kind=kinds[0] if kinds else "fact")
+            default = kinds[0] if kinds else "fact"
+            text = record_template(request.kind, request.slug,
+                                   knowledge_kind=knowledge_kind_for(request.slug, kinds, default))
             self.push_screen(EditorScreen(self.ws, path, new_text=text))
 
         self.push_screen(NewRecordModal(self.ws, kind) if kind else NewRecordModal(self.ws), created)
 
     def action_compose(self) -> None:
         self.push_screen(ComposeScreen(standalone=False))
+
+    # ------------------------------------------------------------------ runs, history, usage
+
+    def _run_open(self) -> bool:
+        from .screens.review import ReviewScreen
+        from .screens.runs import RunsScreen
+
+        if any(isinstance(s, RunsScreen | ReviewScreen) and not getattr(s, "readonly", False)
+               for s in self.screen_stack):
+            self.notify("A run is already open: finish or discard it first.", severity="warning")
+            return True
+        return False
+
+    def action_run_phase1(self) -> None:
+        from .core.sessions.discover import discover_logs
+        from .screens.runs import RunsScreen
+
+        if not self._run_open():
+            self.push_screen(RunsScreen("phase1", logs=discover_logs(self.ws.root, extra_folders=self.log_folders)))
+
+    def action_run_phase2(self) -> None:
+        from .screens.runs import RunsScreen
+
+        if not self._run_open():
+            self.push_screen(RunsScreen("phase2"))
+
+    def action_run_gc(self) -> None:
+        from .screens.runs import RunsScreen
+
+        if not self._run_open():
+            self.push_screen(RunsScreen("gc"))
+
+    def action_runs_history(self) -> None:
+        from .screens.history import HistoryScreen
+
+        self.push_screen(HistoryScreen())
+
+    def action_usage(self) -> None:
+        from .screens.usage import UsageScreen
+
+        self.push_screen(UsageScreen())
 
     def action_help(self) -> None:
         screen = self.screen
@@ -292,9 +350,14 @@ class YoiApp(App[str | None]):
     # ------------------------------------------------------------------ palette
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Every binding of the current screen as a palette entry ("area: Action"), then Textual's own."""
+        """The pipeline's entries ("Run Phase 1"...), every binding of the current screen as a palette
+        entry ("area: Action"), then Textual's own."""
         area = getattr(screen, "PALETTE_AREA", "app")
         seen: set[str] = set()
+        if self.mode != "compose":
+            for title, action, help_text in PIPELINE_COMMANDS:
+                seen.add(f"app.{action}")
+                yield SystemCommand(title, help_text, lambda act=action: self.call_later(self.run_action, act))
         for _key, active in screen.active_bindings.items():
             binding = active.binding
             if not binding.description or binding.system or binding.action in seen or not active.enabled:
@@ -325,9 +388,12 @@ class YoiApp(App[str | None]):
 
 def make_app(workspace: Workspace | Path | str, *, mode: str = "browse", label: str | None = None,
              poll_seconds: float | None = DEFAULT_POLL_SECONDS, cursor_blink: bool = True,
-             inline_load_max: int = INLINE_LOAD_MAX) -> YoiApp:
+             inline_load_max: int = INLINE_LOAD_MAX, log_folders: Iterable[Path] = (),
+             llm_model: object = None, fixed_now: datetime | None = None,
+             driver_class: type | None = None) -> YoiApp:
     """The app over ``workspace`` (``mode``: "browse" or "compose"); used by main and the tests."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     _ = ws.config  # a bad config fails here, as a YoiError naming the key, before the screen opens
     return YoiApp(ws, mode=mode, label=label, poll_seconds=poll_seconds, cursor_blink=cursor_blink,
-                  inline_load_max=inline_load_max)
+                  inline_load_max=inline_load_max, log_folders=log_folders, llm_model=llm_model,
+                  fixed_now=fixed_now, driver_class=driver_class)

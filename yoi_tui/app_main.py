@@ -67,7 +67,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             ws = find_workspace(explicit=workspace_arg) if workspace_arg else find_workspace()
             workspace, label = ws, None
-        app = make_app(workspace, mode=mode, label=label)
+        folders = [demo_root / "sessions"] if demo_root is not None else []
+        driver = None
+        if mode == "compose":
+            from .terminal import driver_for_captured_stdout
+
+            driver = driver_for_captured_stdout()  # stdout captured: size the screen from stderr
+        app = make_app(workspace, mode=mode, label=label, log_folders=folders, driver_class=driver)
         result = app.run()
     except YoiError as exc:
         print(f"yoi-tui: {exc}", file=sys.stderr)

@@ -6,11 +6,13 @@ Thread workers never touch widgets: they post one of these (``post_message`` is 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from textual.message import Message
 
 from .core.browse import RecordStore, StoreChanges
 from .core.diagnostics import Diagnostic
+from .core.runs.progress import Progress
 
 
 @dataclass
@@ -44,3 +46,36 @@ class RecordSaved(Message):
 
     rel: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass
+class RunProgress(Message):
+    """A run's worker reached a step (``core.runs.progress.Progress``): bar + a log line."""
+
+    progress: Progress
+
+
+@dataclass
+class RunPrepared(Message):
+    """A Phase 2 / GC worker computed its change set (``PreparedRound``/``PreparedGc``): review it."""
+
+    kind: str
+    prepared: Any
+
+
+@dataclass
+class RunEnded(Message):
+    """A run ended without a change set to review: ``status`` done | nothing | cancelled | busy | failed."""
+
+    kind: str
+    status: str
+    message: str
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReviewApplied(Message):
+    """The reviewed change set was applied (``ApplyResult``), or not (``result`` None, ``error`` why)."""
+
+    result: Any
+    error: str | None = None

@@ -485,6 +485,11 @@ def title_from_slug(slug: str) -> str:
     return slug.replace("-", " ").capitalize() if slug else "Untitled"
 
 
+def knowledge_kind_for(slug: str, kinds: list[str] | tuple[str, ...], default: str = "fact") -> str:
+    """The knowledge kind a slug names by its prefix (``howto-deploy`` → ``howto``), else ``default``."""
+    return next((kind for kind in kinds if slug.startswith(f"{kind}-")), default)
+
+
 def record_template(kind: RecordKind, slug: str, *, now: datetime | None = None,
                     knowledge_kind: str = "fact") -> str:
     """The text of a new, lint-clean record of ``kind`` (timestamps ``now``, default: current UTC)."""

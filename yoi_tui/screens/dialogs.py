@@ -10,6 +10,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
@@ -45,7 +46,8 @@ class ChoiceModal(ModalScreen[str]):
             yield Static(self.message, id="dialog-message")
             with Horizontal(id="dialog-buttons"):
                 for choice in self.choices:
-                    yield Button(f"{choice.label} [{choice.key}]", id=f"choice-{choice.value}",
+                    # Content, not a markup string: "[r]" is the key hint, not a style tag.
+                    yield Button(Content(f"{choice.label} [{choice.key}]"), id=f"choice-{choice.value}",
                                  variant=choice.variant)  # type: ignore[arg-type]
 
     def on_mount(self) -> None:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.text import Text
@@ -27,9 +28,10 @@ from textual.worker import get_current_worker
 from ..core.diagnostics import Diagnostic
 from ..core.errors import RecordChangedError, RecordLockedError, YoiError
 from ..core.lint import WorkspaceIndex, lint_text
-from ..core.store.records import decode_record_bytes
+from ..core.store.atomic import is_locked
+from ..core.store.records import decode_record_bytes, read_record
 from ..core.store.workspace import Workspace
-from ..core.store.writer import save_text
+from ..core.store.writer import render_record, save_text
 from ..messages import RecordSaved
 from ..widgets.problems import ProblemsPanel, counts_text
 from ..widgets.record_editor import RecordTextArea
@@ -115,6 +117,10 @@ class EditorScreen(Screen[None]):
         area.focus()
         self._update_status()
         self._start_lint()
+        if not self.is_new and is_locked(self.path):
+            # Say it now, not only when ctrl+s fails after the person has typed their changes.
+            self.notify(f"{self.rel} is locked (read-only): you can read it, but saving needs its write bit "
+                        "back (chmod u+w)", severity="warning", timeout=8)
 
     def _clamp(self, location: tuple[int, int]) -> tuple[int, int]:
         row = min(location[0], self.text_area.document.line_count - 1)
@@ -249,7 +255,7 @@ class EditorScreen(Screen[None]):
         self._save(check=True)
 
     def _save(self, *, check: bool, then_close: bool = False) -> bool:
-        text = self.text
+        text = self._bumped(self.text)
         expected: str | None | object = (None if self.is_new else self.original) if check else ...
         try:
             save_text(self.path, text, expected_before=expected, bom=self.bom)
@@ -277,6 +283,22 @@ class EditorScreen(Screen[None]):
         if then_close:
             self.dismiss()
         return True
+
+    def _bumped(self, text: str) -> str:
+        """``text`` with ``updated_at`` set to now when the person changed it and the record has the key
+        (a save without changes, or a record whose frontmatter does not parse, is written as it is)."""
+        if text == self.original:
+            return text
+        record = read_record(self.ws, self.path, text=text).record
+        if record is None or "updated_at" not in record.meta:
+            return text
+        bumped = render_record(record, {"updated_at": datetime.now(UTC).replace(microsecond=0)})
+        if bumped != text:
+            with self.prevent(TextArea.Changed):
+                cursor = self.text_area.cursor_location
+                self.text_area.load_text(bumped)
+                self.text_area.cursor_location = self._clamp(cursor)
+        return bumped
 
     def _ask_conflict(self, then_close: bool) -> None:
         def answered(value: str | None) -> None:

@@ -70,6 +70,14 @@ class MainScreen(Screen[None]):
         Binding("ctrl+r", "rescan", "Rescan", tooltip="Re-read changed files and lint again",
                 id="yoi.main.rescan"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="yoi.main.clear"),
+        Binding("1", "app.run_phase1", "Phase 1", tooltip="Run Phase 1 on this project's session logs",
+                id="yoi.main.phase1"),
+        Binding("2", "app.run_phase2", "Phase 2", tooltip="Run Phase 2 and review its change set",
+                id="yoi.main.phase2"),
+        Binding("g", "app.run_gc", "GC", tooltip="Run GC and review it operation by operation", id="yoi.main.gc"),
+        Binding("h", "app.runs_history", "History", tooltip="Journalled runs: diffs and revert",
+                id="yoi.main.history"),
+        Binding("u", "app.usage", "Usage", tooltip="Record usage and the candidate report", id="yoi.main.usage"),
     ]
 
     def __init__(self) -> None:

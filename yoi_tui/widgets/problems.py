@@ -54,12 +54,23 @@ class ProblemsPanel(DataTable[Text]):
         # taken right after an update could show the columns still at their header widths.
         self.clear(columns=True)
         self.add_column("", key="sev", width=1)
-        self.add_column("where", key="where", width=max([5, *(len(r[0]) for r in rows)]))
-        self.add_column("rule", key="rule", width=max([4, *(len(r[1]) for r in rows)]))
+        where, rule = self._caps()
+        self.add_column("where", key="where", width=min(where, max([5, *(len(r[0]) for r in rows)])))
+        self.add_column("rule", key="rule", width=min(rule, max([4, *(len(r[1]) for r in rows)])))
         self.add_column("message", key="message", width=max([7, *(r[2].cell_len for r in rows)]))
+
+    def _caps(self) -> tuple[int, int]:
+        """Widest "where" and "rule" columns: at 80 columns a long path must not push the message
+        off screen, so the location gets at most a third of the panel (its tail is kept)."""
+        width = self.size.width or (self.app.size.width if self.is_attached else 0) or 120
+        return max(16, width // 3), max(10, width // 6)
 
     def on_mount(self) -> None:
         self._retitle()
+
+    def on_resize(self) -> None:
+        if self.diagnostics and self.columns["where"].width != self._caps()[0]:
+            self.set_diagnostics(self.diagnostics)
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
@@ -82,9 +93,11 @@ class ProblemsPanel(DataTable[Text]):
                 message.append(f" — {diag.hint}", style="dim")
             rows.append((where, diag.rule, message))
         self._set_columns(rows)
+        where_cap = self.columns["where"].width
         for position, (diag, (where, rule, message)) in enumerate(zip(ordered, rows, strict=True)):
             mark = Text("✖", style="bold red") if diag.is_error else Text("⚠", style="yellow")
-            self.add_row(mark, Text(where), Text(rule, style="dim"), message, key=str(position))
+            shown = where if len(where) <= where_cap else "…" + where[len(where) - where_cap + 1:]
+            self.add_row(mark, Text(shown), Text(rule, style="dim", overflow="ellipsis"), message, key=str(position))
         if ordered:
             self.move_cursor(row=min(row, len(ordered) - 1), animate=False)
         self._retitle()

@@ -33,6 +33,7 @@ from ..retrieval.usage import RecordStat, compute_stats, load_events
 from ..runs.changeset import read_exact
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.records import Record, as_timestamp
+from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.workspace import Workspace
 
 MAX_WORKFLOW_BYTES = 1024 * 1024
@@ -185,7 +186,10 @@ def scan_workflows(real: Workspace, refs: References, notes: list[str]) -> None:
                 if path.stat().st_size > MAX_WORKFLOW_BYTES:
                     notes.append(f"{rel}: over 1 MiB, not scanned for #slug references")
                     continue
-                text = path.read_bytes().decode("utf-8", "replace")
+                text = read_regular_bytes(path).decode("utf-8", "replace")
+            except NotRegularFile as exc:
+                notes.append(f"{rel}: {exc.message}; not scanned for references")
+                continue
             except OSError as exc:
                 notes.append(f"{rel}: cannot be read ({exc.strerror or exc}); not scanned for references")
                 continue

@@ -14,8 +14,9 @@ GC is a writer like Phase 2 and shares all of its machinery:
    left alone); ``yoi revert RUN`` undoes the run to the exact bytes.
 
 ``dry_run`` takes no lock, finishes nothing and writes nothing. The app calls ``prepare_gc`` (the
-lock stays held while a person reviews) and ``PreparedGc.apply(operations=...)`` with the
-operations they accepted.
+lock stays held while a person reviews; ``progress`` reports each step and may cancel before
+anything is applied) and ``PreparedGc.apply(operations=..., deferred_operations=...)`` with the
+operations they accepted and deferred (the rest are journalled as rejected).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from ..errors import YoiError
 from ..runs.changeset import ApplyResult, ChangeSet, Scratch, apply
 from ..runs.crashpoints import crashpoint
 from ..runs.lock import ConsolidationLock, Takeover
+from ..runs.progress import ProgressFn
+from ..runs.progress import report as tell
 from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
 from ..store.workspace import Workspace
@@ -160,17 +163,20 @@ class PreparedGc:
             raise YoiError(f"not a proposed operation of this run: {', '.join(sorted(unknown))}")
         return {path for op_id in wanted for path in by_id[op_id].paths}
 
-    def apply(self, only: set[str] | None = None, *, operations: Iterable[str] | None = None) -> ApplyResult:
+    def apply(self, only: set[str] | None = None, *, operations: Iterable[str] | None = None,
+              deferred_operations: Iterable[str] = ()) -> ApplyResult:
         """Apply all files, the files in ``only``, or the files of the accepted ``operations``; then
-        release the lock. Everything not accepted is journalled as rejected."""
+        release the lock. The files of ``deferred_operations`` are journalled as deferred, everything
+        else not accepted as rejected."""
         if self.lock is None:
             raise YoiError("a dry-run GC change set cannot be applied; run again without --dry-run")
         try:
             if operations is not None:
                 only = (only or set()) | self.paths_for(operations)
+            deferred = self.paths_for(deferred_operations)
             self.lock.verify()
             crashpoint("gc:before-apply")
-            result = apply(self.ws, self.changeset, only=only)
+            result = apply(self.ws, self.changeset, only=only, deferred=deferred)
             crashpoint("gc:applied")
             self.report.result = result
             self.report.status = "applied"
@@ -203,8 +209,12 @@ def _settle(operations: list[GcOperation], changeset: ChangeSet) -> list[GcOpera
 
 
 def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None,
-               keepalive: bool = False) -> PreparedGc:
+               keepalive: bool = False, progress: ProgressFn | None = None,
+               now: datetime | None = None) -> PreparedGc:
     """Steps 1–3: compute GC's change set (holding the lock unless ``dry_run``).
+
+    ``progress`` is told each step (4 in all) and each record the engine writes; if it raises
+    (``RunCancelled``) the run stops, the lock is released and nothing is written.
 
     ``report.status`` is ``nothing-to-do`` when no change is proposed (the lock is then released).
     Raises ``LockBusy`` when another run holds the lock, ``YoiError`` for an unavailable engine.
@@ -214,6 +224,7 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
     report = GcReport(status="nothing-to-do", engine=engine_name)
     with start_run(ws, "gc", dry_run=dry_run) as start:
         lock = start.lock
+        tell(progress, "lock", 1, 4, line="dry run: no lock taken" if lock is None else "consolidation lock taken")
         report.run_id, report.takeover, report.recovered = start.run_id, start.takeover, start.recovered
         notes: list[str] = []
         if lock is not None:
@@ -226,8 +237,12 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
         report.run_id = report.run_id or new_id()
         usage = UsageFacts.load(ws)
         report.clock = usage.clock
+        tell(progress, "snapshot", 2, 4, line=f"usage read: token clock {format_tokens(usage.clock)}")
         with Scratch(ws) as scratch:
-            ctx = GcContext(ws=ws, scratch=scratch, run_id=report.run_id, now=datetime.now(UTC).replace(microsecond=0),
+            if progress is not None:
+                scratch.observer = lambda rel: tell(progress, "write", 3, 4, current=rel, line=f"writing {rel}")
+            tell(progress, "engine", 3, 4, line=f"{engine_name} engine working on a scratch copy")
+            ctx = GcContext(ws=ws, scratch=scratch, run_id=report.run_id, now=now or datetime.now(UTC).replace(microsecond=0),
                             usage=usage, notes=notes)
             try:
                 runner.run(ctx)
@@ -237,6 +252,8 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
                                                  notes=ctx.notes)
         report.operations = _settle(list(ctx.operations), report.changeset)
         crashpoint("gc:computed")
+        tell(progress, "changeset", 4, 4, line=f"{len(report.proposed)} operation(s) proposed, "
+             f"{len(report.findings)} finding(s) reported")
         if not report.changeset.changes:
             findings = len(report.findings)
             report.message = ("no change proposed" + (f"; {findings} finding(s) reported" if findings else "")

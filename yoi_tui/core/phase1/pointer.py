@@ -11,7 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from ..errors import YoiError
 from ..store.atomic import atomic_write_text
+from ..store.safe_read import loads_json, read_regular_bytes
 from ..store.workspace import Workspace
 
 
@@ -23,10 +25,10 @@ def pointer_path(ws: Workspace, session_id: str) -> Path:
 def read_pointer(ws: Workspace, session_id: str) -> int:
     """Last processed entry index (-1: nothing processed). A damaged pointer restarts from -1."""
     try:
-        data = json.loads(pointer_path(ws, session_id).read_text(encoding="utf-8"))
+        data = loads_json(read_regular_bytes(pointer_path(ws, session_id)).decode("utf-8"))
         value = data["last_index"]
         return value if isinstance(value, int) and not isinstance(value, bool) else -1
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, YoiError):  # YoiError: not a regular file
         return -1
 
 

@@ -31,7 +31,7 @@ _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 _CHOICE_RE = re.compile(
     r"\b(?:instead of|rather than|decided (?:to|on|against)|decision is|opted (?:for|to)|going with|go with|"
     r"switch(?:ed|ing)? (?:to|from)|chose|choose to|we'll use|let's use|we should (?:use|go with|keep|prefer)|"
-    r"we'll go with|i'll use \S+(?: \S+){0,3} (?:for|to|as)|prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
+    r"we'll go with|i'll use \S+(?: \S+){0,3} (?:for|to|as)|i'll use (?:the |a |an )?\S+(?: \S+){0,2} and |prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
     r"(?:set up|setting up|configure|wire up) (?:[\w.-]+ ){1,4}(?:with|using|via) [`\w][\w.-]*)",
     re.IGNORECASE)
 _SINCE_RE = re.compile(r"^(?:[^—–:;]*?[—–:;]\s+)?(?:(?:i|we)(?:'ll| will| should)\s+)?(?P<verb>add|use|keep|switch to|move|"
@@ -48,7 +48,8 @@ _SUMMARY_RE = re.compile(r"^(?:done|perfect|great|excellent|all (?:done|set)|sum
 _PAST_RE = re.compile(r"^(?:i've|i have|i|we|it|this)?\s*(?:changed|updated|added|moved|removed|replaced|switched|"
                       r"renamed|made|used|set|fixed|created|converted)\b", re.IGNORECASE)
 _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", re.IGNORECASE)
-_TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|"
+_TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|grep|rg|"
+                         r"sed|awk|curl|find|ls|cat|head|tail|"
                          r"websearch|todowrite|todo list|a search|the search)\b", re.IGNORECASE)
 _RECOMMENDED_RE = re.compile(r"\s*\((?:recommended|default)\)\s*$", re.IGNORECASE)
 
@@ -149,7 +150,9 @@ def _ask_decisions(calls: list[Call]) -> list[Decision]:
     return decisions
 
 
-def _text_decision(sentence: str, role: str, index: int) -> Decision | None:
+def _text_decision(sentence: str, role: str, index: int, context: str = "") -> Decision | None:
+    """A decision stated in ``sentence``; ``context`` (the sentence before it in the same message)
+    gives the reason when the sentence itself does not ("This is a known compiler bug. I'll use ...")."""
     since = _SINCE_RE.match(sentence.rstrip(".:;"))
     match = _CHOICE_RE.search(sentence)
     who = "the user" if role == "user" else "the agent"
@@ -169,7 +172,12 @@ def _text_decision(sentence: str, role: str, index: int) -> Decision | None:
             other = re.split(r"\s+(?:because|since|as|so|for|due)\b", instead.group("other"))[0]
             options = [chosen, other.strip().rstrip(".,;")]
         because = _BECAUSE_RE.search(sentence)
-        rationale = squash(because.group(1), 200) if because else f"stated by {who} in the session"
+        if because:
+            rationale = squash(because.group(1), 200)
+        elif context:
+            rationale = squash(context, 200)
+        else:
+            rationale = f"stated by {who} in the session"
         return Decision(title=short_title(chosen if not options else sentence, 12), options=options, chosen=chosen,
                         rationale=rationale,
                         range=(index, index))
@@ -189,11 +197,15 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
         body = prose(entry.text)
         if entry.role == "assistant" and _SUMMARY_RE.search(body.lstrip()[:200]):
             continue
+        previous = ""
         for sentence in sentences(body):
             sentence = sentence.lstrip("0123456789. ").strip()
+            context, previous = previous, sentence
             if len(sentence) < 12 or sentence.endswith("?") or _TACTICAL_RE.match(sentence) or _PAST_RE.match(sentence):
                 continue
-            decision = _text_decision(sentence, entry.role, entry.index)
+            if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
+                context = ""
+            decision = _text_decision(sentence, entry.role, entry.index, context)
             if decision is not None:
                 decisions.append(decision)
                 break  # one decision per message: the first explicit choice

@@ -124,6 +124,12 @@ def _target(sentence: str, intent_verb: str | None) -> str:
     words = strip_polite(_DIRECTIVE_RE.sub("", strip_polite(text))).split()
     if intent_verb:
         words = words[len(intent_verb.split()):]
+    else:
+        # A problem statement is about its subject: "mix phx.server doesnt seem to start".
+        problem = _PROBLEM_RE.search(text)
+        if problem and problem.start() > 0:
+            words = text[: problem.start()].split()
+            words = [w for w in words if w.lower() not in ("seem", "seems", "to")] or words
     phrase: list[str] = []
     for word in words:
         bare = word.lower().strip(",.;:!?")

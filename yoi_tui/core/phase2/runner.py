@@ -17,7 +17,9 @@ One round:
    ``MAX_ROUNDS`` rounds).
 
 ``dry_run`` stops after step 5 (no lock, no recovery, nothing written). The app uses
-``prepare_round`` + ``PreparedRound.apply(only=...)`` to review a change set before applying it.
+``prepare_round`` + ``PreparedRound.apply(only=..., deferred=...)`` to review a change set before
+applying it; ``progress`` (``core.runs.progress``) reports each step and may cancel the round before
+it applies anything (the lock is released).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from ..errors import YoiError
 from ..runs.changeset import ApplyResult, ChangeSet, ConsumedInput, Scratch, apply, encode_exact, read_exact
 from ..runs.crashpoints import crashpoint
 from ..runs.lock import ConsolidationLock, Takeover
+from ..runs.progress import ProgressFn
+from ..runs.progress import report as tell
 from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
 from ..store.staging import StagingFile, list_staging, parse_staging, reject_staging
@@ -252,14 +256,15 @@ class PreparedRound:
         assert self.report.changeset is not None
         return self.report.changeset
 
-    def apply(self, only: set[str] | None = None) -> ApplyResult:
-        """Apply (all files, or the accepted subset), then release the lock."""
+    def apply(self, only: set[str] | None = None, *, deferred: set[str] | frozenset[str] = frozenset()) -> ApplyResult:
+        """Apply (all files, or the accepted subset), then release the lock. ``deferred`` files keep
+        their staging for a later run; the other files not accepted are rejected (staging consumed)."""
         if self.lock is None:
             raise YoiError("a dry-run change set cannot be applied; run again without --dry-run")
         try:
             self.lock.verify()
             crashpoint("phase2:before-apply")
-            result = apply(self.ws, self.changeset, only=only)
+            result = apply(self.ws, self.changeset, only=only, deferred=deferred)
             crashpoint("phase2:applied")
             self.report.result = result
             self.report.status = "applied"
@@ -273,8 +278,13 @@ class PreparedRound:
 
 
 def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = False, dry_run: bool = False,
-                  model: Any = None, keepalive: bool = False) -> PreparedRound:
-    """Steps 1–5 of a round. ``report.status`` is ``nothing-to-do`` when there is nothing to apply."""
+                  model: Any = None, keepalive: bool = False, progress: ProgressFn | None = None,
+                  now: datetime | None = None) -> PreparedRound:
+    """Steps 1–5 of a round. ``report.status`` is ``nothing-to-do`` when there is nothing to apply.
+
+    ``progress`` is told each step (4 in all) and each record the engine writes; if it raises
+    (``RunCancelled``) the round stops, the lock is released and nothing is written.
+    """
     engine_name = engine or ws.config.phase2.engine
     pressure = staging_pressure(ws)
     report = RoundReport(status="nothing-to-do", engine=engine_name, pressure=pressure)
@@ -284,6 +294,7 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
         return PreparedRound(ws, report, None)
     with start_run(ws, "phase2", dry_run=dry_run) as start:
         lock = start.lock
+        tell(progress, "lock", 1, 4, line="dry run: no lock taken" if lock is None else "consolidation lock taken")
         report.run_id, report.takeover, report.recovered = start.run_id, start.takeover, start.recovered
         if lock is None and pending:
             report.message = PENDING_NOTE
@@ -295,6 +306,7 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
         staging, inputs, unreadable = snapshot_staging(ws, reject=lock is not None)
         report.unreadable = unreadable
         staging, inputs, repeat_notes = drop_consumed_again(ws, staging, inputs, dry_run=dry_run)
+        snapshot_line = f"{len(staging)} staging file(s) to fold in" + (f", {len(unreadable)} unreadable" if unreadable else "")
         if lock is not None:
             lock.set_consumed([s.id for s in staging])
             if keepalive:
@@ -311,9 +323,13 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
             notes.append(report.takeover.describe())
         candidates = _candidates(ws, notes)
         runner = make_engine(engine_name, model)
+        tell(progress, "snapshot", 2, 4, line=snapshot_line)
         with Scratch(ws) as scratch:
+            if progress is not None:
+                scratch.observer = lambda rel: tell(progress, "write", 3, 4, current=rel, line=f"writing {rel}")
+            tell(progress, "engine", 3, 4, line=f"{engine_name} engine working on a scratch copy")
             ctx = Phase2Context(ws=ws, scratch=scratch, run_id=report.run_id, staging=staging,
-                                candidates=candidates, now=datetime.now(UTC).replace(microsecond=0), notes=notes)
+                                candidates=candidates, now=now or datetime.now(UTC).replace(microsecond=0), notes=notes)
             try:
                 runner.run(ctx)
             finally:
@@ -321,6 +337,8 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
             report.changeset = scratch.changeset(run_id=report.run_id, purpose="phase2", engine=engine_name,
                                                  inputs=inputs, held=ctx.held, notes=ctx.notes)
         crashpoint("phase2:computed")
+        tell(progress, "changeset", 4, 4,
+               line=f"{len(report.changeset.changes)} file(s) proposed" + ("" if dry_run else "; waiting for review"))
         report.status = "dry-run" if dry_run else "prepared"
         return PreparedRound(ws, report, lock)
 

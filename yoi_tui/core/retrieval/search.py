@@ -34,7 +34,9 @@ from ..store.records import MAX_RECORD_BYTES, Record, parse_record_text, read_re
 from ..store.workspace import Workspace
 
 _BOM = "\ufeff"
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+# O_NONBLOCK: a FIFO swapped in after the type check opens at once (and reads as empty) instead of
+# blocking; it changes nothing for a regular file.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 _CHUNK = 64 * 1024
 _MEMORY_KIND_VALUES = tuple(k.value for k in MEMORY_KINDS)
 

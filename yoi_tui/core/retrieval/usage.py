@@ -42,6 +42,7 @@ from ..diagnostics import Diagnostic
 from ..errors import YoiError
 from ..store.ids import new_id
 from ..store.kinds import RecordKind
+from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.workspace import Workspace
 
 try:
@@ -392,7 +393,10 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
         # each of its lines carries the session it came from.
         compacted = name.startswith(COMPACTED_PREFIX)
         try:
-            data = path.read_bytes()
+            data = read_regular_bytes(path)  # a FIFO named *.jsonl here must not block every command
+        except NotRegularFile as exc:
+            problems.append(_problem(rel, 1, exc.message))
+            continue
         except OSError as exc:
             problems.append(_problem(rel, 1, f"cannot read: {exc.strerror or exc}"))
             continue

@@ -5,8 +5,8 @@ A run never writes the workspace while it thinks. It works on a **scratch copy**
 the end the differences become a ``ChangeSet``: per file the operation (add/modify/delete), the
 before and after text, and *why* (the staging ids behind it; for GC a category and a reason).
 
-``apply(ws, changeset, only=...)`` then writes the chosen files (all, or the subset a reviewer
-accepted), each atomically, and refuses a file whose current content is not the run's "before" (a
+``apply(ws, changeset, only=..., deferred=...)`` then writes the chosen files (all, or the subset a
+reviewer accepted), each atomically, and refuses a file whose current content is not the run's "before" (a
 human edit wins: reported as a conflict, the file is left alone). Applying is crash-safe:
 
 1. the journal ``.yoi/state/runs/<run-id>.pending.json`` (every before/after, every consumed input)
@@ -16,8 +16,9 @@ human edit wins: reported as a conflict, the file is left alone). Applying is cr
    (``store.write_lock``, shared with the app's save), and ``replace_checked`` detects a program
    outside yoi writing between the check and the rename (a conflict, its bytes kept);
 3. the journal is marked ``applied``; then the consumed inputs (Phase 2's staging files) are
-   deleted — except those behind a conflicting change (their content did not land) or held back
-   by the engine;
+   deleted — except those behind a conflicting change (their content did not land), behind a
+   change the reviewer *deferred* (kept for a later run), or held back by the engine. A change the
+   reviewer *rejected* consumes its inputs like an applied one: the proposal was judged;
 4. the final journal ``<run-id>.json`` replaces the pending one.
 
 ``recover_pending(ws)`` finishes any run a crash interrupted (roll forward: steps 2–4 again). The
@@ -41,7 +42,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -266,6 +267,8 @@ class Scratch:
             raise
         self.ws = Workspace(root, _config=ws.config)
         self.touched: dict[str, _Touch] = {}
+        # Told the path of each file about to change (a progress line; it may raise to cancel the run).
+        self.observer: Callable[[str], None] | None = None
 
     def _copy(self, source: Path, target: Path, *, skip_top: set[str]) -> None:
         if not source.is_dir():
@@ -323,6 +326,8 @@ class Scratch:
 
     def _touch(self, rel: str, why: Iterable[str], category: Iterable[str], reason: str | None,
                derived: bool) -> None:
+        if self.observer is not None:
+            self.observer(rel)
         touch = self.touched.get(rel)
         if touch is None:
             touch = self.touched[rel] = _Touch(before=self.read(rel))
@@ -429,6 +434,7 @@ class ApplyResult:
     applied: list[FileChange] = field(default_factory=list)
     conflicts: list[tuple[FileChange, str]] = field(default_factory=list)
     rejected: list[FileChange] = field(default_factory=list)
+    deferred: list[FileChange] = field(default_factory=list)
     inputs_deleted: list[str] = field(default_factory=list)
     inputs_kept: dict[str, str] = field(default_factory=dict)
     journal_path: Path | None = None
@@ -447,7 +453,8 @@ class ApplyResult:
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "applied": [{"path": c.path, "op": c.op, "why": c.why} for c in self.applied],
                 "conflicts": [{"path": c.path, "reason": r} for c, r in self.conflicts],
-                "rejected": [c.path for c in self.rejected], "inputs_deleted": self.inputs_deleted,
+                "rejected": [c.path for c in self.rejected], "deferred": [c.path for c in self.deferred],
+                "inputs_deleted": self.inputs_deleted,
                 "inputs_kept": self.inputs_kept, "journal": str(self.journal_path) if self.journal_path else None,
                 "recovered": self.recovered}
 
@@ -606,6 +613,9 @@ def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered:
             if change["state"] == "conflict" and not change.get("derived"):
                 for staging_id in change.get("why") or []:
                     kept.setdefault(staging_id, f"its change to {change['path']} conflicted: {change['detail']}")
+            elif change["state"] == "deferred" and not change.get("derived"):
+                for staging_id in change.get("why") or []:
+                    kept.setdefault(staging_id, f"its change to {change['path']} was deferred in review")
         for item in journal["inputs"]:
             if item["id"] in kept:
                 item["state"], item["detail"] = "kept", kept[item["id"]]
@@ -653,6 +663,8 @@ def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered:
             result.conflicts.append((fc, change.get("detail") or "conflict"))
         elif change["state"] == "rejected":
             result.rejected.append(fc)
+        elif change["state"] == "deferred":
+            result.deferred.append(fc)
     for item in journal["inputs"]:
         if item["state"] == "deleted":
             result.inputs_deleted.append(item["id"])
@@ -661,22 +673,31 @@ def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered:
     return result
 
 
-def apply(ws: Workspace, changeset: ChangeSet, *, only: Iterable[str] | None = None) -> ApplyResult:
+def apply(ws: Workspace, changeset: ChangeSet, *, only: Iterable[str] | None = None,
+          deferred: Iterable[str] = ()) -> ApplyResult:
     """Apply ``changeset`` (or only the files in ``only``) to the workspace; see the module docstring.
 
-    Files not in ``only`` are recorded as rejected. Consumed inputs are deleted after the files are
-    written, except inputs the engine held back and inputs behind a conflicting change.
+    Files in ``deferred`` are journalled as deferred and the inputs behind them (their ``why``) are
+    kept for a later run; other files not in ``only`` are journalled as rejected. Consumed inputs are
+    deleted after the files are written, except inputs the engine held back and inputs behind a
+    conflicting or deferred change (an input shared with an accepted change is kept too: keeping is
+    the safe side, the next run sees the accepted record already written).
     """
     paths = set(changeset.paths())
-    selected = paths if only is None else set(only)
-    unknown = selected - paths
+    later = set(deferred)
+    selected = (paths if only is None else set(only)) - later
+    unknown = (selected | later) - paths
     if unknown:
         raise YoiError(f"not in the change set: {', '.join(sorted(unknown))}")
+
+    def state(path: str) -> str:
+        return "pending" if path in selected else "deferred" if path in later else "rejected"
+
     journal: dict[str, Any] = {
         "version": JOURNAL_VERSION, "run_id": changeset.run_id, "purpose": changeset.purpose,
         "engine": changeset.engine, "created_at": changeset.created_at, "status": "applying",
         "applied_at": None, "reverted_at": None, "held": dict(changeset.held), "notes": list(changeset.notes),
-        "changes": [{**c.to_json(), "state": "pending" if c.path in selected else "rejected", "detail": None}
+        "changes": [{**c.to_json(), "state": state(c.path), "detail": None}
                     for c in changeset.changes],
         "inputs": [{**i.to_json(), "state": "pending", "detail": None} for i in changeset.inputs],
     }
@@ -774,6 +795,12 @@ def find_run(ws: Workspace, ref: str) -> tuple[str, Path]:
     if not matches:
         raise YoiError(f"no journalled run '{ref}' (see `yoi revert --list`)")
     raise YoiError(f"'{ref}' matches {len(matches)} runs; give more of the run id")
+
+
+def read_run(ws: Workspace, ref: str) -> dict[str, Any]:
+    """The journal of run ``ref`` (see ``find_run``) as stored: every change with its state and texts."""
+    _run_id, path = find_run(ws, ref)
+    return _read_journal(path)
 
 
 @dataclass
@@ -879,5 +906,5 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
 
 
 __all__ = ["ApplyResult", "ChangeSet", "ConsumedInput", "FileChange", "RevertResult", "RunSummary", "Scratch",
-           "apply", "find_run", "list_runs", "read_exact", "recover_pending", "revert", "runs_dir",
+           "apply", "find_run", "list_runs", "read_exact", "read_run", "recover_pending", "revert", "runs_dir",
            "unified_diff", "write_exact"]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
+from .safe_read import NotRegularFile, read_regular_bytes
 
 Engine = Literal["rules", "llm"]
 CACHE_NAME = "config-valid.json"
@@ -231,9 +232,11 @@ def load_config(path: Path, cache_dir: Path | None = None) -> Config:
     ``cache_dir`` (the workspace's ``.yoi/state``) keeps the values of a file once validated.
     """
     try:
-        raw_bytes = path.read_bytes()
+        raw_bytes = read_regular_bytes(path)
     except FileNotFoundError:
         return Config()
+    except NotRegularFile as exc:
+        raise ConfigError(exc.message, path=path) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=path) from exc
     try:

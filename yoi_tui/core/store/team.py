@@ -110,20 +110,17 @@ def staging_ignored(ws: Workspace) -> bool:
 def staging_notice(ws: Workspace) -> str | None:
     """The one-time notice for a git workspace whose staging is not ignored (None: nothing to say).
 
-    Told once per clone. A flag in ``.yoi/state/`` remembers the answer, so the git subprocesses
-    run once, not on every Phase 1 hook: ``shown``, ``ignored``, or ``not-git`` (checked again
-    when a ``.git`` appears at the root).
+    Told once per clone. A flag in ``.yoi/state/`` remembers the answer (``shown`` or ``ignored``),
+    so the git subprocesses run once per clone, not on every Phase 1 hook.
     """
     flag = ws.state_dir / _NOTICE_FLAG
     try:
         known = flag.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         known = ""
-    if known in ("shown", "ignored") or (known == "not-git" and not (ws.root / ".git").exists()):
-        return None
-    if not in_git_worktree(ws.root):
-        answer, notice = "not-git", None
-    elif staging_ignored(ws):
+    if known in ("shown", "ignored") or not _has_git_dir_above(ws.root) or not in_git_worktree(ws.root):
+        return None  # (outside git nothing is written: a dry run there leaves .yoi/ as it was)
+    if staging_ignored(ws):
         answer, notice = "ignored", None
     else:
         answer = "shown"
@@ -136,6 +133,11 @@ def staging_notice(ws: Workspace) -> str | None:
     except OSError:
         pass
     return notice
+
+
+def _has_git_dir_above(root: Path) -> bool:
+    """A ``.git`` in ``root`` or a parent (a few stat calls: no git process outside repositories)."""
+    return any((folder / ".git").exists() for folder in (root, *root.parents))
 
 
 __all__ = ["GITATTRIBUTES_ENTRIES", "GITIGNORE_ENTRIES", "driver_command", "in_git_worktree",

@@ -1,0 +1,328 @@
+"""The app's runs, review, result and history screens, driven by Pilot on the demo workspace.
+
+Real files in ``tmp_path``; the only double is the scripted model of the cancel test (the model
+boundary). Each test waits for a state, never for a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from textual.widgets import OptionList
+
+from tests.llm_fixtures import Script
+from yoi_tui.core.runs.changeset import list_runs, read_run
+from yoi_tui.core.runs.lock import ConsolidationLock, lock_path
+from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.screens.result import ResultScreen
+from yoi_tui.screens.review import ReviewScreen
+from yoi_tui.screens.runs import RunsScreen
+
+STAGING_1 = "019b8a10-0000-7000-8000-000000000001"  # → memory/decisions/render-pdfs-in-a-separate-service.md
+STAGING_2 = "019b8a10-0000-7000-8000-000000000002"  # → memory/requests/explain-migrations.md
+KNOWLEDGE = "knowledge/explain-migrations-first.md"
+DECISION = "memory/decisions/render-pdfs-in-a-separate-service.md"
+REQUEST = "memory/requests/explain-migrations.md"
+SUMMARY = "memory/summary.md"
+SIZE = (120, 36)
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under memory/ and knowledge/ (staging included), by relative path."""
+    found: dict[str, bytes] = {}
+    for top in ("memory", "knowledge"):
+        for path in sorted((root / top).rglob("*")):
+            if path.is_file():
+                found[str(path.relative_to(root))] = path.read_bytes()
+    return found
+
+
+async def open_review(app, pilot, wait_until, key: str = "2") -> ReviewScreen:  # type: ignore[no-untyped-def]
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen), what="runs screen")
+    await pilot.press("ctrl+s")
+    await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen), what="review screen")
+    screen = app.screen
+    await wait_until(pilot, lambda: screen.shown is not None, what="first diff")
+    return screen
+
+
+async def highlight(pilot, wait_until, screen: ReviewScreen, item_id: str) -> None:  # type: ignore[no-untyped-def]
+    option_list = screen.query_one("#review-list", OptionList)
+    option_list.highlighted = option_list.get_option_index(item_id)
+    await wait_until(pilot, lambda: screen.shown == item_id, what=f"the diff of {item_id}")
+
+
+async def apply_and_wait(app, pilot, wait_until) -> ResultScreen:  # type: ignore[no-untyped-def]
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.screen.id == "apply-confirm", what="confirmation")
+    await pilot.press("y")
+    await wait_until(pilot, lambda: isinstance(app.screen, ResultScreen), what="result screen")
+    return app.screen
+
+
+async def test_phase2_review_accept_reject_defer(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root)
+    before = tree_bytes(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, wait_until)
+        assert [i.id for i in screen.items] == [KNOWLEDGE, DECISION, REQUEST, SUMMARY]
+        assert "sess-2026-01-19-c3" in screen.by_id[DECISION].why  # the session the staging came from
+        assert lock_path(Workspace(demo_root)).exists()  # held while the person reviews
+        # Keys in list order: accept, reject, defer, accept (each moves the cursor down).
+        await pilot.press("a", "r", "d", "a")
+        assert screen.decisions == {KNOWLEDGE: "accept", DECISION: "reject", REQUEST: "defer", SUMMARY: "accept"}
+        result = await apply_and_wait(app, pilot, wait_until)
+    after = tree_bytes(demo_root)
+    changed = {rel for rel in set(before) | set(after) if before.get(rel) != after.get(rel)}
+    staging1, staging2 = f"memory/_staging/{STAGING_1}.json", f"memory/_staging/{STAGING_2}.json"
+    # Exactly the accepted files are written; the rejected item's staging is consumed, the deferred one's kept.
+    assert changed == {KNOWLEDGE, SUMMARY, staging1}
+    assert staging1 not in after and after[staging2] == before[staging2]
+    assert DECISION not in after and REQUEST not in after
+    assert {c.path for c in result.result.deferred} == {REQUEST}
+    journal = read_run(Workspace(demo_root), "last")
+    states = {c["path"]: c["state"] for c in journal["changes"]}
+    assert states == {KNOWLEDGE: "applied", DECISION: "rejected", REQUEST: "deferred", SUMMARY: "applied"}
+    assert not lock_path(Workspace(demo_root)).exists()
+
+
+async def test_conflict_on_disk_edit_is_not_overwritten(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, wait_until)
+        edited = b"---\nedited: by hand\n---\n# Mine\n"
+        (demo_root / SUMMARY).write_bytes(edited)
+        await highlight(pilot, wait_until, screen, SUMMARY)
+        assert "changed on disk since the run read it" in str(screen.query_one("#review-why").render())
+        await pilot.press("A")
+        result = await apply_and_wait(app, pilot, wait_until)
+        assert [c.path for c, _why in result.result.conflicts] == [SUMMARY]
+        assert "Conflicts (left as they are): 1" in str(result.query_one("#result-text").render())
+    assert (demo_root / SUMMARY).read_bytes() == edited
+    assert (demo_root / DECISION).exists()
+
+
+async def test_gc_merge_is_one_operation(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root)
+    merge = "merge:memory/decisions/retry-webhook-with-backoff.md"
+    drop = "drop:memory/decisions/cache-invoices-in-redis.md"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, wait_until, key="g")
+        assert screen.by_id[merge].paths == ["memory/decisions/retry-webhook-with-backoff.md",
+                                             "memory/decisions/retry-webhooks-with-backoff.md"]
+        groups = [o.id for o in screen.query_one("#review-list", OptionList).options if (o.id or "").startswith("group:")]
+        assert groups[:2] == ["group:superseded", "group:noisy"]
+        await highlight(pilot, wait_until, screen, merge)
+        await pilot.press("a")
+        await highlight(pilot, wait_until, screen, drop)
+        await pilot.press("r")
+        result = await apply_and_wait(app, pilot, wait_until)
+        applied = sorted(c.path for c in result.result.applied)
+    assert applied == ["memory/decisions/retry-webhook-with-backoff.md",
+                       "memory/decisions/retry-webhooks-with-backoff.md"]
+    assert not (demo_root / "memory/decisions/retry-webhooks-with-backoff.md").exists()
+    assert (demo_root / "memory/decisions/cache-invoices-in-redis.md").exists()
+    states = {c["path"]: c["state"] for c in read_run(Workspace(demo_root), "last")["changes"]}
+    assert states["memory/decisions/cache-invoices-in-redis.md"] == "rejected"
+    assert states["knowledge/howto-deploy-heroku.md"] == "deferred"  # undecided counts as deferred
+
+
+async def test_gc_merge_rejected_keeps_both_files(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root)
+    before = tree_bytes(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, wait_until, key="g")
+        await highlight(pilot, wait_until, screen, "merge:memory/decisions/retry-webhook-with-backoff.md")
+        await pilot.press("r")
+        await apply_and_wait(app, pilot, wait_until)
+    assert tree_bytes(demo_root) == before
+
+
+async def test_cancel_running_phase2_releases_lock_and_writes_nothing(demo_root: Path, make_test_app,
+                                                                     wait_until) -> None:
+    config = demo_root / ".yoi" / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace("[phase2]\n", "[phase2]\nengine = \"llm\"\n", 1),
+                      encoding="utf-8")
+    started, release = threading.Event(), threading.Event()
+
+    def block(messages):  # type: ignore[no-untyped-def]
+        started.set()
+        release.wait(20)
+        from tests.llm_fixtures import done
+
+        return done()
+
+    script = Script([block])
+    app = make_test_app(demo_root, llm_model=script.model())
+    before = tree_bytes(demo_root)
+    ws = Workspace(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        runs = app.screen
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, started.is_set, what="the model to be asked")
+        assert lock_path(ws).exists()
+        await pilot.press("escape")
+        assert runs.state == "cancelling"
+        release.set()
+        await wait_until(pilot, lambda: runs.state == "ended", what="the run to end")
+        assert any(line.startswith("cancelled") for line in runs.lines)
+        assert app.screen is runs  # no review opened
+    assert not lock_path(ws).exists()
+    assert tree_bytes(demo_root) == before
+    assert list_runs(ws) == []
+
+
+async def test_second_run_names_the_lock_holder(demo_root: Path, make_test_app, wait_until) -> None:
+    ws = Workspace(demo_root)
+    holder = ConsolidationLock(ws, purpose="gc").acquire()
+    try:
+        app = make_test_app(demo_root)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("2")
+            await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+            runs = app.screen
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: runs.state == "ended")
+            assert any("busy: another gc run holds the consolidation lock" in line and holder.run_id in line
+                       for line in runs.lines), runs.lines
+    finally:
+        holder.release()
+
+
+async def test_dry_run_review_is_read_only(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root)
+    before = tree_bytes(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        await pilot.press("ctrl+d", "ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        screen = app.screen
+        assert screen.readonly and not lock_path(Workspace(demo_root)).exists()
+        await pilot.press("a", "enter")
+        assert app.screen is screen and set(screen.decisions.values()) == {None}
+    assert tree_bytes(demo_root) == before
+
+
+async def test_revert_from_history_restores_exact_bytes(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root)
+    before = tree_bytes(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(app, pilot, wait_until)
+        await pilot.press("A")
+        await apply_and_wait(app, pilot, wait_until)
+        assert tree_bytes(demo_root) != before
+        await pilot.press("escape")
+        await pilot.press("h")
+        await wait_until(pilot, lambda: app.screen.id == "history")
+        history = app.screen
+        await pilot.press("enter")  # the run's diffs, read-only
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        assert app.screen.readonly and {i.state for i in app.screen.items} == {"applied"}
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is history)
+        await pilot.press("u")
+        await wait_until(pilot, lambda: app.screen.id == "revert-confirm")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: read_run(Workspace(demo_root), "last")["status"] == "reverted")
+    assert tree_bytes(demo_root) == before
+
+
+async def test_phase1_picker_offers_demo_logs_and_runs(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root, log_folders=[demo_root / "sessions"])
+    staged = len(list((demo_root / "memory/_staging").glob("*.json")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        runs = app.screen
+        assert len(runs.logs) == 3
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: runs.state == "ended")
+        assert any(line.startswith("done: 3 log(s) read") for line in runs.lines), runs.lines
+    assert len(list((demo_root / "memory/_staging").glob("*.json"))) > staged
+
+
+async def test_palette_has_the_pipeline_entries(demo_root: Path, make_test_app) -> None:
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for title in ("Run Phase 1", "Run Phase 2", "Run GC", "Runs history", "Usage"):
+            assert title in titles
+
+
+async def test_gc_review_shows_locked_and_protected(demo_root: Path, make_test_app, wait_until) -> None:
+    from yoi_tui.core.retrieval.usage import record_invoke
+
+    ws = Workspace(demo_root)
+    for _ in range(5):  # used often: protected from the drop GC would propose
+        record_invoke(ws, "howto-deploy-heroku", "knowledge", "slug", session_id="sess-2026-01-19-c3")
+    locked = demo_root / "memory/requests/changelog-in-every-pr.md"
+    locked.chmod(0o444)
+    try:
+        app = make_test_app(demo_root)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_review(app, pilot, wait_until, key="g")
+            options = [o.id for o in screen.query_one("#review-list", OptionList).options]
+            assert "group:not changed (locked)" in options and "group:not changed (protected)" in options
+            item = screen.by_id["locked:drop:memory/requests/changelog-in-every-pr.md"]
+            assert not item.decidable and item.why.startswith("locked: the file is read-only")
+            assert screen.by_id["protected:drop:knowledge/howto-deploy-heroku.md"].why.startswith("protected")
+            await highlight(pilot, wait_until, screen, item.id)
+            await pilot.press("a")
+            assert item.id not in screen.decisions
+    finally:
+        locked.chmod(0o644)
+
+
+async def test_phase1_picker_finds_claude_logs_under_home(demo_root: Path, make_test_app, wait_until,
+                                                          tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from yoi_tui.core.sessions.discover import encode_claude_dir
+
+    home = tmp_path / "home"
+    log = home / ".claude" / "projects" / encode_claude_dir(demo_root.resolve()) / "abc.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text((demo_root / "sessions" / "sess-2026-01-05-a1.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        assert [f.path for f in app.screen.logs] == [log]
+
+
+async def test_quitting_with_a_review_open_releases_the_lock(demo_root: Path, make_test_app, wait_until) -> None:
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(app, pilot, wait_until)
+        assert lock_path(Workspace(demo_root)).exists()
+        app.exit()
+        await pilot.pause()
+    assert not lock_path(Workspace(demo_root)).exists()
+
+
+async def test_history_revert_reports_files_changed_since(demo_root: Path, make_test_app, wait_until) -> None:
+    from yoi_tui.core.phase2.runner import prepare_round
+
+    ws = Workspace(demo_root)
+    prepare_round(ws, flush=True).apply()
+    edited = b"---\nupdated_at: 2026-02-01T00:00:00+00:00\n---\n# Edited after the run\n"
+    (demo_root / SUMMARY).write_bytes(edited)
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("h")
+        await wait_until(pilot, lambda: app.screen.id == "history")
+        history = app.screen
+        await pilot.press("u")
+        await wait_until(pilot, lambda: app.screen.id == "revert-confirm")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "refused" in str(history.query_one("#history-status").render()))
+        assert f"refused {SUMMARY}: changed since the run applied it" in str(
+            history.query_one("#history-status").render())
+    assert (demo_root / SUMMARY).read_bytes() == edited  # the edit wins
+    assert not (demo_root / REQUEST).exists()  # the rest was reverted
+    assert read_run(ws, "last")["status"] == "partially-reverted"
