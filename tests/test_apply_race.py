@@ -53,14 +53,18 @@ def _outside_rename(path: Path, text: str) -> None:
 # --------------------------------------------------------------------------- real processes
 
 
-def _paused_phase2(tmp_path: Path, point: str) -> tuple[Workspace, object, Path]:
+def _paused_phase2(tmp_path: Path, point: str, env: dict[str, str] | None = None) -> tuple[Workspace, object, Path]:
     ws = make_ws(tmp_path)
     write_record(ws, "memory/summary.md", {"updated_at": "2026-11-02T09:00:00+00:00"},
                  "\n# Project memory summary\n\nIntro by a person.\n")
+    # An existing record the run updates (Phase 2 no longer rewrites the summary: its listings are
+    # computed), so the apply replaces one file in place.
+    write_record(ws, "memory/decisions/use-sqlite-for-the-response-cache.md", decision_meta(),
+                 "\n# Use SQLite for the response cache\n")
     stage_realistic(ws)
     barrier = tmp_path / "barrier"
     proc = start_yoi("phase2", "--workspace", str(ws.root), "--flush", "--json",
-                     env={"YOI_PAUSE_AT": point, "YOI_PAUSE_FILE": str(barrier)})
+                     env={"YOI_PAUSE_AT": point, "YOI_PAUSE_FILE": str(barrier), **(env or {})})
     assert wait_for(Path(f"{barrier}.reached")), "phase2 never reached the pause point"
     return ws, proc, barrier
 
@@ -74,10 +78,11 @@ def _target_being_replaced(ws: Workspace) -> Path:
     return temps[0].with_name(name)
 
 
+@pytest.mark.parametrize("exchange", [True, False], ids=["swap", "link-fallback"])
 @pytest.mark.parametrize("outside", [_outside_in_place, _outside_rename], ids=["in-place", "rename"])
 def test_outside_write_between_check_and_rename_is_a_conflict_with_its_bytes_kept(
-        tmp_path: Path, outside: object) -> None:
-    ws, proc, barrier = _paused_phase2(tmp_path, "apply:renaming")
+        tmp_path: Path, outside: object, exchange: bool) -> None:
+    ws, proc, barrier = _paused_phase2(tmp_path, "apply:renaming", {} if exchange else {"YOI_NO_RENAME_EXCHANGE": "1"})
     target = _target_being_replaced(ws)
     assert target.exists(), target
     edit = "---\nstatus: open\n---\n\n# Edited by a person while yoi was applying\n"
@@ -181,9 +186,10 @@ def _changeset_ws(root: Path, changed: list[str]) -> tuple[Workspace, object]:
        kind=st.sampled_from(["app", "in-place", "rename"]),
        changed=st.lists(st.sampled_from(RECORDS), min_size=1, max_size=3, unique=True),
        target=st.sampled_from(RECORDS),
-       save_first=st.booleans())
+       save_first=st.booleans(),
+       exchange=st.booleans())
 def test_random_interleavings_of_a_save_and_an_apply_never_lose_the_save(
-        point: str, kind: str, changed: list[str], target: str, save_first: bool) -> None:
+        point: str, kind: str, changed: list[str], target: str, save_first: bool, exchange: bool) -> None:
     root = Path(tempfile.mkdtemp(prefix="yoi-race-"))
     try:
         ws, changeset = _changeset_ws(root, changed)
@@ -208,7 +214,9 @@ def test_random_interleavings_of_a_save_and_an_apply_never_lose_the_save(
             except RecordChangedError as exc:
                 results["save"] = exc
 
-        with _env(YOI_PAUSE_AT=point, YOI_PAUSE_FILE=str(barrier)):
+        # exchange=False: the link-aside-then-rename path of systems without an atomic swap.
+        fallback = {} if exchange else {"YOI_NO_RENAME_EXCHANGE": "1"}
+        with _env(YOI_PAUSE_AT=point, YOI_PAUSE_FILE=str(barrier), **fallback):
             applier = threading.Thread(target=run_apply)
             applier.start()
             reached = Path(f"{barrier}.reached")

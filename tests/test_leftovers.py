@@ -141,9 +141,39 @@ def test_kill_inside_an_atomic_write_leaves_nothing_after_recovery(writer: str, 
     names = _points(make, run, tmp_path)
     renames = [n for n, name in enumerate(names, 1) if name == "write:renaming"]
     assert renames, names
-    # The first rename (in the scratch copy for Phase 2 and GC) and the last (the final journal).
-    for point in sorted({renames[0], renames[len(renames) // 2], renames[-1]}):
+    # The first rename (in the scratch copy for Phase 2 and GC: a scratch copy is left too) and one
+    # in the middle (applying); every other step is killed at by the slow campaign below.
+    for point in sorted({renames[0], renames[len(renames) // 2]}):
         _kill_and_recover(make, run, tmp_path / f"kill-{point}", point, expect_leftover=True)
+
+
+def test_sweep_removes_only_leftovers_of_gone_processes(tmp_path: Path) -> None:
+    import time
+
+    from yoi_tui.core.runs.leftovers import sweep
+
+    ws = make_ws(tmp_path)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(gone.stdout)
+    folder = ws.decisions_dir
+    dead = folder / f"{TEMP_PREFIX}{dead_pid}-a.md.abcd1234.tmp"
+    live = folder / f"{TEMP_PREFIX}{os.getpid()}-b.md.abcd1234.tmp"  # this process: in flight
+    old_legacy = folder / ".c.md.k3j4h5g6.tmp"
+    new_legacy = folder / ".d.md.k3j4h5g6.tmp"
+    users = folder / ".my-notes.tmp"  # not a name yoi ever made
+    for path in (dead, live, old_legacy, new_legacy, users):
+        path.write_text("x")
+    hour_ago = time.time() - 2 * 3600
+    for path in (old_legacy, users):
+        os.utime(path, (hour_ago, hour_ago))
+    scratch = ws.state_dir / "scratch" / f"{dead_pid}-xyz"
+    (scratch / "memory").mkdir(parents=True)
+    mine = ws.state_dir / "scratch" / f"{os.getpid()}-abc"
+    mine.mkdir()
+    swept = sweep(ws)
+    assert sorted(p.name for p in swept.temp_files) == sorted([dead.name, old_legacy.name])
+    assert swept.scratch_dirs == [scratch] and mine.exists()
+    assert live.exists() and new_legacy.exists() and users.exists()
 
 
 def test_init_gitignore_ignores_the_temp_files(tmp_path: Path) -> None:

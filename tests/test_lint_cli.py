@@ -74,3 +74,20 @@ def test_help_explains_every_subcommand() -> None:
         result = run_yoi(command, "--help")
         assert result.returncode == 0
         assert "--workspace" in result.stdout
+
+
+def test_github_annotation_paths_are_relative_to_the_repository(tmp_path: Path) -> None:
+    """A yoi workspace in a sub-folder of the repository: annotations name repository paths."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    ws = make_ws(repo / "services")  # repo/services/proj
+    write_record(ws, "memory/decisions/a.md", decision_meta(status="pending"))
+    expected = "::error file=services/proj/memory/decisions/a.md,line=7,"
+    for cwd, args, env in ((repo, ("services/proj",), {}),                 # a sub-folder given as PATH
+                           (ws.root, (), {}),                              # run inside the workspace
+                           (ws.root / "memory", ("decisions",), {}),       # a record folder
+                           (tmp_path, ("repo/services/proj",), {"GITHUB_WORKSPACE": str(repo)})):
+        result = run_yoi("lint", *args, "--format", "github", cwd=cwd, env=env)
+        assert result.stdout.startswith(expected), (cwd, args, result.stdout, result.stderr)
+    text = run_yoi("lint", "--format", "json", cwd=ws.root)
+    assert '"path": "memory/decisions/a.md"' in text.stdout  # other formats keep workspace paths

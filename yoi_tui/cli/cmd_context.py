@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .common import json_parent, print_json, workspace_from
-from .session_opt import report_problems, session_from, session_parent, show_library_warnings
+from .session_opt import report_problems, session_from, session_parent, should_record, show_library_warnings
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         description="Print the text a harness puts into a normal agent's system prompt: the body of "
                     "memory/summary.md plus one line '#slug — description' per knowledge record with "
                     "model_invokation: true that is not replaced, between <yoi-context> and </yoi-context>. "
-                    "Records an 'inject' event with the block's estimated token cost (unless --no-record). "
+                    "Records an 'inject' event with the block's estimated token cost (with --session or $YOI_SESSION_ID; not with --no-record). "
                     "Prints nothing when there is nothing to inject.",
         epilog="examples:\n"
                "  yoi context > /tmp/system-extra.md\n"
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     session_id = session_from(args)
     built = build_resident_context(ws)
     report_problems(built.problems)
-    if not args.no_record:
+    if should_record(args):
         record_injection(ws, built, session_id)
     if args.json:
         print_json(built.to_json())

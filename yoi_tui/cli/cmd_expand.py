@@ -7,7 +7,7 @@ import sys
 
 from ..core.errors import YoiError
 from .common import json_parent, print_json, workspace_from
-from .session_opt import session_from, session_parent, show_library_warnings
+from .session_opt import session_from, session_parent, should_record, show_library_warnings
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                     "references as #slug (user_invocable: true), each inside "
                     "<yoi-knowledge slug=\"...\"> ... </yoi-knowledge>. #slug in code, URLs and headings "
                     "is not a reference. Unknown slugs are left as typed and reported on stderr. Each "
-                    "expanded record is recorded as an invoke (unless --no-record).",
+                    "expanded record is recorded as an invoke (with --session or $YOI_SESSION_ID; not with --no-record).",
         epilog="examples:\n"
                "  echo 'fix the flaky test, see #run-tests' | yoi expand\n"
                "  yoi expand prompt.md --json   # {text, expanded, unknown: [{slug, line, col, reason}], redirected}")
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     show_library_warnings()
     ws = workspace_from(args)
     session_id = session_from(args)
-    result = expand_prompt(ws, _read_prompt(args.file), record=not args.no_record, session_id=session_id)
+    result = expand_prompt(ws, _read_prompt(args.file), record=should_record(args), session_id=session_id)
     for old, new in result.redirected.items():
         print(f"yoi: #{old} is replaced by #{new}; expanded #{new}", file=sys.stderr)
     for ref in result.unknown:

@@ -100,10 +100,12 @@ def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.gc import run_gc
     from ..core.runs.lock import LockBusy
+    from .progress import steps, wanted
 
     ws = workspace_from(args)
     try:
-        report = run_gc(ws, engine=args.engine, dry_run=args.dry_run)
+        with steps("GC", None, wanted(args)):
+            report = run_gc(ws, engine=args.engine, dry_run=args.dry_run)
     except LockBusy as exc:
         return print_lock_busy(exc, as_json=args.json, after={"operations": []})
     if args.json:

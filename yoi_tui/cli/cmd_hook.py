@@ -23,14 +23,19 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                '  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "yoi hook claude-code"}]}]}\n'
                "and the same for UserPromptSubmit, PreCompact and Stop.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("harness", choices=("claude-code",), help="which harness sends the event")
+    # Codex (>= 0.114) sends hook events of the same shape (session_id, transcript_path, cwd,
+    # hook_event_name, prompt), so one handler serves both.
+    parser.add_argument("harness", choices=("claude-code", "codex", "codex-notify"),
+                        help="which harness sends the event (codex-notify: Codex's legacy 'notify' program)")
+    parser.add_argument("payload", nargs="?", help=argparse.SUPPRESS)  # codex-notify: the JSON argument
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.hooks import handle_claude_code
+    from ..core.hooks import handle_claude_code, handle_codex_notify
 
-    raw = sys.stdin.read()
+    # Codex's notify passes the event as one argv argument, with stdin closed.
+    raw = args.payload if args.harness == "codex-notify" else sys.stdin.read()
     try:
         payload = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:
@@ -44,12 +49,19 @@ def run(args: argparse.Namespace) -> int:
             ws = find_workspace(explicit=args.workspace)
         else:
             ws = find_workspace(Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) else None)
-        outcome = handle_claude_code(ws, payload)
+        outcome = (handle_codex_notify(ws, payload) if args.harness == "codex-notify"
+                   else handle_claude_code(ws, payload))
     except YoiError as exc:
         # Exit 2 would make Claude Code treat this as a blocking error; a memory problem must not.
         print(f"yoi hook: {exc}", file=sys.stderr)
         return 0
-    if outcome.stdout:
+    if outcome.stdout and args.harness == "codex":
+        # Codex validates a hook's stdout strictly: context goes in the JSON shape its output schema
+        # names (hookSpecificOutput.additionalContext), not as plain text.
+        event = str(payload.get("hook_event_name", ""))
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": outcome.stdout}},
+                         ensure_ascii=False))
+    elif outcome.stdout:
         print(outcome.stdout)
     for note in outcome.notes:
         print(f"yoi hook: {note}", file=sys.stderr)

@@ -58,6 +58,7 @@ def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
     if cache:
         import time
 
+        from ..core.export.check import stale_export_findings
         from ..core.lint.stored import filter_disabled, stored_lint
 
         checked = stored_lint(ws, frequencies, time.time_ns())
@@ -69,18 +70,20 @@ def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
             found, files = checked[0]
         from ..core.store.kinds import layout_problems
 
-        return _Stored(filter_disabled(layout_problems(ws) + found, ws.config), files)
+        # stale-export is not stored: it depends on files outside the records (the skills folders)
+        return _Stored(filter_disabled([*layout_problems(ws), *found, *stale_export_findings(ws)], ws.config), files)
     from ..core.lint import lint_workspace
 
     return lint_workspace(ws, frequencies=frequencies, cache=False)
 
 
-def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> LintReport | _Stored:
+def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> tuple[LintReport | _Stored, Path]:
     from ..core.lint import lint_paths
     from ..core.store.kinds import iter_record_paths
 
     if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
-        return _lint_whole(Workspace(path), cache)
+        ws = Workspace(path)
+        return _lint_whole(ws, cache), ws.root
     if not path.exists() and not path.is_symlink():
         raise YoiError("no such file or folder", path=path)
     start = path.parent if not path.is_dir() else path
@@ -92,7 +95,32 @@ def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> Lin
                  if Path(os.path.realpath(p)).is_relative_to(resolved) or Path(os.path.realpath(p.parent)) == resolved]
     else:
         files = [path]
-    return lint_paths(ws, files, frequencies=_usage_frequencies(ws))
+    return lint_paths(ws, files, frequencies=_usage_frequencies(ws)), ws.root
+
+
+def _repo_root(root: Path) -> Path:
+    """The folder GitHub annotation paths are relative to: ``$GITHUB_WORKSPACE`` (the checkout in
+    Actions), else the git repository holding the workspace, else the workspace itself."""
+    if os.environ.get("GITHUB_WORKSPACE"):
+        return Path(os.path.abspath(os.environ["GITHUB_WORKSPACE"]))
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            return folder
+    return root
+
+
+def _for_github(report: LintReport | _Stored, root: Path) -> list[Diagnostic]:
+    """The findings with paths relative to the repository, not to the yoi workspace (which may be a
+    sub-folder of it), so GitHub places each annotation on the right file."""
+    import dataclasses
+
+    root = Path(os.path.abspath(root))
+    base = _repo_root(root)
+    found = []
+    for d in report.diagnostics:
+        rel = Path(os.path.relpath(root / d.path, base)).as_posix()
+        found.append(d if rel.startswith("../") else dataclasses.replace(d, path=rel))
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,11 +128,15 @@ def run(args: argparse.Namespace) -> int:
 
     reports: list[LintReport | _Stored]
     if args.paths:
-        reports = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
+        targets = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
     else:
         ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
-        reports = [_lint_whole(ws, args.cache)]
-    diags = sorted({d for report in reports for d in report.diagnostics})
+        targets = [(_lint_whole(ws, args.cache), ws.root)]
+    reports = [report for report, _root in targets]
+    if args.format == "github":
+        diags = sorted({d for report, root in targets for d in _for_github(report, root)})
+    else:
+        diags = sorted({d for report in reports for d in report.diagnostics})
     output = format_diagnostics(diags, args.format)
     if output:
         print(output)

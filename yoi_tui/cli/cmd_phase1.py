@@ -29,11 +29,16 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 def run(args: argparse.Namespace) -> int:
     from ..core.phase1.runner import run_phase1
+    from .progress import steps, wanted
 
     ws = workspace_from(args)
     tell_staging_notice(ws)
-    progress = None if args.json else (lambda message: print(f"  … {message}", file=sys.stderr))
-    results = run_phase1(ws, [Path(p) for p in args.logs], force=args.force, engine=args.engine, progress=progress)
+    results = []
+    with steps("Phase 1", len(args.logs), wanted(args)) as shown:
+        for log in args.logs:  # one log at a time, so the bar moves per log
+            shown.describe(Path(log).name)
+            results += run_phase1(ws, [Path(log)], force=args.force, engine=args.engine, progress=shown.describe)
+            shown.advance()
     if args.json:
         print_json([r.to_json() for r in results])
     for result in results:
@@ -45,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             continue
         print(f"{result.log} [{result.format}, session {result.session_id}]: {result.status} — {result.message}")
+        if result.clock_tokens:
+            print(f"  token clock +{result.clock_tokens:,} input tokens (recorded in the log)")
         for staging in result.staging:
             counts = ", ".join(f"{n} {k}" for k, n in staging.counts.items() if n)
             print(f"  wrote {ws.rel(ws.staging_dir / (staging.id + '.json'))} "

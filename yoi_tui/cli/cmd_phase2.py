@@ -68,11 +68,13 @@ def _print_round(data: dict[str, Any], *, dry_run: bool) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.phase2.runner import run_phase2
     from ..core.runs.lock import LockBusy
+    from .progress import steps, wanted
 
     ws = workspace_from(args)
     tell_staging_notice(ws)
     try:
-        report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=args.flush)
+        with steps("Phase 2", None, wanted(args)):
+            report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=args.flush)
     except LockBusy as exc:
         return print_lock_busy(exc, as_json=args.json, before={"rounds": []})
     if args.json:

@@ -6,19 +6,19 @@ import argparse
 import sys
 
 from .common import json_parent, print_json, workspace_from
-from .session_opt import report_problems, session_from, session_parent, show_library_warnings
+from .session_opt import report_problems, session_from, session_parent, should_record, show_library_warnings
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "search", parents=[*parents, json_parent(), session_parent()],
-        help="search knowledge/ or memory/ (every hit is recorded as an invoke)",
+        help="search knowledge/ or memory/ (an agent's hits are recorded as invokes)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Scan the record files for QUERY: every whitespace-separated term must occur "
                     "(case-insensitive; frontmatter included). Hits come in path order with the lines "
                     "around the first match. 'knowledge' searches knowledge/*.md; 'memory' searches "
                     "memory/summary.md, memory/decisions/ and memory/requests/. Each hit is recorded as "
-                    "one invoke in .yoi/usage/ (unless --no-record).",
+                    "one invoke in .yoi/usage/ (with --session or $YOI_SESSION_ID: an agent's use; a person's plain call records nothing).",
         epilog="examples:\n"
                "  yoi search knowledge pytest fixtures\n"
                "  yoi search knowledge --slug run-tests --json\n"
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     search = knowledge_search if args.target == "knowledge" else memory_search
     problems: list[str] = []
     hits = search(ws, " ".join(args.query), slug=args.slug, kind=args.kind, limit=args.limit,
-                  include_replaced=args.include_replaced, record=not args.no_record,
+                  include_replaced=args.include_replaced, record=should_record(args),
                   context_lines=args.context_lines, session_id=session_id, problems=problems)
     report_problems(problems)
     if args.json:

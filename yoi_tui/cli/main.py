@@ -19,14 +19,32 @@ from .common import EXIT_USAGE, common_parent
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
-            "mcp", "hook", "merge_driver")
+            "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver")
+
+
+class _Version(argparse.Action):
+    """``--version``: read from the installed metadata only when asked (keeps start-up fast)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("yoi-tui")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            found = "unknown"
+        print(f"yoi {found}")
+        parser.exit()
+
 
 # The ``help=`` each ``cmd_<name>.register`` gives its parser. A command missing here is imported
 # to be listed (correct, just slower).
 SUMMARIES: dict[str, str] = {
     "init": "create memory/, knowledge/ and .yoi/ in a project",
     "lint": "check records against the record rules",
-    "search": "search knowledge/ or memory/ (every hit is recorded as an invoke)",
+    "search": "search knowledge/ or memory/ (an agent's hits are recorded as invokes)",
     "context": "print the resident context (summary + #slug index)",
     "expand": "expand #slug references in a prompt",
     "phase1": "extract session logs into memory/_staging/",
@@ -36,14 +54,20 @@ SUMMARIES: dict[str, str] = {
     "usage": "record usage frequency, protection, candidate report",
     "mcp": "run the stdio MCP server (knowledge_search, memory_search, read_record)",
     "hook": "entry point for agent harness hooks (Claude Code)",
+    "install": "wire yoi's hooks and MCP server into Claude Code or Codex",
+    "uninstall": "remove yoi's hooks and MCP server from Claude Code or Codex",
+    "import": "import Cursor rules, Claude skills/commands, CLAUDE.md/AGENTS.md, notes into knowledge/",
+    "export": "publish knowledge records as Agent Skills (.claude/skills, .agents/skills)",
+    "merge-driver": "git merge driver for records (git runs it; see docs/team.md)",
 }
 
 
 def _register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], name: str) -> None:
+    module_name = f"{__package__}.cmd_{name.replace('-', '_')}"  # merge-driver → cmd_merge_driver
     try:
-        module = importlib.import_module(f"{__package__}.cmd_{name}")
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name == f"{__package__}.cmd_{name}":
+        if exc.name == module_name:
             return
         raise
     module.register(subparsers, parents)
@@ -68,6 +92,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 1 findings (lint errors, conflicts), 2 usage or environment error. "
                "Run 'yoi COMMAND --help' for each command.",
     )
+    parser.add_argument("--version", action=_Version, help="show the installed version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parents = [common_parent()]
     running = _command_in(argv) if argv is not None else None

@@ -9,21 +9,20 @@
 - ``Stop`` / ``SessionEnd`` / ``SubagentStop``: Phase 1 when the session is over its token threshold.
 
 Every event also advances the workspace's token clock with the input tokens the transcript consumed
-since the last event (``.yoi/state/token-clock/``). A hook must never break the agent: problems are
+since the last event (``.yoi/state/token-clock/``, shared with Phase 1). SessionStart also exports
+``YOI_SESSION_ID`` through ``$CLAUDE_ENV_FILE`` so the agent's own ``yoi`` calls join its session. A hook must never break the agent: problems are
 reported on stderr and the hook still exits 0.
 """
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from .errors import YoiError
-from .store.atomic import atomic_write_text
 from .store.workspace import Workspace
 
 
@@ -35,28 +34,37 @@ class HookOutcome:
     notes: list[str] = field(default_factory=list)
 
 
-def _clock_path(ws: Workspace, session_id: str) -> Path:
-    return ws.state_dir / "token-clock" / f"{quote(session_id, safe='')}.json"
-
-
 def advance_token_clock(ws: Workspace, session_id: str, transcript: Path) -> int:
-    """Record the input tokens the transcript consumed since the last call; returns them."""
-    from .retrieval.usage import record_tokens
-    from .sessions.detect import load_session
+    """Record the input tokens the transcript consumed since they were last counted; returns them.
 
-    log = load_session(transcript)
-    path = _clock_path(ws, session_id)
+    Shared with Phase 1 (``sessions/token_clock.py``), so the hook and ``yoi phase1`` agree.
+    """
+    from .sessions.token_clock import advance_token_clock as advance
+
+    return advance(ws, session_id, transcript)
+
+
+def export_session_id(session_id: str, env_file: str | None) -> None:
+    """Let the agent's own ``yoi`` calls record under its session (Claude Code ``$CLAUDE_ENV_FILE``).
+
+    Claude Code sources the file a SessionStart hook writes into ``$CLAUDE_ENV_FILE`` before each
+    Bash command, so ``yoi search`` run by the agent uses the same usage session as the hook.
+    Without a session a CLI call records nothing (a person's use; see docs/usage.md).
+    """
+    import shlex
+
+    from .retrieval.usage import validate_session_id
+
+    if not env_file:
+        return
+    line = f"export YOI_SESSION_ID={shlex.quote(validate_session_id(session_id))}\n"
+    path = Path(env_file)
     try:
-        last = int(json.loads(path.read_text(encoding="utf-8"))["last_index"])
-    except (OSError, ValueError, KeyError, TypeError):
-        last = -1
-    new = [e for e in log.entries if e.index > last]
-    tokens = sum(e.input_tokens or 0 for e in new)
-    if tokens:
-        record_tokens(ws, tokens, session_id=session_id)
-    if new:
-        atomic_write_text(path, json.dumps({"last_index": new[-1].index}) + "\n")
-    return tokens
+        if line not in (path.read_text(encoding="utf-8") if path.exists() else ""):
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(line)
+    except OSError as exc:
+        raise YoiError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def _phase1(ws: Workspace, transcript: Path, *, force: bool) -> list[str]:
@@ -93,6 +101,9 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
     if event == "SessionStart":
         from .retrieval.context import resident_context
 
+        if isinstance(session_id, str):
+            step("session env", lambda: export_session_id(session_id, os.environ.get("CLAUDE_ENV_FILE")))
+
         step("context", lambda: setattr(outcome, "stdout", resident_context(ws, session_id=session_id)))
     elif event == "UserPromptSubmit":
         from .retrieval.expand import expand_prompt
@@ -109,4 +120,30 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
         step("phase2", lambda: _phase2_flush(ws))
     elif event in ("Stop", "SessionEnd", "SubagentStop") and transcript is not None:
         step("phase1", lambda: _phase1(ws, transcript, force=False))
+    return outcome
+
+
+def find_codex_rollout(thread_id: str, codex_home: Path) -> Path | None:
+    """The rollout file of a Codex thread: ``sessions/YYYY/MM/DD/rollout-<stamp>-<thread id>.jsonl``."""
+    if not thread_id or "/" in thread_id or "*" in thread_id:
+        return None
+    found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*-{thread_id}.jsonl"))
+    return found[-1] if found else None
+
+
+def handle_codex_notify(ws: Workspace, payload: dict[str, Any], codex_home: Path | None = None) -> HookOutcome:
+    """Codex's legacy ``notify`` (``agent-turn-complete``, before Codex had hooks): find the thread's
+    rollout under ``$CODEX_HOME/sessions`` and run Phase 1 on it when over the token threshold."""
+    outcome = HookOutcome()
+    if payload.get("type") != "agent-turn-complete":
+        return outcome
+    home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    rollout = find_codex_rollout(str(payload.get("thread-id") or ""), home)
+    if rollout is None:
+        outcome.notes.append(f"no rollout for thread {payload.get('thread-id')!r} under {home / 'sessions'}")
+        return outcome
+    try:
+        outcome.notes.extend(_phase1(ws, rollout, force=False))  # Phase 1 also advances the token clock
+    except YoiError as exc:
+        outcome.notes.append(f"phase1: {exc}")
     return outcome

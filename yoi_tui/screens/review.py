@@ -232,8 +232,11 @@ class ReviewScreen(Screen[None]):
         for decision in self.decisions.values():
             counts[decision] += 1
         if self.readonly:
-            text = Text("read-only: " + ("dry run — nothing can be applied" if self.prepared is not None
-                                         else "a journalled run"), style="bold")
+            status = getattr(getattr(self.prepared, "report", None), "status", None)
+            why = ("a journalled run" if self.prepared is None else
+                   "nothing to apply — the run changes no file; these are its findings" if status == "nothing-to-do"
+                   else "dry run — nothing can be applied")
+            text = Text(f"read-only: {why}", style="bold")
         else:
             text = Text()
             text.append(f" {counts['accept']} accepted ", style="bold green")

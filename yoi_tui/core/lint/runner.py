@@ -99,7 +99,7 @@ def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float
         from .cache import lint_workspace_cached
 
         found, files = lint_workspace_cached(ws, frequencies=frequencies)
-        return LintReport(_filtered(layout_problems(ws) + found, config), files=files)
+        return LintReport(_filtered(layout_problems(ws) + found + _export_findings(ws), config), files=files)
     records, diags, index = load_records(ws)
     diags[:0] = layout_problems(ws)
     ctx = LintContext(frequencies)
@@ -112,7 +112,15 @@ def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float
                 if (kind, slug) in rels:
                     diags.append(_similar(rels[(kind, slug)], kind, other, score))
     total = len(records) + sum(1 for d in diags if d.rule == "file-unreadable")
+    diags.extend(_export_findings(ws))
     return LintReport(_filtered(diags, config), files=total, records=records)
+
+
+def _export_findings(ws: Workspace) -> list[Diagnostic]:
+    """``stale-export``: skills published by ``yoi export skills`` that no longer match (whole runs only)."""
+    from ..export.check import stale_export_findings
+
+    return stale_export_findings(ws)
 
 
 def lint_paths(ws: Workspace, paths: list[Path], *,

@@ -18,7 +18,7 @@ from ..errors import YoiError
 from ..runs.crashpoints import crashpoint
 from ..sessions.clean import clean_entries
 from ..sessions.detect import load_session
-from ..sessions.model import Entry, LogProblem, SessionLogError
+from ..sessions.model import Entry, LogProblem, ParsedLog, SessionLogError
 from ..store.models import Source
 from ..store.staging import Activity, Extractor, write_staging
 from ..store.workspace import Workspace
@@ -74,6 +74,7 @@ class SessionResult:
     status: str = "error"  # written | nothing-new | below-threshold | empty | error
     message: str = ""
     tokens_since_pointer: int = 0
+    clock_tokens: int = 0  # input tokens this read added to the token clock (0 when already counted)
     processed: tuple[int, int] | None = None
     staging: list[StagingWritten] = field(default_factory=list)
     problems: list[LogProblem] = field(default_factory=list)
@@ -82,6 +83,7 @@ class SessionResult:
         return {
             "log": self.log, "session_id": self.session_id, "format": self.format, "status": self.status,
             "message": self.message, "tokens_since_pointer": self.tokens_since_pointer,
+            "clock_tokens": self.clock_tokens,
             "processed": list(self.processed) if self.processed else None,
             "staging": [{"id": s.id, "range": list(s.range), "counts": s.counts} for s in self.staging],
             "problems": [{"line": p.line, "message": p.message} for p in self.problems],
@@ -91,6 +93,17 @@ class SessionResult:
 def _counts(activity: Activity) -> dict[str, int]:
     return {"decisions": len(activity.decisions), "discussions": len(activity.discussions),
             "attempts": len(activity.attempts), "requests": len(activity.requests)}
+
+
+def _advance_clock(ws: Workspace, parsed: ParsedLog, result: SessionResult) -> int:
+    """The token clock moves from the log's own token counts, hooks or not (idempotent per session)."""
+    from ..sessions.token_clock import advance_token_clock_from_log
+
+    try:
+        return advance_token_clock_from_log(ws, parsed)
+    except YoiError as exc:  # a clock problem must not stop extraction
+        result.problems.append(LogProblem(line=0, message=f"token clock: {exc}"))
+        return 0
 
 
 def run_session(ws: Workspace, log_path: Path, engine: Engine, *, force: bool = False,
@@ -103,6 +116,7 @@ def run_session(ws: Workspace, log_path: Path, engine: Engine, *, force: bool = 
         result.message = exc.message
         return result
     result.session_id, result.format, result.problems = parsed.session_id, parsed.format, list(parsed.problems)
+    result.clock_tokens = _advance_clock(ws, parsed, result)
     last = read_pointer(ws, parsed.session_id)
     new = [e for e in parsed.entries if e.index > last]
     if not new:

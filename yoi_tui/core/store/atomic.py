@@ -33,6 +33,9 @@ TEMP_GITIGNORE = ".yoi-tmp-*"
 STALE_TEMP_SECONDS = 3600.0
 """A temp file this old is a leftover even if its pid is alive again (pid reuse): writes take ms."""
 _NAME_RE = re.compile(r"^\.yoi-tmp-(\d+)-")
+# Names older versions gave their temp files: ".<name>.<mkstemp's 8 characters>.tmp" and the lint
+# cache's ".<name>.<pid>.tmp". Nothing else starting with "." is ever swept.
+_LEGACY_RE = re.compile(r"^\.[^/]+\.(?:[a-z0-9_]{8}|\d+)\.tmp$")
 
 
 def temp_prefix(name: str) -> str:
@@ -73,7 +76,7 @@ def is_leftover(path: Path, *, now: float | None = None) -> bool:
     """
     name = path.name
     match = _NAME_RE.match(name)
-    if match is None and not (name.startswith(".") and name.endswith(".tmp")):
+    if match is None and not _LEGACY_RE.match(name):
         return False
     try:
         age = (now if now is not None else time.time()) - path.lstat().st_mtime

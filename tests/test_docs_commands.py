@@ -1,0 +1,119 @@
+"""Every shell block of README.md and docs/*.md marked runnable runs (see docs/development.md)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from support import REPO
+
+MARKED = re.compile(r"<!--\s*runnable(?::\s*(?P<opts>[^>]*?))?\s*-->\s*\n```(?:bash|sh)\n(?P<code>.*?)\n```", re.DOTALL)
+BASH_BLOCK = re.compile(r"^```(?:bash|sh)\s*$", re.MULTILINE)
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    line: int
+    code: str
+    opts: frozenset[str]
+
+    def __str__(self) -> str:
+        return f"{self.page.relative_to(REPO)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    text = page.read_text(encoding="utf-8")
+    return [Block(page, text.count("\n", 0, m.start()) + 1, m.group("code"),
+                  frozenset((m.group("opts") or "").split())) for m in MARKED.finditer(text)]
+
+
+ALL = [b for page in PAGES for b in blocks(page)]
+FAST = [b for b in ALL if "slow" not in b.opts]
+SLOW = [b for b in ALL if "slow" in b.opts]
+
+
+def _run_on_terminal(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=secondary, stdout=secondary, stderr=secondary)
+        os.close(secondary)
+        out = []
+        while True:
+            try:
+                data = os.read(primary, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            out.append(data)
+        return proc.wait(timeout=900), b"".join(out).decode("utf-8", "replace")
+    finally:
+        os.close(primary)
+
+
+def run_block(block: Block, cwd: Path, home: Path, path_prefix: list[Path]) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("YOI_", "GITHUB_"))}
+    env.update(HOME=str(home), PATH=os.pathsep.join([*map(str, path_prefix), "/usr/bin", "/bin"]),
+               TERM="xterm-256color", TEXTUAL_SCREENSHOT="1", TEXTUAL_SCREENSHOT_LOCATION=str(home),
+               PIPX_HOME=str(home / "pipx"), PIPX_BIN_DIR=str(home / "bin"))
+    argv = ["bash", "-euo", "pipefail", "-c", block.code]
+    if "yoi-tui" in block.code:  # the app needs a terminal: it draws, screenshots and exits
+        code, output = _run_on_terminal(argv, cwd, env)
+    else:
+        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+        code, output = done.returncode, done.stdout + done.stderr
+    assert code == 0, f"{block} exited {code}:\n{block.code}\n--- output ---\n{output[-4000:]}"
+
+
+def _clone(tmp_path: Path) -> Path:
+    target = tmp_path / "clone"
+    shutil.copytree(REPO, target, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache"))
+    return target
+
+
+def test_readme_blocks_are_all_marked_and_images_exist() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(BASH_BLOCK.findall(text)) == len(blocks(REPO / "README.md")), "an unmarked bash block in README.md"
+    for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
+        assert (REPO / image).is_file(), image
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import screenshots
+    finally:
+        sys.path.pop(0)
+    for name in screenshots.SHOTS:
+        assert (REPO / "docs" / "images" / f"{name}.svg").is_file(), name
+
+
+@pytest.mark.parametrize("page", sorted({b.page for b in FAST}), ids=lambda p: p.name)
+def test_runnable_blocks_run(page: Path, tmp_path: Path) -> None:
+    """A page's blocks run in order in one folder, as a reader would run them."""
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    for block in (b for b in FAST if b.page == page):
+        cwd = _clone(tmp_path) if "clone" in block.opts else project
+        run_block(block, cwd, home, [Path(sys.executable).parent])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", SLOW, ids=str)
+def test_slow_runnable_blocks_run(block: Block, tmp_path: Path) -> None:
+    """Install blocks really install: pipx (in a venv of its own) into a temporary PIPX_HOME."""
+    home = tmp_path / "home"
+    home.mkdir()
+    tools = tmp_path / "tools"
+    subprocess.run([sys.executable, "-m", "venv", tools], check=True)
+    subprocess.run([tools / "bin" / "pip", "install", "-q", "pipx"], check=True, timeout=600)
+    cwd = _clone(tmp_path) if "clone" in block.opts else tmp_path
+    run_block(block, cwd, home, [home / "bin", tools / "bin"])
