@@ -302,3 +302,43 @@ def test_usage_frequencies_are_kept_until_the_usage_log_changes(tmp_path: Path, 
     log.record_events([{"type": "invoke", "kind": "knowledge", "slug": "atomic-writes", "via": "slug"}])
     again = dict(lint_stored.UsageFrequencies(ws))  # the log changed: parsed again
     assert again == frequencies_for_lint(ws) and ("knowledge", "from-the-cache") not in again
+
+
+def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _ws_copy(tmp_path, "broken")
+    serial = lint_workspace(ws).diagnostics
+    monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
+    monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
+    items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
+    fresh = lint_cache._facts_in_parallel(ws, items)
+    assert fresh is not None and set(fresh) == {rel for rel, _path, _sig in items}  # ran in the workers
+    ctx, empty = lint_cache.LintContext(None), lint_cache.WorkspaceIndex()
+    for rel, path, sig in items:
+        assert fresh[rel].to_json() == lint_cache._facts(ws, Path(path), rel, sig, ws.config, empty, ctx).to_json()
+    assert lint_workspace(ws, cache=True).diagnostics == serial
+    assert lint_cache.cache_path(ws).is_file()
+
+
+def test_after_a_few_edits_only_the_edited_files_are_checked_again(tmp_path: Path, no_racy: None,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _ws_copy(tmp_path, "broken")
+    _same(ws)  # fills the cache and stores the result
+    used: list[bool] = []
+    real = lint_cache._previous_result
+    monkeypatch.setattr(lint_cache, "_previous_result", lambda *a: used.append((r := real(*a)) is not None) or r)
+    decisions = sorted(ws.decisions_dir.glob("*.md"))
+    knowledge = sorted(ws.knowledge_dir.glob("*.md"))
+    # Body edits that keep every slug, replaced_by and status: the incremental path, same findings.
+    for n, path in enumerate([decisions[0], knowledge[0], decisions[-1]]):
+        text = path.read_text(encoding="utf-8")
+        _write(path, text + f"\nMore text {n}, now naming #no-such-record-{n} and {'x' * 900 * n}.\n")
+        _same(ws)
+    assert used and all(used)
+    # An edit that changes what other files depend on (replaced_by): every file is checked again.
+    used.clear()
+    text = knowledge[0].read_text(encoding="utf-8")
+    _write(knowledge[0], text.replace("\n---\n", f"\nreplaced_by: {knowledge[-1].stem}\n---\n", 1))
+    _same(ws)
+    assert used == [False]

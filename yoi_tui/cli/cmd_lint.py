@@ -68,7 +68,7 @@ def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
             found, files = lint_workspace_cached(ws, frequencies=frequencies, checked=checked)
         else:
             found, files = checked[0]
-        from ..core.store.kinds import layout_problems
+        from ..core.store.kinds import layout_problems  # as lint_workspace reports them
 
         # stale-export is not stored: it depends on files outside the records (the skills folders)
         return _Stored(filter_disabled([*layout_problems(ws), *found, *stale_export_findings(ws)], ws.config), files)

@@ -19,6 +19,7 @@ import os
 import stat
 import sys
 import time
+from array import array
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -195,13 +196,24 @@ def _result_path(ws: Workspace) -> Path:
     return ws.state_dir / "cache" / RESULT_NAME
 
 
+def _packed(values: list[int]) -> bytes:
+    """Integers as bytes for hashing: packed when they fit 64 bits (an inode may not), else as text."""
+    try:
+        return array("q", values).tobytes()
+    except OverflowError:
+        return repr(values).encode()
+
+
 def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any] | None,
                   started_ns: int) -> tuple[str | None, bool]:
     """Digest of everything a whole-workspace result depends on, and whether it may be stored."""
     if usage is None or any(sig is None for _rel, sig in sigs):
         return None, False
     digest = hashlib.sha256(key.encode())
-    digest.update(json.dumps([sigs, usage], separators=(",", ":")).encode())
+    # Names, then every signature's integers packed (a JSON text of 50,000 signatures cost ~0.2 s).
+    digest.update("\0".join(rel for rel, _sig in sigs).encode("utf-8", "surrogateescape"))
+    digest.update(_packed([value for _rel, sig in sigs for value in sig]))  # type: ignore[union-attr]
+    digest.update(json.dumps(usage, separators=(",", ":")).encode())
     stamps = [max(sig[1], sig[2]) for _rel, sig in sigs if sig is not None]
     if usage and usage[0] == "usage":
         stamps += [max(item[2], item[3]) for item in usage[1]]

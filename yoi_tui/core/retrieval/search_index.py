@@ -151,7 +151,10 @@ class SearchIndex:
             prefixes.append("memory/summary.md")
         digest_key = "digest " + " ".join(prefixes)
         digest = hashlib.blake2b("\0".join(found).encode("utf-8", "surrogateescape"), digest_size=20)
-        digest.update(array("q", values).tobytes())
+        try:
+            digest.update(array("q", values).tobytes())
+        except OverflowError:  # an inode beyond 2**63 (some file systems): hash the text instead
+            digest.update(repr(values).encode())
         if self._meta(digest_key) == digest.hexdigest():
             return found
         clean = not values or (max(max(values[1::5]), max(values[2::5])) < now_ns - RACY_NS
