@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Tree
@@ -154,12 +155,18 @@ class MainScreen(Screen[None]):
 
     def lint_started(self) -> None:
         if self._ready:
-            self.query_one(ProblemsPanel).set_busy(True)
+            try:
+                self.query_one(ProblemsPanel).set_busy(True)
+            except NoMatches:  # closing
+                return
 
     def show_problems(self) -> None:
         if not self._ready:
             return
-        panel = self.query_one(ProblemsPanel)
+        try:
+            panel = self.query_one(ProblemsPanel)
+        except NoMatches:  # a lint finished while the app was closing: its widgets are gone
+            return
         panel.set_diagnostics(self.app.diagnostics)  # type: ignore[attr-defined]
         panel.set_busy(self.app.linting)  # type: ignore[attr-defined]
         self._mark_tree()
