@@ -6,14 +6,13 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from openai_stub import openai_tool_stub
 from support import make_ws
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,44 +75,17 @@ AGTRACE_ANSWER = {
 }
 
 
-class _Stub(BaseHTTPRequestHandler):
-    bodies: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server API
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Stub.bodies.append(body)
-        tool = body["tools"][0]["function"]["name"]
-        reply = {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                     "role": "assistant", "content": None, "tool_calls": [{
-                         "id": "call_1", "type": "function",
-                         "function": {"name": tool, "arguments": json.dumps(AGTRACE_ANSWER)}}]}}],
-                 "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def stub_server() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), _Stub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _Stub.bodies = []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+def stub_server() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    with openai_tool_stub(AGTRACE_ANSWER, 100, 10) as stub:
+        yield stub
 
 
-def test_scorer_runs_the_llm_engine_when_a_model_is_configured(tmp_path: Path, stub_server: str) -> None:
+def test_scorer_runs_the_llm_engine_when_a_model_is_configured(tmp_path: Path,
+                                                               stub_server: tuple[str, list[dict[str, Any]]]) -> None:
+    stub_url, requests = stub_server
     ws = make_ws(tmp_path)
-    ws.config_path.write_text(f'[llm]\nextract_model = "openai-chat:local-model"\nbase_url = "{stub_server}"\n'
+    ws.config_path.write_text(f'[llm]\nextract_model = "openai-chat:local-model"\nbase_url = "{stub_url}"\n'
                               'api_key_env = "YOI_TEST_KEY"\n')
     run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--engine", "llm", "--workspace", str(ws.root),
                           "--json", "--session", "claude-code_v2.0.28_agtrace_claude_session"],
@@ -125,7 +97,7 @@ def test_scorer_runs_the_llm_engine_when_a_model_is_configured(tmp_path: Path, s
     assert figures["categories"]["requests"]["recall"] == 1.0 and figures["categories"]["attempts"]["recall"] == 1.0
     # The invented range was dropped, so the made-up failure spans the chunk and counts as a false item.
     assert figures["categories"]["attempts"]["precision"] == 0.5
-    [body] = _Stub.bodies
+    [body] = [r["body"] for r in requests]
     prompt = json.dumps(body["messages"])
     # The prompt carries what the labels teach.
     for lesson in ("ONE item per story", "grep/rg exit 1 (no match)", "refines the request before it",

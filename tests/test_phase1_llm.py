@@ -4,12 +4,11 @@ client talks to a stub HTTP server on 127.0.0.1. No test reaches the internet.""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
+from openai_stub import openai_tool_stub
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
@@ -81,51 +80,23 @@ def test_render_chunk_marks_errors_and_inputs() -> None:
     assert "[5] tool/tool_result Bash (error, exit 1): boom" in text
 
 
-class _Stub(BaseHTTPRequestHandler):
-    requests: list[dict] = []
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server API
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Stub.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-        tool = body["tools"][0]["function"]["name"]
-        reply = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                     "role": "assistant", "content": None, "tool_calls": [{
-                         "id": "call_1", "type": "function",
-                         "function": {"name": tool, "arguments": json.dumps(ACTIVITY)}}]}}],
-                 "usage": {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def stub_server() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), _Stub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _Stub.requests = []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+def stub_server() -> Iterator[tuple[str, list[dict]]]:
+    with openai_tool_stub(ACTIVITY, 321, 45) as stub:
+        yield stub
 
 
-def test_openai_compatible_server_end_to_end(tmp_path: Path, stub_server: str) -> None:
+def test_openai_compatible_server_end_to_end(tmp_path: Path, stub_server: tuple[str, list[dict]]) -> None:
+    stub_url, requests = stub_server
     ws = make_ws(tmp_path)
-    ws.config_path.write_text(f'[llm]\nextract_model = "openai-chat:local-model"\nbase_url = "{stub_server}"\n'
+    ws.config_path.write_text(f'[llm]\nextract_model = "openai-chat:local-model"\nbase_url = "{stub_url}"\n'
                               'api_key_env = "YOI_TEST_KEY"\n')
     result = run_yoi("phase1", "--engine", "llm", "--force", "--json", "--workspace", str(ws.root),
                      str(_log(tmp_path)), env={"YOI_TEST_KEY": "sk-local-test", "YOI_SESSION_ID": "harness-1"})
     assert result.returncode == 0, result.stderr
     [item] = json.loads(result.stdout)
     assert item["staging"][0]["counts"]["decisions"] == 1
-    [request] = _Stub.requests
+    [request] = requests
     assert request["path"] == "/v1/chat/completions"
     assert request["auth"] == "Bearer sk-local-test"
     assert request["body"]["model"] == "local-model"

@@ -50,7 +50,7 @@ from typing import Any, Literal
 
 from ..errors import RecordLockedError, YoiError
 from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked, make_temp, temp_prefix
-from ..store.safe_read import NotRegularFile, loads_json, read_regular_bytes
+from ..store.safe_read import NotRegularFile, kind_of, loads_json, read_regular_bytes
 from ..store.workspace import Workspace
 from ..store.write_lock import write_lock
 from .crashpoints import crashpoint
@@ -215,7 +215,7 @@ def _link_or_copy(source: str, target: str) -> None:
     """
     st = os.lstat(source)
     if not stat.S_ISREG(st.st_mode):
-        raise OSError(f"not a regular file ({_kind_of(st.st_mode)})")
+        raise OSError(f"not a regular file ({kind_of(st.st_mode)})")
     try:
         os.link(source, target, follow_symlinks=False)
     except FileExistsError:
@@ -223,18 +223,6 @@ def _link_or_copy(source: str, target: str) -> None:
         os.link(source, target, follow_symlinks=False)
     except OSError:
         shutil.copy2(source, target, follow_symlinks=False)
-
-
-def _kind_of(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    return "not a regular file"
 
 
 class Scratch:
