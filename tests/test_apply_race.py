@@ -57,6 +57,10 @@ def _paused_phase2(tmp_path: Path, point: str, env: dict[str, str] | None = None
     ws = make_ws(tmp_path)
     write_record(ws, "memory/summary.md", {"updated_at": "2026-11-02T09:00:00+00:00"},
                  "\n# Project memory summary\n\nIntro by a person.\n")
+    # An existing record the run updates (Phase 2 no longer rewrites the summary: its listings are
+    # computed), so the apply replaces one file in place.
+    write_record(ws, "memory/decisions/use-sqlite-for-the-response-cache.md", decision_meta(),
+                 "\n# Use SQLite for the response cache\n")
     stage_realistic(ws)
     barrier = tmp_path / "barrier"
     proc = start_yoi("phase2", "--workspace", str(ws.root), "--flush", "--json",

@@ -25,7 +25,7 @@ def ws(tmp_path: Path) -> Workspace:
                  knowledge_meta(description="How to run the tests;\n  read before running pytest.",
                                 model_invokation=True), "\nbody\n")
     write_record(ws, "knowledge/money.md", knowledge_meta(description="Money rules.", model_invokation=True))
-    write_record(ws, "knowledge/not-resident.md", knowledge_meta(description="Not listed."))
+    write_record(ws, "knowledge/not-resident.md", knowledge_meta(description="Only in the index."))
     write_record(ws, "knowledge/old-money.md",
                  knowledge_meta(description="Old money rules.", model_invokation=True, replaced_by="money"))
     return ws
@@ -33,6 +33,8 @@ def ws(tmp_path: Path) -> Workspace:
 
 EXPECTED = (f"{CONTEXT_BEGIN}\n"
             "# Invoicing API\n\nFastAPI + Postgres. Money is integer cents.\n\n"
+            # Computed, not stored: knowledge that is not resident is listed in the index only.
+            "## Knowledge index\n- #not-resident — Only in the index.\n\n"
             f"{INDEX_INTRO}\n"
             "#money — Money rules.\n"
             "#run-tests — How to run the tests; read before running pytest.\n"

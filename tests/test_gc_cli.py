@@ -57,7 +57,7 @@ def test_dry_run_prints_diff_and_findings_and_changes_nothing(tmp_path: Path) ->
     assert "--- a/memory/decisions/use-json-files.md\n+++ /dev/null\n" in result.stdout
     assert "+Also titled: Use SQLite for caches\n" in result.stdout
     err = result.stderr
-    assert "gc (dry run, rules): would modify 2, delete 3 file(s) in 4 operation(s)" in err
+    assert "gc (dry run, rules): would modify 3, delete 2 file(s) in 4 operation(s)" in err
     assert "nothing was written" in err
     assert ("  drop    memory/decisions/use-json-files.md  [superseded,unused] replaced by "
             "`use-sqlite-for-the-cache`; never invoked in 25.1M tokens since it was written; nothing refers to it") in err
@@ -78,8 +78,8 @@ def test_apply_then_revert_restores_exact_bytes(tmp_path: Path) -> None:
     result = _yoi(ws.root, "gc")
     assert result.returncode == 0, result.stderr
     first = result.stdout.splitlines()[0]
-    assert first.startswith("gc run ") and "(rules): modified 2, deleted 3 in 4 operation(s); conflicts 0" in first
-    assert "      D memory/decisions/use-sqlite-for-the-caches.md" in result.stdout
+    assert first.startswith("gc run ") and "(rules): modified 3, deleted 2 in 4 operation(s); conflicts 0" in first
+    assert "      M memory/decisions/use-sqlite-for-the-caches.md" in result.stdout  # a replaced stub
     run_id = first.split()[2]
     assert f"revert with: yoi revert {run_id}" in result.stdout
     assert [d for d in lint_workspace(ws).diagnostics if d.is_error] == []
@@ -97,7 +97,7 @@ def test_json_shape(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
     dry = json.loads(_yoi(ws.root, "gc", "--dry-run", "--json").stdout)
     assert dry["status"] == "dry-run" and dry["engine"] == "rules" and dry["exit"] == 0
-    assert dry["clock"] == 25_100_000 and dry["counts"] == {"add": 0, "modify": 2, "delete": 3}
+    assert dry["clock"] == 25_100_000 and dry["counts"] == {"add": 0, "modify": 3, "delete": 2}
     assert dry["by_state"] == {"proposed": 4, "locked": 1, "protected": 1, "reported": 3}
     by_id = {o["id"]: o for o in dry["operations"]}
     merge = by_id["merge:memory/decisions/use-sqlite-for-the-cache.md"]
@@ -107,11 +107,11 @@ def test_json_shape(tmp_path: Path) -> None:
     assert by_id["locked:drop:memory/decisions/use-pickle.md"]["categories"] == ["superseded", "unused"]
     files = {f["path"]: f for f in dry["files"]}
     deleted = files["memory/decisions/use-sqlite-for-the-caches.md"]
-    assert deleted["op"] == "delete" and deleted["category"] == ["noisy"]
+    assert deleted["op"] == "modify" and deleted["category"] == ["noisy"]  # kept as a replaced stub
     assert deleted["operation"] == merge["id"] and deleted["diff"].startswith("--- a/memory/decisions/")
     assert files["knowledge/retry-policy.md"]["reason"] == "24 last_sources; keep the latest 20 (git has the rest)"
     applied = json.loads(_yoi(ws.root, "gc", "--json").stdout)
-    assert applied["status"] == "applied" and applied["applied_counts"] == {"add": 0, "modify": 2, "delete": 3}
+    assert applied["status"] == "applied" and applied["applied_counts"] == {"add": 0, "modify": 3, "delete": 2}
     assert applied["conflicts"] == [] and Path(applied["journal"]).is_file()
     assert "diff" not in applied["files"][0]
 

@@ -23,7 +23,7 @@ def test_dry_run_prints_the_diff_and_changes_nothing(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "--- /dev/null\n+++ b/memory/decisions/use-sqlite-for-the-response-cache.md\n" in result.stdout
     assert "+## Failure and fix" in result.stdout
-    assert "phase2 (dry run, rules): would add 5" in result.stderr and "nothing was written" in result.stderr
+    assert "phase2 (dry run, rules): would add 4" in result.stderr and "nothing was written" in result.stderr
     assert tree_bytes(ws.root, "memory", "knowledge", ".yoi") == before
     as_json = json.loads(_yoi(ws.root, "phase2", "--flush", "--dry-run", "--json").stdout)
     files = as_json["rounds"][0]["files"]
@@ -41,7 +41,7 @@ def test_apply_prints_the_run_and_revert_restores_exact_bytes(tmp_path: Path) ->
     result = _yoi(ws.root, "phase2", "--flush")
     assert result.returncode == 0, result.stderr
     first = result.stdout.splitlines()[0]
-    assert first.startswith("phase2 run ") and "added 4, modified 1, deleted 0; staging consumed 3, kept 0; " \
+    assert first.startswith("phase2 run ") and "added 3, modified 1, deleted 0; staging consumed 3, kept 0; " \
                                                 "conflicts 0" in first
     assert "  M memory/decisions/use-sqlite-for-the-response-cache.md" in result.stdout
     run_id = first.split()[2]
@@ -51,7 +51,7 @@ def test_apply_prints_the_run_and_revert_restores_exact_bytes(tmp_path: Path) ->
     assert run_id in listed.stdout and "applied" in listed.stdout
     reverted = _yoi(ws.root, "revert", run_id[:13])
     assert reverted.returncode == 0, reverted.stderr
-    assert "5 file(s) restored, 3 staging file(s) put back" in reverted.stdout
+    assert "4 file(s) restored, 3 staging file(s) put back" in reverted.stdout
     assert tree_bytes(ws.root) == before
     assert sorted(p.stem for p in ws.staging_dir.glob("*.json")) == sorted(ids)
 
@@ -65,7 +65,7 @@ def test_json_output_of_an_applied_run(tmp_path: Path) -> None:
     (round_data,) = data["rounds"]
     assert round_data["status"] == "applied" and data["exit"] == 0
     assert sorted(round_data["staging_deleted"]) == sorted(ids)
-    assert round_data["applied_counts"] == {"add": 5, "modify": 0, "delete": 0}
+    assert round_data["applied_counts"] == {"add": 4, "modify": 0, "delete": 0}
     assert Path(round_data["journal"]).is_file()
 
 
@@ -101,12 +101,12 @@ def test_revert_refuses_a_file_changed_since_and_exits_1(tmp_path: Path) -> None
     ws = make_ws(tmp_path)
     stage_realistic(ws)
     assert _yoi(ws.root, "phase2", "--flush").returncode == 0
-    summary = ws.root / "memory/summary.md"
-    summary.write_text(summary.read_text() + "a person's line\n")
+    request = ws.root / "memory/requests/add-a-no-cache-flag-cli-py.md"
+    request.write_text(request.read_text() + "a person's line\n")
     result = _yoi(ws.root, "revert", "last")
     assert result.returncode == 1
-    assert "refused memory/summary.md: changed since the run applied it" in result.stdout
-    assert "a person's line" in summary.read_text()
+    assert "refused memory/requests/add-a-no-cache-flag-cli-py.md: changed since the run applied it" in result.stdout
+    assert "a person's line" in request.read_text()
 
 
 def test_usage_errors_are_one_line(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from support import SRC, T0, decision_meta, make_ws, request_meta, write_record
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2 import runner as runner_module
 from yoi_tui.core.phase2.runner import run_phase2
+from yoi_tui.core.retrieval.context import build_resident_context
 from yoi_tui.core.store.kinds import SLUG_MAX, is_valid_slug
 from yoi_tui.core.store.records import read_record
 from yoi_tui.core.store.staging import Attempt, Decision, Discussion, Request
@@ -54,10 +55,11 @@ def test_staging_becomes_records_a_reader_recognises(tmp_path: Path) -> None:
     # A discussion with no record in its staging file is kept as an open decision.
     open_decision = _read(ws, "memory/decisions/cache-expiry-policy.md")
     assert open_decision.status == "open" and "- ETag revalidation saves bandwidth" in open_decision.body
-    summary = _read(ws, "memory/summary.md")
-    assert "## Open decisions\n- Cache expiry policy (`cache-expiry-policy`)" in summary.body
-    assert "## Recent requests\n" in summary.body and "(`add-a-no-cache-flag-cli-py`)" in summary.body
-    assert "## Knowledge index\n- (none)" in summary.body
+    # The listings are computed when the resident context is built, never stored in the summary.
+    assert not ws.summary_path.exists()
+    context = build_resident_context(ws).text
+    assert "## Open decisions\n- Cache expiry policy (`cache-expiry-policy`)" in context
+    assert "## Recent requests\n" in context and "(`add-a-no-cache-flag-cli-py`)" in context
     assert _errors(ws) == []
     assert report.rounds[0].changeset is not None
     assert all(change.why for change in report.rounds[0].changeset.changes)
@@ -200,26 +202,34 @@ def test_knowledge_is_created_only_from_the_candidate_report(tmp_path: Path) -> 
     assert knowledge.knowledge_kind == "policy" and knowledge.model_invokation is False
     assert knowledge.meta["last_sources"] == [{"session_id": "s8", "range": [5, 6]}]
     assert "WAL mode too" in knowledge.body and "Derived from the decision `use-sqlite`" in knowledge.body
-    assert "#use-sqlite" in _read(ws, "memory/summary.md").body  # knowledge index
+    assert "#use-sqlite" in build_resident_context(ws).text  # knowledge index
     assert _errors(ws) == []
 
 
-def test_summary_keeps_a_persons_sections_and_stays_within_its_cap(tmp_path: Path) -> None:
+def test_summary_migration_keeps_a_persons_sections_and_listings_stay_within_its_cap(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     (ws.config_path).write_text("[records]\ncap_summary = 700\n", encoding="utf-8")
     ws = Workspace(ws.root)
+    written = "\n# Project\n\nA person's intro.\n\n## Conventions\n- tabs are banned\n"
     write_record(ws, "memory/summary.md", {"updated_at": T0},
-                 "\n# Project\n\nA person's intro.\n\n## Conventions\n- tabs are banned\n\n## Recent requests\n- old\n")
+                 written + "\n## Recent requests\n- old\n\n## Knowledge index\n- (none)\n")
     for n in range(25):
         stage(ws, f"s{n}", 0, 1, requests=[Request(intent=f"Request number {n} about feature {n}", target="",
                                                   summary="x")])
     run_phase2(ws, flush=True)
     summary = _read(ws, "memory/summary.md")
-    assert len(summary.body) <= 700
-    assert "A person's intro." in summary.body and "## Conventions\n- tabs are banned" in summary.body
+    assert summary.body == written  # the stored listings are gone, every written section is kept
+    assert summary.meta["updated_at"] == T0  # nothing a person wrote changed
     assert len(list(ws.requests_dir.glob("*.md"))) == 25  # numbers keep similar slugs apart
-    assert "- old" not in summary.body and "more in memory/requests/" in summary.body
-    assert summary.meta["updated_at"] > T0
+    context = build_resident_context(ws).text
+    assert "A person's intro." in context and "- old" not in context
+    assert "## Recent requests\n" in context and "more in memory/requests/" in context
+    assert len(context) < 700 + 100  # the listings fit the room the summary cap leaves
+    # A second run finds nothing left to migrate.
+    before = ws.summary_path.read_bytes()
+    stage(ws, "s99", 0, 1, requests=[Request(intent="One more", target="", summary="x")])
+    run_phase2(ws, flush=True)
+    assert ws.summary_path.read_bytes() == before
     assert _errors(ws) == []
 
 
@@ -324,7 +334,7 @@ def test_the_app_path_prepares_holds_the_lock_and_applies_the_accepted_files(tmp
     with pytest.raises(LockBusy):  # the review holds the lock: no second run meanwhile
         ConsolidationLock(ws).acquire()
     paths = prepared.changeset.paths()
-    assert "memory/summary.md" in paths and not list(ws.requests_dir.glob("*.md"))  # nothing written yet
+    assert "memory/summary.md" not in paths and not list(ws.requests_dir.glob("*.md"))  # nothing written yet
     accepted = {"memory/requests/add-a-no-cache-flag-cli-py.md"}
     result = prepared.apply(only=accepted)
     assert {c.path for c in result.applied} == accepted and len(result.rejected) == len(paths) - 1

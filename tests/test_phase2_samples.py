@@ -10,6 +10,7 @@ from support import REPO, make_ws, run_yoi
 
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2.rules_engine import one_line
+from yoi_tui.core.retrieval.context import build_resident_context
 from yoi_tui.core.store.kinds import iter_record_paths
 from yoi_tui.core.store.records import read_record
 from yoi_tui.core.store.staging import list_staging, read_staging
@@ -44,7 +45,7 @@ def test_phase1_then_phase2_on_the_samples(tmp_path: Path) -> None:
     assert [d for d in lint_workspace(ws).diagnostics if d.is_error] == []
     bodies = _norm("\n".join(r.body for r in records.values()))
     # A reader recognises what happened: every request's summary and every decision is in a record,
-    # each record opens with a title, and the summary lists the requests.
+    # each record opens with a title, and the resident context lists the requests.
     for staging in staged:
         for request in staging.activity.requests:
             assert _norm(request.summary) in bodies
@@ -70,8 +71,9 @@ def test_phase1_then_phase2_on_the_samples(tmp_path: Path) -> None:
     lessons = records["knowledge/lessons-from-agent-sessions.md"].body
     assert "command not found: tree" in lessons and "ran `find " in lessons
     assert cited <= staged_sessions and cited
-    summary = records["memory/summary.md"].body
-    assert "## Recent requests\n- " in summary and "## Open decisions\n" in summary
+    summary = build_resident_context(ws).text  # the listings are computed, not stored
+    assert "memory/summary.md" not in records
+    assert "## Recent requests\n- " in summary
 
     # Again, with no new staging: nothing changes (and Phase 1 over the same logs adds nothing).
     before = tree_bytes(ws.root)

@@ -32,7 +32,7 @@ def test_init_appends_to_existing_gitignore_without_newline(tmp_path: Path) -> N
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / ".gitignore").write_text("node_modules/")
     assert run_yoi("init", "--workspace", str(tmp_path / "p")).returncode == 0
-    assert (tmp_path / "p" / ".gitignore").read_text() == "node_modules/\n.yoi/state/\n.yoi-tmp-*\n"
+    assert (tmp_path / "p" / ".gitignore").read_text() == "node_modules/\n.yoi/state/\n.yoi-tmp-*\nmemory/_staging/\n"
 
 
 def test_discovery_walks_up_from_a_subfolder(tmp_path: Path) -> None:

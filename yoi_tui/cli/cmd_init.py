@@ -13,8 +13,10 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser = subparsers.add_parser(
         "init", parents=[*parents, json_parent()], help="create memory/, knowledge/ and .yoi/ in a project",
         description="Create the workspace layout (memory/{decisions,requests,workflow,_staging}, knowledge/, "
-                    ".yoi/{config.toml,usage,state}) and add .yoi/state/ to .gitignore. Safe to run again: "
-                    "existing files are never touched.")
+                    ".yoi/{config.toml,usage,state}); add .yoi/state/ and memory/_staging/ to .gitignore and the "
+                    "record merge attributes to .gitattributes; in a git clone, register the record merge driver "
+                    "(git config merge.yoi.driver). Safe to run again, also in a fresh clone: existing files and "
+                    "entries are never changed (see docs/team.md).")
     parser.add_argument("path", nargs="?", help="project root (default: --workspace or the current directory)")
     parser.set_defaults(handler=run)
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .common import EXIT_OK, EXIT_USAGE, json_parent, print_json, workspace_from
+from .team_notice import tell_staging_notice
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -31,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from .progress import steps, wanted
 
     ws = workspace_from(args)
+    tell_staging_notice(ws)
     results = []
     with steps("Phase 1", len(args.logs), wanted(args)) as shown:
         for log in args.logs:  # one log at a time, so the bar moves per log

@@ -8,6 +8,7 @@ from typing import Any
 
 from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
 from .common import json_parent, print_json, workspace_from
+from .team_notice import tell_staging_notice
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from .progress import steps, wanted
 
     ws = workspace_from(args)
+    tell_staging_notice(ws)
     try:
         with steps("Phase 2", None, wanted(args)):
             report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=args.flush)

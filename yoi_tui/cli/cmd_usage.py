@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--candidates", action="store_true", help="only the knowledge candidate report")
     parser.add_argument("--all", action="store_true", help="also list records that were never invoked")
     parser.set_defaults(handler=run)
-    sub = parser.add_subparsers(dest="usage_command", metavar="[record-tokens]",
+    sub = parser.add_subparsers(dest="usage_command", metavar="[record-tokens|compact]",
                                 title="subcommand (optional)")
     tokens = sub.add_parser(
         "record-tokens", parents=[_suppressed_parent(), session_parent(no_record=False)],
@@ -42,6 +42,18 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         epilog="example: yoi usage record-tokens 1834 --session 3f2a...   (or set YOI_SESSION_ID)")
     tokens.add_argument("input_tokens", type=int, metavar="N", help="input tokens since the last event")
     tokens.set_defaults(handler=run_record_tokens)
+    compact = sub.add_parser(
+        "compact", parents=[_suppressed_parent()],
+        help="fold closed sessions' usage files into one file per month (metrics unchanged)",
+        description="Move the events of every session whose last event is older than --older-than-days into "
+                    ".yoi/usage/_month-YYYY-MM.jsonl (each line keeps its event and names its session), then "
+                    "remove the session files. Every metric (clock, frequencies, sessions, candidates) is "
+                    "exactly what it was; the command checks that. See docs/usage.md.",
+        epilog="example: yoi usage compact --older-than-days 30 --dry-run")
+    compact.add_argument("--older-than-days", type=int, default=30, metavar="N",
+                         help="a session is closed when its last event is older than N days (default 30)")
+    compact.add_argument("--dry-run", action="store_true", help="only say what would be folded")
+    compact.set_defaults(handler=run_compact)
 
 
 def _suppressed_parent() -> argparse.ArgumentParser:
@@ -63,6 +75,26 @@ def run_record_tokens(args: argparse.Namespace) -> int:
     event = usage_log.record_tokens(args.input_tokens)
     if args.json:
         print_json({"session_id": usage_log.session_id, "event": event})
+    return 0
+
+
+def run_compact(args: argparse.Namespace) -> int:
+    from ..core.retrieval.usage_compact import compact
+
+    ws = workspace_from(args)
+    result = compact(ws, older_than_days=args.older_than_days, dry_run=args.dry_run)
+    if getattr(args, "json", False):
+        print_json(result.to_json())
+        return 0
+    for name, why in sorted(result.skipped.items()):
+        print(f"yoi: .yoi/usage/{name}: {why}", file=sys.stderr)
+    verb = "would fold" if result.dry_run else "folded"
+    if not result.sessions:
+        print(f"nothing to compact: no closed session older than {args.older_than_days} day(s)")
+        return 0
+    print(f"{verb} {len(result.sessions)} session file(s), {result.events} event(s), into "
+          f"{len(result.months)} month file(s) ({', '.join(result.months)}); usage files "
+          f"{result.files_before} -> {result.files_after}" + ("" if result.dry_run else "; metrics unchanged"))
     return 0
 
 

@@ -19,7 +19,7 @@ from .common import EXIT_USAGE, common_parent
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
-            "mcp", "hook", "install", "uninstall", "import", "export")
+            "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver")
 
 
 class _Version(argparse.Action):
@@ -58,14 +58,16 @@ SUMMARIES: dict[str, str] = {
     "uninstall": "remove yoi's hooks and MCP server from Claude Code or Codex",
     "import": "import Cursor rules, Claude skills/commands, CLAUDE.md/AGENTS.md, notes into knowledge/",
     "export": "publish knowledge records as Agent Skills (.claude/skills, .agents/skills)",
+    "merge-driver": "git merge driver for records (git runs it; see docs/team.md)",
 }
 
 
 def _register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], name: str) -> None:
+    module_name = f"{__package__}.cmd_{name.replace('-', '_')}"  # merge-driver → cmd_merge_driver
     try:
-        module = importlib.import_module(f"{__package__}.cmd_{name}")
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name == f"{__package__}.cmd_{name}":
+        if exc.name == module_name:
             return
         raise
     module.register(subparsers, parents)

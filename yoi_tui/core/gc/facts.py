@@ -207,7 +207,7 @@ _EXT_RE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _SUFFIX_RE = re.compile(r"(?:::[\w\[\].-]+|:\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
 # Folders that belong to yoi, not to the project's code; a workspace holding only these has no code
 # to compare paths against.
-_MEMORY_ENTRIES = {"memory", "knowledge", ".yoi", ".git", ".gitignore"}
+_MEMORY_ENTRIES = {"memory", "knowledge", ".yoi", ".git", ".gitignore", ".gitattributes"}
 
 
 def named_paths(body: str) -> list[str]:

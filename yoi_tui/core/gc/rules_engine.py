@@ -35,6 +35,7 @@ Every written text passes the write-time linter; a refused one changes nothing a
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 from ..lint.write_check import source_keys
@@ -73,6 +74,15 @@ def _root(parent: dict[str, str], slug: str) -> str:
     return slug
 
 
+_STUB_RE = re.compile(r"^Merged into `[a-z0-9-]+` by GC[^\n]*\n?", re.MULTILINE)
+
+
+def stub_line(keeper: str) -> str:
+    """The line GC adds to a record it merged away: it marks a merge stub (kept for
+    ``gc.replaced_grace_tokens``, then folded and dropped) for every clone and for a reader."""
+    return f"Merged into `{keeper}` by GC; kept as a stub until every clone has pulled the merge."
+
+
 def _norm_title(title: str) -> str:
     return " ".join(title.lower().split())
 
@@ -97,9 +107,13 @@ class GcRulesEngine:
         self.gone: set[str] = set()  # rels deleted by this run
         self.claimed: set[str] = set()  # rels changed by a proposed operation
         self.unused_kept: list[tuple[Record, str, int]] = []
+        self.by_key = {(r.kind, r.slug): r for r in records}
+        self.folds: list[tuple[Record, Record]] = []
+        self.stubbed: set[str] = set()  # rels this run turned into merge stubs (not reported again)
         if self.usage.problems:
             ctx.note(f"usage: {len(self.usage.problems)} malformed usage line(s) skipped (see `yoi usage`)")
         self._drops()
+        self._folds()
         self._merges()
         self._trims()
         self._reports()
@@ -158,6 +172,8 @@ class GcRulesEngine:
                 continue
             categories: list[str] = []
             parts: list[str] = []
+            if record.is_replaced and self._stub_kept(record):
+                continue
             if record.is_replaced:
                 categories.append("superseded")
                 parts.append(f"replaced by `{record.replaced_by}`" if record.replaced_by else "status is replaced")
@@ -212,6 +228,93 @@ class GcRulesEngine:
             self.claimed.add(rel)
             self._add(record, "drop", "proposed", categories, reason, paths=[rel])
 
+    def _absorbed_into(self, record: Record) -> Record | None:
+        """The live record a GC merge absorbed ``record`` into (None: not a merge stub).
+
+        Content decides, so every clone agrees: a merge stub carries the ``stub_line`` GC wrote.
+        """
+        if not record.replaced_by:
+            return None
+        final = self.w.index.final_replacement(record.kind, record.slug)
+        target = self.by_key.get((record.kind, final)) if final else None
+        if target is None or target is record or target.is_replaced or target.rel in self.gone:
+            return None
+        return target if _STUB_RE.search(record.body) else None
+
+    def _stub_kept(self, record: Record) -> bool:
+        """A merge stub within its grace period is kept; one that gained content after the merge (an
+        update from a clone that had not pulled it, merged by git) is folded into its keeper first.
+        True when ``record`` is dealt with here (not a drop candidate this run)."""
+        target = self._absorbed_into(record)
+        if target is None:
+            return False
+        grace = self.cfg.gc.replaced_grace_tokens
+        stamp = as_timestamp(record.meta.get("updated_at"))
+        # Stamps are whole seconds: events within the stamp's second may precede the write.
+        age = self.usage.age_tokens(stamp + timedelta(seconds=1)) if stamp is not None else None
+        if age is None or age < grace:
+            self._add(record, "drop", "reported", ["superseded"],
+                      f"merged into `{target.slug}`; kept as a replaced stub until {format_tokens(grace)} tokens "
+                      "have passed since (a clone that has not pulled the merge may still update it)",
+                      details={"into": target.slug, "age_tokens": age})
+            return True
+        if self._fold_text(record, target) is not None:
+            self.folds.append((record, target))
+            return True
+        return False
+
+    def _fold_text(self, record: Record, target: Record) -> str | None:
+        """``target``'s text with what ``record`` holds beyond it (body lines, sources); None: nothing."""
+        from ..phase2.merge import merge_body
+
+        key = _sources_key(record.kind)
+        theirs, mine = record.meta.get(key), target.meta.get(key)
+        if not isinstance(theirs, list) or not isinstance(mine, list):
+            return None
+        have = source_keys(mine)
+        extra = [s for s in theirs if not (source_keys([s]) <= have)]
+        body = merge_body(target.body, _STUB_RE.sub("", self._body_to_merge(target, record)))
+        if not extra and body == target.body:
+            return None
+        updates: dict[str, Any] = {}
+        if extra:
+            # In front, then capped like a trim: a keeper at the cap keeps its own latest sources,
+            # so folding converges (sources the merge itself trimmed never come back round).
+            limit = self.cfg.records.sources_max
+            merged = [*extra, *mine]
+            merged = merged[-limit:] if len(merged) > limit else merged
+            if merged != mine:
+                updates[key] = merged
+        if not updates and body == target.body:
+            return None
+        updates["updated_at"] = self.ctx.now
+        return render_record(target, updates, body=body)
+
+    def _folds(self) -> None:
+        for record, target in self.folds:
+            if target.rel in self.claimed or target.rel in self.gone:
+                continue
+            reason = (f"`{record.slug}` was merged into `{target.slug}` and then gained content (an update from "
+                      "a clone that had not pulled the merge): folded into the keeper; the stub is dropped by a "
+                      "later run")
+            if self.w.locked(target):
+                self._add(target, "merge", "locked", ["superseded"], f"{reason}; read-only: not touched")
+                continue
+            text = self._fold_text(record, target)
+            if text is None:
+                continue
+            key = _sources_key(record.kind)
+            errors = self.w.errors(target, text, allowed_sources=source_keys(record.meta.get(key) or []))
+            if errors:
+                self._add(target, "merge", "refused", ["superseded"],
+                          f"{reason}; the linter refused the folded text: {format_errors(errors)}")
+                continue
+            self.w.write(target, text, category=["superseded"], reason=reason)
+            self.claimed.add(target.rel)
+            self._add(target, "merge", "proposed", ["superseded"], reason, paths=[target.rel],
+                      details={"into": target.slug, "merged": [record.slug], "deleted": [], "replaced": [],
+                               "folded": True})
+
     def _replacement_problem(self, record: Record) -> str | None:
         """Why a replaced record's replacement cannot be relied on (None: its chain ends at a live record)."""
         if not record.replaced_by:
@@ -256,11 +359,13 @@ class GcRulesEngine:
                 self._merge_group(kind, [live[s] for s in members], scores)
         known.save()
 
-    def _keeper_key(self, record: Record) -> tuple[float, int, float, int, str]:
-        """Keep the most used record, then the most referred to (fewer references end at a replaced
-        record), then the most recently updated, then the longest."""
-        return (-self.usage.frequency(record.kind, record.slug), -len(self.refs.live(record.rel, gone=self.gone)),
-                -_updated(record), -len(record.body), record.slug)
+    @staticmethod
+    def _keeper_key(record: Record) -> tuple[int, str]:
+        """Keep the shortest slug, then the first in order: decided by the records' names alone, so
+        every clone picks the same keeper (usage, references and ``updated_at`` differ between clones
+        until they have pulled each other's work; a choice made on them merged the same pair under
+        different slugs in different clones)."""
+        return (len(record.slug), record.slug)
 
     def _merge_group(self, kind: RecordKind, group: list[Record], scores: dict[tuple[str, str], float]) -> None:
         ordered = sorted(group, key=self._keeper_key)
@@ -352,17 +457,11 @@ class GcRulesEngine:
         keeper_text = render_record(keeper, updates, body=body)
         allowed = source_keys(item for r, _ in absorbed for item in (r.meta.get(key) or []))
         errors = self.w.errors(keeper, keeper_text, allowed_sources=allowed)
-        # A merged record is deleted only when nothing that stays points at it (the keeper's new body
-        # counts: it holds every line of the merged bodies).
-        keeper_refs = set(referenced_slugs(body)) if kind is RecordKind.KNOWLEDGE else set()
-        deleting = {r.rel for r, _ in absorbed if r.slug not in keeper_refs}
-        changed = True
-        while changed:
-            changed = False
-            for record, _score in absorbed:
-                if record.rel in deleting and self.refs.live(record.rel, gone=self.gone | deleting | {keeper.rel}):
-                    deleting.discard(record.rel)
-                    changed = True
+        # A merged record is never deleted by the merge: it stays as a replaced stub (body unchanged)
+        # for ``gc.replaced_grace_tokens``, so a clone that updates it before pulling the merge is
+        # merged by git, not lost in a modify/delete conflict; a later run folds what such an update
+        # added into the keeper and drops the stub (``_drops``).
+        deleting: set[str] = set()
         marks: dict[str, str] = {}
         for record, _score in absorbed:
             if record.rel in deleting:
@@ -370,7 +469,8 @@ class GcRulesEngine:
             mark: dict[str, Any] = {"replaced_by": keeper.slug, "updated_at": self.ctx.now}
             if kind is RecordKind.DECISION:
                 mark["status"] = "replaced"
-            marks[record.rel] = render_record(record, mark)
+            marks[record.rel] = render_record(record, mark, body=record.body.rstrip("\n") + "\n\n"
+                                              + stub_line(keeper.slug) + "\n")
             errors.extend(self.w.errors(record, marks[record.rel]))
         if errors:
             self._add(keeper, "merge", "refused", ["noisy"],
@@ -393,11 +493,13 @@ class GcRulesEngine:
                 deleted.append(record.slug)
             else:
                 live = self.refs.live(record.rel, gone=self.gone | deleting | {keeper.rel})
-                why = f"still referred to from {_listing(live)}" if live else "the merged text refers to it"
+                why = (f"still referred to from {_listing(live)}" if live
+                       else "dropped by a later run once every clone has pulled this merge")
                 self.w.write(record, marks[record.rel], category=["noisy"],
                              reason=f"merged into `{keeper.slug}` (near-duplicate slug, ratio {score:.0f}); "
-                                    f"kept as replaced: {why}")
+                                    f"kept as a replaced stub: {why}")
                 replaced.append(record.slug)
+                self.stubbed.add(record.rel)
         self.claimed.update(paths)
         self._add(keeper, "merge", "proposed", ["noisy"], keeper_reason, paths=paths,
                   details={"into": keeper.slug, "merged": [r.slug for r, _ in absorbed], "deleted": deleted,
@@ -433,12 +535,12 @@ class GcRulesEngine:
 
     def _reports(self) -> None:
         for record, reason, age in self.unused_kept:
-            if record.rel not in self.gone:
+            if record.rel not in self.gone and record.rel not in self.stubbed:
                 self._add(record, "drop", "locked" if self.w.locked(record) else "reported", ["unused"], reason,
                           details={"age_tokens": age})
         checker = PathChecker(self.ctx.ws.root)
         for original in self.records:
-            if original.rel in self.gone:
+            if original.rel in self.gone or original.rel in self.stubbed:
                 continue
             # A record this run changed (a merge keeper) is judged by its new text.
             record = (read_record(self.ctx.sws, original.path).record or original
@@ -468,7 +570,7 @@ class GcRulesEngine:
         for record in self.records:
             if record.rel in self.gone and f"`{record.slug}`" in summary.body:
                 self.ctx.note(f"memory/summary.md still lists `{record.slug}`, which this run removes; "
-                              "the next Phase 2 run regenerates its listings")
+                              "edit that line (the summary's generated listings are computed, never stored)")
 
 
 __all__ = ["GcRulesEngine"]

@@ -39,7 +39,8 @@ attempts, requests), each with an id and a source. Fold them into the records:
   `replaced_by: <new-slug>`. Never delete records.
 - Attempts that failed and then succeeded belong in a "Failure and fix" section of the related
   decision or request, so the failure is not repeated.
-- Keep memory/summary.md short: open decisions, recent requests, a knowledge index.
+- Keep memory/summary.md short: what the project is and where things stand. Do not list open
+  decisions, recent requests or knowledge there: those listings are computed, never stored.
 - Create a knowledge record only from a record on the knowledge candidate report (pass it as
   derived_from, e.g. "decision/use-sqlite"). Find existing knowledge with knowledge_search.
 - Never invent sources. Pass the ids of the staging entries a write is based on as staging_ids:

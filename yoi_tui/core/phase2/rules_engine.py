@@ -19,9 +19,10 @@ For each consumed staging file, in id (time) order:
   an ``open`` decision (the plan keeps undecided discussions as open decisions).
 
 Then a knowledge record is created for each decision/request on the knowledge candidate report
-that has none yet (and refreshed when its origin changed in this run), and the summary's "Open
-decisions", "Recent requests" and "Knowledge index" sections are regenerated within the summary cap
-(other summary sections are a person's and are kept).
+that has none yet (and refreshed when its origin changed in this run). The summary's listings (open
+decisions, recent requests, knowledge index) are not stored: they are computed when the resident
+context is built; a summary that still holds them from an older run has just those sections
+removed (other summary sections are a person's and are kept).
 
 Every text passes the write-time linter before it enters the scratch copy. A write the linter
 refuses is reported and its staging files are *held* (not deleted); a locked (read-only) record
@@ -43,15 +44,13 @@ from rapidfuzz import fuzz, process
 from ..retrieval.slugrefs import iter_slug_refs
 from ..store.kinds import RecordKind, path_for, slugify
 from ..store.models import Source
-from ..store.records import Record, as_timestamp
+from ..store.records import Record
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context, format_errors
-from .merge import replace_sections, title_of_body
+from .merge import title_of_body
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
-SUMMARY_SECTIONS = ("Open decisions", "Recent requests", "Knowledge index")
-RECENT_REQUESTS = 10
 _DIGITS_RE = re.compile(r"\d+")
 RELATE_RATIO = 60  # rapidfuzz token_set_ratio above which an attempt/discussion "names" a record
 KNOWLEDGE_KIND_FOR = {"decision": "policy", "request": "rule"}
@@ -547,89 +546,30 @@ class RulesEngine:
     # ------------------------------------------------------------------ summary
 
     def _summary(self) -> None:
-        """Regenerate the summary's three listings (other sections are a person's and are kept)."""
-        if self.w.locked(RecordKind.SUMMARY, "summary"):
-            self._note("locked: memory/summary.md is read-only and was not regenerated")
-            return
-        open_items = self._open_decision_items()
-        request_items, request_total = self._recent_request_items()
-        knowledge_items = self._knowledge_items()
-        listings = [(open_items, len(open_items), "memory/decisions/"),
-                    (request_items, request_total, "memory/requests/"),
-                    (knowledge_items, len(knowledge_items), "knowledge/")]
-        limits = [len(items) for items, _total, _folder in listings]
+        """Migrate an older summary: drop the listings earlier runs stored in it.
+
+        Open decisions, recent requests and the knowledge index are computed when the resident
+        context is built (``retrieval.summary_lists``); stored, they made every commit rewrite the
+        summary and every merge of two clones conflict on it. Every other section is kept verbatim
+        and ``updated_at`` is left alone (nothing a person wrote changed).
+        """
+        from ..retrieval.summary_lists import strip_generated
+
         existing = self.w.read(RecordKind.SUMMARY, "summary")
-        base_body = existing.body if existing is not None else "\n# Project memory summary\n"
-        cap = self.ctx.ws.config.cap_for("summary")
-        while True:
-            body = replace_sections(base_body, {
-                name: _listing(items, limit, total, folder)
-                for name, (items, total, folder), limit in zip(SUMMARY_SECTIONS, listings, limits, strict=True)})
-            if len(body) <= cap or not any(limits):
-                break
-            # Over the cap: shorten the longest listing first (its tail stays reachable by search).
-            longest = max(range(3), key=lambda i: limits[i])
-            limits[longest] = max(0, limits[longest] - max(1, limits[longest] // 4))
-        if len(body) > cap:
-            self._note(f"summary not regenerated: its own text is over the summary cap ({cap} characters)")
-            return
-        why = sorted({s.id for s in self.ctx.staging} - set(self.ctx.held))
-        reason = "regenerated: open decisions, recent requests, knowledge index"
-        path = self.ctx.sws.summary_path
         if existing is None:
-            text = new_record_text({"updated_at": self.now}, body)
-            errors = self.w.write(path, text, before_text=None, why=why, derived=True, reason=reason)
-        else:
-            if body == existing.body:
-                return
-            text = render_record(existing, {"updated_at": self.now}, body=body)
-            errors = self.w.write(path, text, before_text=existing.text, bom=existing.bom, why=why, derived=True,
-                                  reason=reason)
+            return
+        body = strip_generated(existing.body)
+        if body == existing.body:
+            return
+        if self.w.locked(RecordKind.SUMMARY, "summary"):
+            self._note("locked: memory/summary.md is read-only; its stored listings were not removed")
+            return
+        errors = self.w.write(self.ctx.sws.summary_path, render_record(existing, {}, body=body),
+                              before_text=existing.text, bom=existing.bom, why=[], derived=True,
+                              reason="migrated: the generated listings are computed when the resident context "
+                                     "is built, no longer stored")
         if errors:
-            self._note(f"lint refused: summary not regenerated ({format_errors(errors)})")
-
-    def _item(self, record: Record) -> str:
-        title = title_of_body(record.body) or record.slug.replace("-", " ")
-        return self._defang(f"- {one_line(title)} (`{record.slug}`)")
-
-    def _open_decision_items(self) -> list[str]:
-        found: list[tuple[tuple[float, str], str]] = []
-        for slug, _path, text in self._raw(RecordKind.DECISION):
-            fm = _frontmatter(text)
-            if _fm_value(fm, "status") != "open" or _fm_value(fm, "replaced_by"):
-                continue  # cheap pre-selection; the parsed record decides
-            record = self.w.read(RecordKind.DECISION, slug)
-            if record is not None and record.status == "open" and not record.is_replaced:
-                found.append((_recency(record.meta.get("updated_at"), slug), self._item(record)))
-        return [item for _key, item in sorted(found)]
-
-    def _recent_request_items(self) -> tuple[list[str], int]:
-        """The most recently updated requests (parsed only as far as needed) and how many there are."""
-        candidates = []
-        for slug, _path, text in self._raw(RecordKind.REQUEST):
-            fm = _frontmatter(text)
-            if _fm_value(fm, "replaced_by"):
-                continue
-            candidates.append((_recency(_fm_value(fm, "updated_at"), slug), slug))
-        candidates.sort()
-        items: list[tuple[tuple[float, str], str]] = []
-        for _key, slug in candidates:
-            if len(items) >= RECENT_REQUESTS:
-                break
-            record = self.w.read(RecordKind.REQUEST, slug)
-            if record is not None and not record.is_replaced:
-                items.append((_recency(record.meta.get("updated_at"), slug), self._item(record)))
-        return [item for _key, item in sorted(items)], len(candidates)
-
-    def _knowledge_items(self) -> list[str]:
-        items: list[str] = []
-        for slug, _path, _text in self._raw(RecordKind.KNOWLEDGE):
-            record = self.w.read(RecordKind.KNOWLEDGE, slug)
-            if record is None or record.is_replaced:
-                continue
-            description = one_line(record.description) or (title_of_body(record.body) or "")
-            items.append(self._defang(f"- #{record.slug} — {description}".rstrip(" —")))
-        return items
+            self._note(f"lint refused: summary not migrated ({format_errors(errors)})")
 
 
 def _frontmatter(text: str) -> str:
@@ -646,21 +586,6 @@ def _fm_value(frontmatter: str, key: str) -> str | None:
         return None
     value = match.group(1).strip().strip("'\"")
     return value or None
-
-
-def _recency(value: Any, slug: str) -> tuple[float, str]:
-    """Sort key: most recently updated first, then by slug."""
-    stamp = as_timestamp(value)
-    return (-(stamp.timestamp() if stamp else 0.0), slug)
-
-
-def _listing(lines: list[str], limit: int, total: int, folder: str) -> list[str]:
-    if not lines:
-        return ["- (none)"]
-    shown = lines[:limit]
-    if total > limit:
-        shown.append(f"- … and {total - limit} more in {folder}")
-    return shown
 
 
 def _dedup(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -151,6 +151,31 @@ def snapshot_staging(ws: Workspace, *, reject: bool = False
     return parsed, inputs, unreadable
 
 
+def drop_consumed_again(ws: Workspace, staging: list[StagingFile], inputs: list[ConsumedInput], *,
+                        dry_run: bool) -> tuple[list[StagingFile], list[ConsumedInput], list[str]]:
+    """Leave out staging this workspace's journals say a run already consumed (it came back through
+    git): applied at most once. Outside a dry run the stale copy is removed (the lock is held)."""
+    from ..runs.consumed import consumed_staging
+
+    already = consumed_staging(ws, [s.id for s in staging])
+    if not already:
+        return staging, inputs, []
+    notes: list[str] = []
+    for staging_id, run_id in sorted(already.items()):
+        path = ws.staging_dir / f"{staging_id}.json"
+        action = "left in place (dry run)" if dry_run else "removed"
+        if not dry_run:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                action = f"could not be removed ({exc.strerror or exc})"
+        notes.append(f"staging {staging_id} was already consumed here by run {run_id} (it came back, e.g. "
+                     f"through git); not applied again, {action}")
+    return ([s for s in staging if s.id not in already], [i for i in inputs if i.id not in already], notes)
+
+
 @dataclass
 class RoundReport:
     """One Phase 2 round as the CLI and the app show it."""
@@ -280,18 +305,20 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
             return PreparedRound(ws, report, None)
         staging, inputs, unreadable = snapshot_staging(ws, reject=lock is not None)
         report.unreadable = unreadable
+        staging, inputs, repeat_notes = drop_consumed_again(ws, staging, inputs, dry_run=dry_run)
         snapshot_line = f"{len(staging)} staging file(s) to fold in" + (f", {len(unreadable)} unreadable" if unreadable else "")
         if lock is not None:
             lock.set_consumed([s.id for s in staging])
             if keepalive:
                 lock.start_keepalive()
         if not staging:
-            report.message = "nothing to do: no readable staging files"
+            report.message = "; ".join(["nothing to do: no readable staging files", *repeat_notes])
             if lock is not None:
                 lock.release()
             return PreparedRound(ws, report, None)
         report.run_id = report.run_id or new_id()
         notes: list[str] = []  # broken staging is reported from report.unreadable, not as a note
+        notes.extend(repeat_notes)
         if report.takeover is not None:
             notes.append(report.takeover.describe())
         candidates = _candidates(ws, notes)

@@ -1,6 +1,7 @@
 """Resident context (SPEC 5): the block a harness puts into a normal agent's system prompt.
 
-It is the summary's body plus one line ``#slug — description`` for every knowledge record with
+It is the summary's body (what a person or Phase 2 wrote), the listings computed from the records
+now (open decisions, recent requests, the other knowledge: ``summary_lists``; never stored), plus one line ``#slug — description`` for every knowledge record with
 ``model_invokation: true`` that is not replaced, wrapped in ``markers.CONTEXT_BEGIN``/``END`` so
 Phase 1 strips it from session logs. Each injection is recorded as an ``inject`` event with its
 estimated token cost — tracked apart from invokes, so being resident never protects a record.
@@ -19,6 +20,7 @@ from ..store.records import parse_record_text, read_record
 from ..store.workspace import Workspace
 from .markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
 from .search import decode_text, iter_folder_bytes
+from .summary_lists import generated_listings, strip_generated
 from .usage import estimate_tokens, log, record_inject
 
 INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug=SLUG, "
@@ -64,13 +66,18 @@ def build_resident_context(ws: Workspace) -> ResidentContext:
     if ws.summary_path.exists() or ws.summary_path.is_symlink():
         result = read_record(ws, ws.summary_path)
         if result.record is not None:
-            summary_body = result.record.body.strip()
+            # Listings an older Phase 2 stored in the file are stale: they are computed below.
+            summary_body = strip_generated(result.record.body).strip()
         else:
             reason = result.diagnostics[0].message if result.diagnostics else "unreadable"
             problems.append(f"memory/summary.md: {reason}; left out")
     index: list[tuple[str, str]] = []
+    others: list[tuple[str, str, str]] = []
     for slug, rel, data in iter_folder_bytes(ws, ws.knowledge_dir, "knowledge/", problems):
         if _surely_not_resident(data):
+            plain, _reason = decode_text(data)
+            if plain is not None:
+                others.append((slug, rel, plain))  # for the computed knowledge index
             continue
         text, reason = decode_text(data)
         if text is None:
@@ -82,11 +89,17 @@ def build_resident_context(ws: Workspace) -> ResidentContext:
             continue
         if record.model_invokation and not record.is_replaced:
             index.append((slug, _one_line(record.description)))
-    if not summary_body and not index:
+        else:
+            others.append((slug, rel, text))
+    budget = ws.config.cap_for("summary") - len(summary_body)
+    listings = generated_listings(ws, budget=budget, knowledge_texts=others)
+    if not summary_body and not index and not listings:
         return ResidentContext(text="", problems=problems)
     parts: list[str] = []
     if summary_body:
         parts.append(summary_body)
+    if listings:
+        parts.append(listings)
     if index:
         lines = [INDEX_INTRO, *(f"#{slug} — {desc}" if desc else f"#{slug}" for slug, desc in index)]
         parts.append("\n".join(lines))

@@ -62,6 +62,7 @@ CANDIDATE_KINDS = ("decision", "request", "knowledge")
 # Session ids become file names: keep them to characters that are safe on every file system.
 _SESSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _LOCK_TIMEOUT_S = 10.0
+COMPACTED_PREFIX = "_month-"  # never a session id (those start with a letter or digit)
 _MAX_LINE_BYTES = 64 * 1024
 
 _process_session_id: str | None = None
@@ -377,6 +378,7 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
     events: list[dict[str, Any]] = []
     problems: list[Diagnostic] = []
     seen: dict[str, str] = {}
+    seen_events: dict[str, tuple[str, tuple[str, dict[str, Any]]]] = {}
     try:
         names = sorted(e.name for e in os.scandir(ws.usage_dir) if e.name.endswith(".jsonl"))
     except (FileNotFoundError, NotADirectoryError):
@@ -387,6 +389,9 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
         path = ws.usage_dir / name
         rel = ws.rel(path)
         session_id = name[: -len(".jsonl")]
+        # A compacted month file (``_month-YYYY-MM.jsonl``, see usage_compact) names no session:
+        # each of its lines carries the session it came from.
+        compacted = name.startswith(COMPACTED_PREFIX)
         try:
             data = read_regular_bytes(path)  # a FIFO named *.jsonl here must not block every command
         except NotRegularFile as exc:
@@ -408,12 +413,24 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
                 problems.append(_problem(rel, line_no, reason))
                 continue
             event_id = obj["id"].lower()
+            line_session = obj.pop("session_id", None) if compacted else session_id
+            if not isinstance(line_session, str) or not _SESSION_RE.match(line_session):
+                problems.append(_problem(rel, line_no, "compacted usage line without a valid 'session_id'"))
+                continue
             if event_id in seen:
+                first_rel, first = seen_events[event_id]
+                if (compacted or first_rel.rsplit("/", 1)[-1].startswith(COMPACTED_PREFIX)) \
+                        and first == (line_session, obj):
+                    # The same event in a month file and a session file (a compaction interrupted
+                    # before it removed the session file) or twice in a month file (two clones
+                    # compacted it and git's union merge kept both lines): counted once, no warning.
+                    continue
                 problems.append(_problem(rel, line_no, f"duplicate event id {event_id} (also in {seen[event_id]})"))
                 continue
             seen[event_id] = f"{rel}:{line_no}"
+            seen_events[event_id] = (rel, (line_session, dict(obj)))
             obj["id"] = event_id
-            obj["session_id"] = session_id
+            obj["session_id"] = line_session
             events.append(obj)
     events.sort(key=lambda e: e["id"])
     return events, problems

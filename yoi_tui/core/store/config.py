@@ -141,6 +141,10 @@ class GcConfig(Section):
     request_stale_tokens: int = _f(
         100_000_000, ge=0, description="an unused request whose updated_at is this many input tokens old is "
                                        "'old' and GC drops it")
+    replaced_grace_tokens: int = _f(
+        5_000_000, ge=0, description="a record GC merged away stays as a replaced stub until this many input "
+                                    "tokens have passed, so a clone that has not pulled the merge yet can still "
+                                    "update it through git (docs/team.md)")
 
 
 class LlmConfig(Section):
@@ -302,6 +306,7 @@ DEFAULT_CONFIG_TEXT = """\
 # engine = "rules"
 # unused_min_age_tokens = 20000000
 # request_stale_tokens = 100000000
+# replaced_grace_tokens = 5000000
 
 [llm]
 # extract_model = "anthropic:claude-haiku-4-5"

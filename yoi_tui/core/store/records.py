@@ -9,6 +9,7 @@ can point at it. Problems come back as ``Diagnostic``s; the file is never change
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -194,9 +195,31 @@ def read_record(ws: Workspace, path: Path, *, text: str | None = None,
     return ReadResult(record, diags + parse_diags)
 
 
+_CONFLICT_LINE_RE = re.compile(r"^(<{7}|>{7}|\|{7})( .*)?\r?$", re.MULTILINE)
+
+
+def conflict_marker_diagnostics(text: str, rel: str) -> list[Diagnostic]:
+    """``conflict-markers`` for every git conflict-marker line (for a record whose frontmatter a
+    conflict made unreadable: the record rules never see it, the markers must still be reported)."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text and "|||||||" not in text:
+        return []
+    return [_diag(rel, "conflict-markers", f"git merge-conflict marker '{m.group(1)}'",
+                  line=text.count("\n", 0, m.start()) + 1,
+                  hint="resolve the merge (keep the right lines, delete the markers), then run `yoi lint`")
+            for m in _CONFLICT_LINE_RE.finditer(text)]
+
+
 def parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom: bool = False,
                       meta_cache: MetaCache | None = None) -> tuple[Record | None, list[Diagnostic]]:
     """Split and parse a record's text (BOM already removed)."""
+    record, diags = _parse_record_text(text, kind=kind, path=path, rel=rel, bom=bom, meta_cache=meta_cache)
+    if record is None:
+        diags = conflict_marker_diagnostics(text, rel) + diags
+    return record, diags
+
+
+def _parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom: bool = False,
+                       meta_cache: MetaCache | None = None) -> tuple[Record | None, list[Diagnostic]]:
     newline = "\r\n" if "\r\n" in text else "\n"
     normalized = text.replace("\r\n", "\n") if newline == "\r\n" else text
     if not normalized.strip():

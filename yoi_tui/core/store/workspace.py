@@ -16,8 +16,9 @@ from .atomic import TEMP_GITIGNORE
 from .config import DEFAULT_CONFIG_TEXT, Config, load_config
 
 GITIGNORE_ENTRY = ".yoi/state/"
-GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, TEMP_GITIGNORE)
-"""What ``yoi init`` adds to ``.gitignore``: run state, and the temp files a killed writer may leave."""
+GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, TEMP_GITIGNORE, "memory/_staging/")
+"""What ``yoi init`` adds to ``.gitignore``: run state, the temp files a killed writer may leave, and
+Phase 1's staging (local to each clone; docs/team.md)."""
 
 
 @dataclass
@@ -117,7 +118,11 @@ def find_workspace(start: Path | None = None, explicit: Path | str | None = None
 
 
 def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
-    """Create the layout of SPEC 2 under ``root``; idempotent. Returns what was created."""
+    """Create the layout of SPEC 2 under ``root``; idempotent. Returns what was created.
+
+    Also the git side of sharing it (``store.team``): ignore and merge-attribute entries, and in a
+    git clone the ``merge.yoi.driver`` config. Rerun in a fresh clone it changes no tracked file.
+    """
     root = Path(root)
     if root.exists() and not root.is_dir():
         raise YoiError("not a folder", path=root)
@@ -131,17 +136,10 @@ def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
     if not ws.config_path.exists():
         ws.config_path.write_text(DEFAULT_CONFIG_TEXT, encoding="utf-8")
         created.append(ws.rel(ws.config_path))
-    gitignore = ws.root / ".gitignore"
-    existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-    present = {line.strip() for line in existing.splitlines()}
-    for entry in GITIGNORE_ENTRIES:
-        if entry in present:
-            continue
-        prefix = "" if not existing or existing.endswith("\n") else "\n"
-        with gitignore.open("a", encoding="utf-8") as handle:
-            handle.write(f"{prefix}{entry}\n")
-        existing += f"{prefix}{entry}\n"
-        created.append(".gitignore entry " + entry)
+    from .team import register_merge_driver, write_git_files  # team imports this module
+
+    created += write_git_files(ws)
+    created += register_merge_driver(ws)
     return ws, created
 
 

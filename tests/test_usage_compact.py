@@ -1,0 +1,100 @@
+"""``yoi usage compact``: closed sessions fold into one file per month and every metric stays exactly
+what it was (compared before/after through the real CLI)."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from support import decision_meta, knowledge_meta, make_ws, request_meta, run_yoi, write_record
+
+from yoi_tui.core.retrieval.usage import load_events
+from yoi_tui.core.store.workspace import Workspace
+
+NOW = datetime.now(UTC)
+
+
+def _id(moment: datetime, rng: random.Random) -> str:
+    ms = int(moment.timestamp() * 1000)
+    value = (ms << 80) | (0x7 << 76) | (rng.getrandbits(12) << 64) | (0b10 << 62) | rng.getrandbits(62)
+    return str(uuid.UUID(int=value))
+
+
+def _write_sessions(ws: Workspace) -> None:
+    """Eight sessions over three months (six closed long ago, two recent), with invokes spread over
+    sessions so frequencies, collapsing and the candidate report all matter."""
+    rng = random.Random(7)
+    slugs = [("use-sqlite", "decision"), ("add-dark-mode", "request"), ("run-tests", "knowledge")]
+    write_record(ws, "memory/decisions/use-sqlite.md", decision_meta())
+    write_record(ws, "memory/requests/add-dark-mode.md", request_meta())
+    write_record(ws, "knowledge/run-tests.md", knowledge_meta())
+    for n in range(8):
+        start = NOW - timedelta(days=100 - n * 12) if n < 6 else NOW - timedelta(days=2 - n % 2)
+        lines = []
+        moment = start
+        for step in range(12):
+            moment += timedelta(minutes=7)
+            if step % 3 == 0:
+                event = {"type": "tokens", "input_tokens": 40_000 + step * 1_000 + n}
+            elif step % 3 == 1:
+                slug, kind = slugs[(n + step) % 3]
+                event = {"type": "invoke", "slug": slug, "record_kind": kind, "via": "search"}
+            else:
+                event = {"type": "inject", "slugs": ["run-tests"], "tokens": 120}
+            lines.append(json.dumps({"id": _id(moment, rng), **event}, separators=(",", ":")))
+        (ws.usage_dir / f"sess-{n}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def _metrics(root: Path) -> tuple[dict, dict]:
+    every = run_yoi("usage", "--json", "--all", "--workspace", str(root))
+    candidates = run_yoi("usage", "--json", "--candidates", "--workspace", str(root))
+    assert every.returncode == 0 and candidates.returncode == 0, every.stderr + candidates.stderr
+    return json.loads(every.stdout), json.loads(candidates.stdout)
+
+
+def test_compact_folds_closed_sessions_and_keeps_every_metric_exactly(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    _write_sessions(ws)
+    before = _metrics(ws.root)
+    assert before[0]["sessions"] == 8 and before[1]["records"]  # a non-trivial candidate report
+    dry = run_yoi("usage", "compact", "--dry-run", "--workspace", str(ws.root))
+    assert dry.returncode == 0 and "would fold 6 session file(s)" in dry.stdout
+    assert len(list(ws.usage_dir.glob("*.jsonl"))) == 8
+    done = run_yoi("usage", "compact", "--json", "--workspace", str(ws.root))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert sorted(result["sessions"]) == [f"sess-{n}" for n in range(6)] and result["events"] == 72
+    names = sorted(p.name for p in ws.usage_dir.glob("*.jsonl"))
+    assert names == sorted(["sess-6.jsonl", "sess-7.jsonl", *(f"_month-{m}.jsonl" for m in result["months"])])
+    assert len(result["months"]) <= 4
+    assert _metrics(ws.root) == before  # exactly the same numbers
+    again = run_yoi("usage", "compact", "--workspace", str(ws.root))
+    assert "nothing to compact" in again.stdout
+
+
+def test_an_interrupted_compaction_counts_nothing_twice(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    _write_sessions(ws)
+    saved = (ws.usage_dir / "sess-0.jsonl").read_bytes()
+    before = _metrics(ws.root)
+    assert run_yoi("usage", "compact", "--workspace", str(ws.root)).returncode == 0
+    # As if the process died after writing the month file but before removing this session file
+    # (or two clones compacted the same session and git's union merge kept both copies).
+    (ws.usage_dir / "sess-0.jsonl").write_bytes(saved)
+    assert _metrics(ws.root) == before
+    assert load_events(ws)[1] == []  # no "duplicate event" warnings either
+    assert run_yoi("usage", "compact", "--workspace", str(ws.root)).returncode == 0
+    assert not (ws.usage_dir / "sess-0.jsonl").exists() and _metrics(ws.root) == before
+
+
+def test_a_malformed_session_file_is_left_alone(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    _write_sessions(ws)
+    bad = ws.usage_dir / "sess-1.jsonl"
+    bad.write_text(bad.read_text() + "{not json\n")
+    done = run_yoi("usage", "compact", "--workspace", str(ws.root))
+    assert done.returncode == 0 and "sess-1.jsonl: has a malformed line" in done.stderr
+    assert bad.exists() and "folded 5 session file(s)" in done.stdout
