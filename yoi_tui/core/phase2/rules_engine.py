@@ -42,6 +42,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from ..retrieval.slugrefs import iter_slug_refs
+from ..retrieval.summary_lists import raw_frontmatter
 from ..store.kinds import RecordKind, path_for, slugify
 from ..store.models import Source
 from ..store.records import Record
@@ -453,7 +454,7 @@ class RulesEngine:
         best: tuple[bool, int, int, Record] | None = None
         for kind in (RecordKind.REQUEST, RecordKind.DECISION):
             for slug, _path, text in self._raw(kind):
-                if session not in _frontmatter(text):
+                if session not in raw_frontmatter(text):
                     continue
                 record = self.w.read(kind, slug)
                 if record is None or record.is_replaced:
@@ -570,22 +571,6 @@ class RulesEngine:
                                      "is built, no longer stored")
         if errors:
             self._note(f"lint refused: summary not migrated ({format_errors(errors)})")
-
-
-def _frontmatter(text: str) -> str:
-    if not text.startswith("---"):
-        return ""
-    end = text.find("\n---", 3)
-    return text[:end] if end > 0 else ""
-
-
-def _fm_value(frontmatter: str, key: str) -> str | None:
-    """A top-level scalar's raw value (quotes stripped), for pre-selection only."""
-    match = re.search(rf"^{key}:[ \t]*(.*?)[ \t]*\r?$", frontmatter, re.MULTILINE)
-    if match is None:
-        return None
-    value = match.group(1).strip().strip("'\"")
-    return value or None
 
 
 def _dedup(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -60,14 +60,16 @@ def strip_generated(body: str) -> str:
     return text + "\n" if text.strip() else ""
 
 
-def _frontmatter(text: str) -> str:
+def raw_frontmatter(text: str) -> str:
+    """The frontmatter block of a record's text, unparsed ("" when there is none)."""
     if not text.startswith("---"):
         return ""
     end = text.find("\n---", 3)
     return text[:end] if end > 0 else ""
 
 
-def _fm_value(frontmatter: str, key: str) -> str | None:
+def raw_frontmatter_value(frontmatter: str, key: str) -> str | None:
+    """A top-level scalar's raw value (quotes stripped), for pre-selection only."""
     match = re.search(rf"^{key}:[ \t]*(.*?)[ \t]*\r?$", frontmatter, re.MULTILINE)
     if match is None:
         return None
@@ -128,10 +130,10 @@ def _open_decisions(ws: Workspace, budget: int) -> tuple[list[str], int]:
     """
     found: list[tuple[tuple[float, str], str, str]] = []
     for slug, _rel, text in _texts(ws, ws.decisions_dir, "memory/decisions/"):
-        fm = _frontmatter(text)
-        if _fm_value(fm, "status") != "open" or _fm_value(fm, "replaced_by"):
+        fm = raw_frontmatter(text)
+        if raw_frontmatter_value(fm, "status") != "open" or raw_frontmatter_value(fm, "replaced_by"):
             continue
-        found.append((_recency(_fm_value(fm, "updated_at"), slug), slug, text))
+        found.append((_recency(raw_frontmatter_value(fm, "updated_at"), slug), slug, text))
     found.sort()
     items: list[str] = []
     used = 0
@@ -147,10 +149,10 @@ def _open_decisions(ws: Workspace, budget: int) -> tuple[list[str], int]:
 def _recent_requests(ws: Workspace) -> tuple[list[str], int]:
     candidates = []
     for slug, _rel, text in _texts(ws, ws.requests_dir, "memory/requests/"):
-        fm = _frontmatter(text)
-        if _fm_value(fm, "replaced_by"):
+        fm = raw_frontmatter(text)
+        if raw_frontmatter_value(fm, "replaced_by"):
             continue
-        candidates.append((_recency(_fm_value(fm, "updated_at"), slug), slug, text))
+        candidates.append((_recency(raw_frontmatter_value(fm, "updated_at"), slug), slug, text))
     candidates.sort()
     items = [f"- {_raw_title(text) or slug.replace('-', ' ')} (`{slug}`)"
              for _key, slug, text in candidates[:RECENT_REQUESTS]]
@@ -187,8 +189,8 @@ def _knowledge_index(ws: Workspace, skip: set[str], budget: int,
     total = 0
     used = 0
     for slug, rel, text in texts if texts is not None else _texts(ws, ws.knowledge_dir, "knowledge/"):
-        fm = _frontmatter(text)
-        if slug in skip or _fm_value(fm, "replaced_by"):
+        fm = raw_frontmatter(text)
+        if slug in skip or raw_frontmatter_value(fm, "replaced_by"):
             continue
         total += 1
         if used > budget:
