@@ -14,10 +14,14 @@ Kinds are the plugin's secret type in snake case (``slack_token``, ``sendgrid_ap
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from .redact import SecretPattern
@@ -99,9 +103,79 @@ def _span(match: re.Match[str]) -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
+_CACHE_VERSION = 1
+
+
+def _library_signature() -> str | None:
+    """Names the installed detect-secrets (its files' sizes and times) and this module, without
+    importing the library; None when it is not installed."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("detect_secrets")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    digest = hashlib.sha256(f"{_CACHE_VERSION}".encode())
+    digest.update(Path(__file__).read_bytes())
+    for folder in spec.submodule_search_locations:
+        for sub in ("", "plugins", "core", os.path.join("core", "plugins")):
+            try:
+                with os.scandir(os.path.join(folder, sub)) as entries:
+                    for entry in sorted(entries, key=lambda e: e.name):
+                        if entry.name.endswith(".py"):
+                            st = entry.stat()
+                            digest.update(f"{sub}/{entry.name} {st.st_size} {st.st_mtime_ns}".encode())
+            except OSError:
+                continue
+    return digest.hexdigest()
+
+
+def _cache_file(signature: str) -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "yoi" / f"secret-patterns-{signature[:32]}.json"
+
+
+def _from_rows(rows: list[list[Any]]) -> tuple[SecretPattern, ...]:
+    from .redact import SecretPattern
+
+    return tuple(SecretPattern(kind, re.compile(source, flags), _span, tuple(needles), tuple(requires))
+                 for kind, source, flags, needles, requires in rows)
+
+
 @lru_cache(maxsize=1)
 def library_patterns() -> tuple[SecretPattern, ...]:
-    """The regex plugins of detect-secrets as ``SecretPattern``s (empty when it is not installed)."""
+    """The regex plugins of detect-secrets as ``SecretPattern``s (empty when it is not installed).
+
+    Importing the library and its plugins costs ~0.3 s (it pulls in ``requests``), more than a
+    lint after one edit spends on everything else; the pattern table is kept in the user's cache
+    folder, keyed by the installed library's files, so the library is imported only when it
+    changes. A missing, unreadable or unwritable cache only costs that import.
+    """
+    signature = _library_signature()
+    if signature is None:
+        return ()
+    target = _cache_file(signature)
+    try:
+        rows = json.loads(target.read_text(encoding="utf-8"))
+        return _from_rows(rows)
+    except (OSError, ValueError, TypeError, re.error):
+        pass
+    patterns = _imported_patterns()
+    rows = [[p.kind, p.regex.pattern, p.regex.flags, list(p.needles), list(p.requires)] for p in patterns]
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        temp.write_text(json.dumps(rows), encoding="utf-8")
+        os.replace(temp, target)
+    except OSError:
+        pass
+    return patterns
+
+
+def _imported_patterns() -> tuple[SecretPattern, ...]:
+    """The table built by importing detect-secrets' plugins."""
     from .redact import SecretPattern
 
     try:
