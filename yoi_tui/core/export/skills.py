@@ -185,11 +185,6 @@ def apply_export(plan: ExportPlan) -> list[SkillAction]:
     return done
 
 
-def has_generated_skills(ws: Workspace) -> bool:
-    """Cheap test for lint: is there any skills folder at all (one ``stat`` per target)?"""
-    return any(os.path.isdir(ws.root / folder) for folder in TARGETS.values())
-
-
 def any_generated(ws: Workspace) -> bool:
     """Has this workspace ever been exported (a generated SKILL.md in a skills folder)?"""
     for folder in TARGETS.values():
