@@ -58,8 +58,7 @@ def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
     if cache:
         import time
 
-        from ..core.export.check import stale_export_findings
-        from ..core.lint.stored import filter_disabled, stored_lint
+        from ..core.lint.stored import filter_disabled, stored_lint, unstored_findings
 
         checked = stored_lint(ws, frequencies, time.time_ns())
         if checked[0] is None:
@@ -68,10 +67,7 @@ def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
             found, files = lint_workspace_cached(ws, frequencies=frequencies, checked=checked)
         else:
             found, files = checked[0]
-        from ..core.store.kinds import layout_problems  # as lint_workspace reports them
-
-        # stale-export is not stored: it depends on files outside the records (the skills folders)
-        return _Stored(filter_disabled([*layout_problems(ws), *found, *stale_export_findings(ws)], ws.config), files)
+        return _Stored(filter_disabled([*found, *unstored_findings(ws)], ws.config), files)
     from ..core.lint import lint_workspace
 
     return lint_workspace(ws, frequencies=frequencies, cache=False)

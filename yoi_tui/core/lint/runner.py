@@ -14,11 +14,12 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic
 from ..store.config import Config
-from ..store.kinds import RecordKind, iter_record_paths, kind_for_path, layout_problems, slug_of
+from ..store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
 from ..store.records import Record, read_record
 from ..store.workspace import Workspace
 from .index import WorkspaceIndex
 from .rules import RECORD_RULES, LintContext, similar_diagnostic, similar_slug_pairs, similar_to
+from .stored import unstored_findings
 
 STATIC_RULES: tuple[str, ...] = (
     "frontmatter-invalid", "field-type", "missing-field", "bad-slug", "dangling-ref", "dangling-replaced-by",
@@ -99,9 +100,8 @@ def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float
         from .cache import lint_workspace_cached
 
         found, files = lint_workspace_cached(ws, frequencies=frequencies)
-        return LintReport(_filtered(layout_problems(ws) + found + _export_findings(ws), config), files=files)
+        return LintReport(_filtered(found + unstored_findings(ws), config), files=files)
     records, diags, index = load_records(ws)
-    diags[:0] = layout_problems(ws)
     ctx = LintContext(frequencies)
     for record in records:
         diags.extend(lint_record(record, index, config, ctx, with_similar=False))
@@ -111,16 +111,9 @@ def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float
             for slug, other in ((first, second), (second, first)):
                 if (kind, slug) in rels:
                     diags.append(_similar(rels[(kind, slug)], kind, other, score))
+    diags.extend(unstored_findings(ws))
     total = len(records) + sum(1 for d in diags if d.rule == "file-unreadable")
-    diags.extend(_export_findings(ws))
     return LintReport(_filtered(diags, config), files=total, records=records)
-
-
-def _export_findings(ws: Workspace) -> list[Diagnostic]:
-    """``stale-export``: skills published by ``yoi export skills`` that no longer match (whole runs only)."""
-    from ..export.check import stale_export_findings
-
-    return stale_export_findings(ws)
 
 
 def lint_paths(ws: Workspace, paths: list[Path], *,

@@ -276,3 +276,12 @@ def _store(target: Path, data: object) -> None:
             temp.unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def unstored_findings(ws: Workspace) -> list[Diagnostic]:
+    """Findings no cache holds, computed on every whole-workspace lint: a file where a record folder
+    belongs (``layout_problems``) and ``stale-export`` (it depends on the skills folders, not records)."""
+    from ..export.check import stale_export_findings
+    from ..store.kinds import layout_problems
+
+    return [*layout_problems(ws), *stale_export_findings(ws)]
