@@ -21,6 +21,7 @@ import yaml
 from ..diagnostics import Diagnostic
 from .kinds import RecordKind, kind_for_path, slug_of
 from .safe_read import NotRegularFile, read_regular_bytes
+from .simple_yaml import parse_simple
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -238,7 +239,11 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom
     fm_text = "\n".join(fm_lines)
     if len(fm_text) > MAX_FRONTMATTER_CHARS:
         return None, [_diag(rel, "frontmatter-invalid", f"frontmatter is over {MAX_FRONTMATTER_CHARS} characters")]
-    cached = meta_cache.get(fm_text) if meta_cache is not None else None
+    # The simple frontmatter yoi writes is parsed without PyYAML; anything else (and every error)
+    # goes through PyYAML, or the cache of what it parsed before.
+    cached = parse_simple(fm_text)
+    if cached is None and meta_cache is not None:
+        cached = meta_cache.get(fm_text)
     if cached is not None:
         meta, key_lines = cached
     else:
