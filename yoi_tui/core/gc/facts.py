@@ -136,7 +136,7 @@ class References:
 
     def live(self, target: str, gone: Iterable[str] = ()) -> list[str]:
         """Files still pointing at ``target`` once the files in ``gone`` are deleted (sorted)."""
-        gone_set = set(gone)
+        gone_set = gone if isinstance(gone, (set, frozenset)) else set(gone)  # no copy: called per candidate
         return sorted(r for r in self.referrers.get(target, ()) if r not in gone_set)
 
 

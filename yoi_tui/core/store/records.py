@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,22 +38,68 @@ _MAX_YAML_NODES = 20_000
 FENCE = "---"
 
 
-@dataclass
 class Record:
-    """A parsed record. ``meta`` keeps the frontmatter's key order; ``text`` is the file as read."""
+    """A parsed record. ``meta`` keeps the frontmatter's key order; ``text`` is the file as read.
 
-    kind: RecordKind
-    slug: str
-    path: Path
-    rel: str
-    meta: dict[str, Any]
-    body: str
-    text: str
-    key_lines: dict[str, tuple[int, int]] = field(default_factory=dict)
-    frontmatter_lines: list[str] = field(default_factory=list)
-    body_line: int = 1
-    newline: str = "\n"
-    bom: bool = False
+    ``body`` and ``frontmatter_lines`` are kept as positions in ``text`` when they are a part of it
+    (every LF file) and rebuilt on each access: holding them besides the text doubled what a
+    workspace of records costs in memory (GC and the app keep every record). ``__slots__`` for the
+    same reason.
+    """
+
+    __slots__ = ("kind", "slug", "path", "rel", "meta", "text", "key_lines", "body_line", "newline", "bom",
+                 "_body", "_body_at", "_fm", "_fm_span")
+
+    def __init__(self, kind: RecordKind, slug: str, path: Path, rel: str, meta: dict[str, Any], body: str,
+                 text: str, key_lines: dict[str, tuple[int, int]] | None = None,
+                 frontmatter_lines: list[str] | None = None, body_line: int = 1, newline: str = "\n",
+                 bom: bool = False) -> None:
+        self.kind, self.slug, self.path, self.rel, self.meta, self.text = kind, slug, path, rel, meta, text
+        self.key_lines = key_lines if key_lines is not None else {}
+        self.body_line, self.newline, self.bom = body_line, newline, bom
+        self.body = body
+        self.frontmatter_lines = frontmatter_lines if frontmatter_lines is not None else []
+
+    @property
+    def body(self) -> str:
+        return self.text[self._body_at:] if self._body is None else self._body
+
+    @body.setter
+    def body(self, value: str) -> None:
+        at = len(self.text) - len(value)
+        if at >= 0 and self.text.endswith(value):
+            self._body, self._body_at = None, at
+        else:
+            self._body, self._body_at = value, 0
+
+    @property
+    def frontmatter_lines(self) -> list[str]:
+        if self._fm is not None:
+            return list(self._fm)
+        start, end = self._fm_span
+        return self.text[start:end].split("\n")
+
+    @frontmatter_lines.setter
+    def frontmatter_lines(self, value: list[str]) -> None:
+        joined = "\n".join(value)
+        start = self.text.find(joined) if value else -1
+        if start >= 0:
+            self._fm, self._fm_span = None, (start, start + len(joined))
+        else:
+            self._fm, self._fm_span = list(value), (0, 0)
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.kind, self.slug, self.path, self.rel, self.meta, self.body, self.text, self.key_lines,
+                self.frontmatter_lines, self.body_line, self.newline, self.bom)
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if isinstance(other, Record) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaced
+
+    def __repr__(self) -> str:
+        return (f"Record(kind={self.kind!r}, slug={self.slug!r}, path={self.path!r}, rel={self.rel!r}, "
+                f"meta={self.meta!r}, body_line={self.body_line!r})")
 
     @property
     def replaced_by(self) -> str | None:
@@ -122,10 +168,12 @@ def _file_problem(ws: Workspace, path: Path, rel: str) -> tuple[Diagnostic | Non
         if not ws.contains(Path(target)):
             return _diag(rel, "file-unreadable", f"symlink points outside the workspace ({target}); not read",
                          hint="replace the link with the file itself"), None
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        return _diag(rel, "file-unreadable", f"broken symlink or unreadable: {exc.strerror}"), None
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            return _diag(rel, "file-unreadable", f"broken symlink or unreadable: {exc.strerror}"), None
+    else:
+        st = lst  # not a link: stat would say the same
     if stat.S_ISDIR(st.st_mode):
         return _diag(rel, "file-unreadable", "is a folder named like a record, not a file",
                      hint="rename the folder or move its contents"), None
@@ -170,9 +218,7 @@ def read_record(ws: Workspace, path: Path, *, text: str | None = None,
 
     ``meta_cache`` (``store.meta_cache``) answers for a frontmatter text parsed before (GC's full reads).
     """
-    path = Path(os.path.abspath(path))
-    rel = ws.rel(path)
-    kind = kind_for_path(ws, path)
+    path, rel, kind = _locate(ws, path)
     if kind is None:
         return ReadResult(None, [_diag(rel, "file-unreadable", "not a record path (memory/summary.md, "
                                        "memory/decisions/, memory/requests/ or knowledge/)")])
@@ -194,6 +240,29 @@ def read_record(ws: Workspace, path: Path, *, text: str | None = None,
         text = decoded
     record, parse_diags = parse_record_text(text, kind=kind, path=path, rel=rel, bom=bom, meta_cache=meta_cache)
     return ReadResult(record, diags + parse_diags)
+
+
+_KIND_OF_FOLDER = {"memory/decisions": RecordKind.DECISION, "memory/requests": RecordKind.REQUEST,
+                   "knowledge": RecordKind.KNOWLEDGE}
+
+
+def _locate(ws: Workspace, path: Path | str) -> tuple[Path, str, RecordKind | None]:
+    """``path`` made absolute, its ``ws.rel`` and ``kind_for_path``, by string work when it lies
+    under the root (GC and lint read every record: pathlib's parsing was a quarter of a GC run)."""
+    full = os.path.abspath(path)
+    root = str(ws.root)
+    if os.sep == "/" and len(root) > 1 and full.startswith(root) and full[len(root):len(root) + 1] == "/":
+        rel = full[len(root) + 1:]
+        folder, _, name = rel.rpartition("/")
+        if not name.endswith(".md"):
+            kind = None
+        elif rel == "memory/summary.md":
+            kind = RecordKind.SUMMARY
+        else:
+            kind = _KIND_OF_FOLDER.get(folder)
+        return Path(full), rel, kind
+    located = Path(full)
+    return located, ws.rel(located), kind_for_path(ws, located)
 
 
 _CONFLICT_LINE_RE = re.compile(r"^(<{7}|>{7}|\|{7})( .*)?\r?$", re.MULTILINE)

@@ -23,6 +23,7 @@ checks, with hypothesis, that every answer equals PyYAML's (values, types, key o
 from __future__ import annotations
 
 import re
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -57,20 +58,26 @@ _DECIMAL_RE = re.compile(r"(?:0|[1-9][0-9]*)\Z")
 _STAMP_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}\Z")
 
 
+def _intern(value: str) -> str:
+    """Short strings shared: a session id or a status repeats across thousands of records, and GC
+    and the app hold every record's frontmatter (interned strings are freed when unused)."""
+    return sys.intern(value) if len(value) <= 40 else value
+
+
 def _plain(value: str) -> Any:
     """A plain (unquoted) scalar, typed as PyYAML types it; ``_Fallback`` when unsure."""
     first = value[:1]
     if not first or first in _INDICATORS or value[-1] == ":" or ": " in value or " #" in value:
         raise _Fallback
     if first not in _RESOLVED_FIRST and not _HAS_WILDCARD:
-        return value
+        return _intern(value)
     if _DECIMAL_RE.match(value):
         return int(value)
     if _STAMP_RE.match(value):
         return datetime.fromisoformat(value)
     tag = _resolver.resolve(yaml.ScalarNode, value, (True, False))
     if tag == _STR_TAG:
-        return value
+        return _intern(value)
     if tag not in _BUILT:
         raise _Fallback
     build = _constructor.yaml_constructors[tag]
@@ -113,7 +120,7 @@ def _key(name: str, seen: dict[str, Any] | dict[str, tuple[int, int]]) -> str:
     if name in seen or (name[0] in _RESOLVED_FIRST or _HAS_WILDCARD) and \
             _resolver.resolve(yaml.ScalarNode, name, (True, False)) != _STR_TAG:
         raise _Fallback  # a duplicate (PyYAML's diagnostic) or a key that is not a string (yes, null, 1)
-    return name
+    return sys.intern(name)
 
 
 def _items(lines: list[str], start: int) -> tuple[list[Any], int]:
