@@ -8,31 +8,35 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yoi_tui.core.store.kinds import RecordKind
-from yoi_tui.core.store.records import parse_record_text
+from yoi_tui.core.store.records import _second_frontmatter_line, parse_record_text
 
-PIECES = ["---", "--- ", "...", "a: 1", "b: [1, 2]", "# c", "", " ", "body", "---x", "é", "\r", "c: 'x'"]
+PIECES = ["---", "--- ", "---\x1c", "---\xa0\u2028", "\x85", "...", "a: 1", "b: [1, 2]", "# c", "", " ", "body", "---x", "é", "\r", "c: 'x'", "", "---", "d: 2", "  "]
 
 
-def expected(text: str) -> tuple[str, list[str]] | None:
-    """The body and frontmatter lines as the parser defined them before (split, join)."""
+def expected(text: str) -> tuple[str, list[str], int, int | None] | None:
+    """The body, frontmatter lines, body line and second-block line as the parser defined them
+    before (split every line, join the body)."""
     lines = text.replace("\r\n", "\n").split("\n")
     if lines[0].rstrip() != "---":
         return None
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
-    return None if close is None else ("\n".join(lines[close + 1:]), lines[1:close])
+    if close is None:
+        return None
+    return "\n".join(lines[close + 1:]), lines[1:close], close + 2, _second_frontmatter_line(lines, close + 1)
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(PIECES), max_size=10), st.sampled_from(["\n", "\r\n"]), st.booleans())
+@given(st.lists(st.sampled_from(PIECES), max_size=14), st.sampled_from(["\n", "\r\n"]), st.booleans())
 def test_body_and_frontmatter_lines_are_what_the_text_says(parts: list[str], newline: str, tail: bool) -> None:
     text = newline.join(["---", *parts]) + (newline if tail else "")
-    record, _ = parse_record_text(text, kind=RecordKind.DECISION, path=Path("/w/memory/decisions/x.md"),
+    record, diags = parse_record_text(text, kind=RecordKind.DECISION, path=Path("/w/memory/decisions/x.md"),
                                   rel="memory/decisions/x.md")
     want = expected(text)
     if record is None:
         return
     assert want is not None
-    assert record.body == want[0] and record.frontmatter_lines == want[1]
+    assert record.body == want[0] and record.frontmatter_lines == want[1] and record.body_line == want[2]
+    assert [d.line for d in diags if "more than one frontmatter" in d.message] == ([want[3]] if want[3] else [])
     assert record.text == text
     record.frontmatter_lines.append("changed")  # a copy: the record is unchanged
     assert record.frontmatter_lines == want[1]

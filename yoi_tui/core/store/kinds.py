@@ -73,7 +73,7 @@ def kind_for_path(ws: Workspace, path: Path) -> RecordKind | None:
 
 
 def slug_of(path: Path) -> str:
-    name = Path(path).name
+    name = path.name if isinstance(path, Path) else Path(path).name
     return name[:-3] if name.endswith(".md") else name
 
 

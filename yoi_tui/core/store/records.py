@@ -288,6 +288,11 @@ def parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom:
     return record, diags
 
 
+# A line that closes the frontmatter: '---' or '...' and trailing whitespace (as ``line.rstrip()``).
+_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+_BLANK_LINES_RE = re.compile(r"(?:[^\S\n]*\n)*")
+
+
 def _parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom: bool = False,
                        meta_cache: MetaCache | None = None) -> tuple[Record | None, list[Diagnostic]]:
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -295,17 +300,20 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom
     if not normalized.strip():
         return None, [_diag(rel, "frontmatter-invalid", "empty file; a record starts with a '---' frontmatter block",
                             hint="create records with `yoi-tui` (n) or copy a template")]
-    lines = normalized.split("\n")
-    if lines[0].rstrip() != FENCE:
+    # Positions, not a list of every line: the body is the rest of the text after the closing fence.
+    first_end = normalized.find("\n")
+    if (normalized[:first_end] if first_end >= 0 else normalized).rstrip() != FENCE:
         return None, [_diag(rel, "frontmatter-invalid", "missing frontmatter: the first line must be '---'",
                             hint="start the file with '---', the YAML keys, then '---'")]
-    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in (FENCE, "...")), None)
-    if close is None:
+    fence = _CLOSE_RE.search(normalized, first_end + 1) if first_end >= 0 else None
+    if fence is None:
         return None, [_diag(rel, "frontmatter-invalid", "frontmatter block is not closed by a '---' line")]
-    fm_lines = lines[1:close]
-    body = "\n".join(lines[close + 1:])
+    close = normalized.count("\n", 0, fence.start())  # the closing fence's 0-based line
+    fm_text = normalized[first_end + 1:fence.start() - 1] if close > 1 else ""
+    fm_lines = fm_text.split("\n") if close > 1 else []
+    body_start = normalized.find("\n", fence.start())
+    body = normalized[body_start + 1:] if body_start >= 0 else ""
     body_line = close + 2
-    fm_text = "\n".join(fm_lines)
     if len(fm_text) > MAX_FRONTMATTER_CHARS:
         return None, [_diag(rel, "frontmatter-invalid", f"frontmatter is over {MAX_FRONTMATTER_CHARS} characters")]
     # The simple frontmatter yoi writes is parsed without PyYAML; anything else (and every error)
@@ -322,7 +330,9 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom
         if meta_cache is not None:
             meta_cache.put(fm_text, meta, key_lines)
     diags: list[Diagnostic] = []
-    second = _second_frontmatter_line(lines, close + 1)
+    second = None
+    if body_start >= 0 and normalized.startswith(FENCE, _BLANK_LINES_RE.match(normalized, body_start + 1).end()):
+        second = _second_frontmatter_line(normalized.split("\n"), close + 1)  # rare: look closer
     if second is not None:
         diags.append(_diag(rel, "frontmatter-invalid", "more than one frontmatter block", line=second,
                            hint="merge the keys into the first block and delete the second"))
