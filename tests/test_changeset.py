@@ -221,3 +221,22 @@ def test_unified_diff_marks_missing_final_newline() -> None:
     diff = unified_diff("memory/x.md", "a\nb", "a\nc\n")
     assert diff.startswith("--- a/memory/x.md\n+++ b/memory/x.md\n")
     assert "\\ No newline at end of file" in diff and "+c" in diff
+
+
+def test_scratch_points_absolute_links_into_the_copy(tmp_path: Path) -> None:
+    """An absolute link to a record inside the workspace is re-pointed at the scratch copy's file
+    (found from the folder listings); relative links and links leading out are left as they are."""
+    ws, _ = _setup(tmp_path)
+    outside = tmp_path / "outside.md"
+    outside.write_text("x")
+    (ws.knowledge_dir / "deep").mkdir(parents=True)
+    (ws.knowledge_dir / "deep" / "abs.md").symlink_to(ws.decisions_dir / "keep.md")
+    (ws.decisions_dir / "abs.md").symlink_to(ws.decisions_dir / "keep.md")
+    (ws.decisions_dir / "rel.md").symlink_to("keep.md")
+    (ws.decisions_dir / "out.md").symlink_to(outside)
+    with Scratch(ws) as scratch:
+        root = scratch.ws.root
+        assert os.readlink(root / "knowledge/deep/abs.md") == str(root / "memory/decisions/keep.md")
+        assert os.readlink(root / "memory/decisions/abs.md") == str(root / "memory/decisions/keep.md")
+        assert os.readlink(root / "memory/decisions/rel.md") == "keep.md"
+        assert os.readlink(root / "memory/decisions/out.md") == str(outside)

@@ -42,7 +42,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -225,6 +225,23 @@ def _link_or_copy(source: str, target: str) -> None:
         shutil.copy2(source, target, follow_symlinks=False)
 
 
+def _symlinks_under(top: Path) -> Iterator[Path]:
+    """Every symlink below ``top`` (links to folders are not followed), from the folder listings'
+    entry types: no ``lstat`` per file (a scratch copy holds every record)."""
+    folders = [str(top)]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                yield Path(entry.path)
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append(entry.path)
+
+
 class Scratch:
     """A throw-away copy of the workspace's ``memory/`` (without ``_staging/`` and ``workflow/``)
     and ``knowledge/`` that a run reads and writes; ``.ws`` is a ``Workspace`` rooted there (same
@@ -286,21 +303,17 @@ class Scratch:
         readers and tools refuse them there as they would in the workspace).
         """
         real_root = self.real.root
-        for current, dirs, files in os.walk(top):
-            for name in [*dirs, *files]:
-                link = Path(current) / name
-                if not link.is_symlink():
-                    continue
-                target = Path(os.readlink(link))
-                if not target.is_absolute():
-                    continue
-                try:
-                    rel = Path(os.path.realpath(target)).relative_to(real_root)
-                except ValueError:
-                    continue
-                with contextlib.suppress(OSError):
-                    link.unlink()
-                    link.symlink_to(copy_root / rel)
+        for link in _symlinks_under(top):
+            target = Path(os.readlink(link))
+            if not target.is_absolute():
+                continue
+            try:
+                rel = Path(os.path.realpath(target)).relative_to(real_root)
+            except ValueError:
+                continue
+            with contextlib.suppress(OSError):
+                link.unlink()
+                link.symlink_to(copy_root / rel)
 
     @property
     def root(self) -> Path:
