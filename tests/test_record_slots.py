@@ -42,3 +42,23 @@ def test_body_and_frontmatter_lines_are_what_the_text_says(parts: list[str], new
     assert record.frontmatter_lines == want[1]
     assert record == parse_record_text(text, kind=RecordKind.DECISION, path=Path("/w/memory/decisions/x.md"),
                                        rel="memory/decisions/x.md")[0]
+
+
+def test_a_released_text_raises_until_restored() -> None:
+    text = "---\nstatus: open\n---\n\n# Title\n"
+    path = Path("/w/memory/decisions/x.md")
+    record, _ = parse_record_text(text, kind=RecordKind.DECISION, path=path, rel="memory/decisions/x.md")
+    again, _ = parse_record_text(text, kind=RecordKind.DECISION, path=path, rel="memory/decisions/x.md")
+    assert record is not None and again is not None
+    record.release_text()
+    assert record.text_released and record.meta == {"status": "open"} and record.status == "open"
+    for name in ("text", "body", "frontmatter_lines"):
+        try:
+            getattr(record, name)
+        except ValueError as exc:
+            assert "released" in str(exc)
+        else:
+            raise AssertionError(f"{name} answered after release")
+    assert record != again and record == record  # compared without reading the text
+    record.restore_text(again)
+    assert record == again and record.body == "\n# Title\n" and record.frontmatter_lines == ["status: open"]

@@ -142,24 +142,31 @@ class References:
 
 def _targets_of_text(names: RelNames, kind: RecordKind | None, body: str, replaced_by: str | None,
                      slugs_of: Callable[[str], list[str]] = referenced_slugs) -> list[str]:
-    targets = [names.of(RecordKind.KNOWLEDGE, slug) for slug in slugs_of(body)]
+    return _targets(names, kind, slugs_of(body), replaced_by)
+
+
+def _targets(names: RelNames, kind: RecordKind | None, slugs: list[str], replaced_by: str | None) -> list[str]:
+    targets = [names.of(RecordKind.KNOWLEDGE, slug) for slug in slugs]
     if replaced_by and kind is not None and kind is not RecordKind.SUMMARY:
         targets.append(names.of(kind, replaced_by))
     return targets
 
 
 def build_references(ws: Workspace, records: list[Record], unparsed: list[tuple[RecordKind, str]],
-                     notes: list[str], slugs_of: Callable[[str], list[str]] = referenced_slugs) -> References:
+                     notes: list[str], slugs_of: Callable[[str], list[str]] = referenced_slugs,
+                     refs_of: Callable[[Record], list[str]] | None = None) -> References:
     """The reference graph of the records of ``ws`` (the run's scratch copy).
 
     ``unparsed``: (kind, rel) of record files that could not be parsed; their raw text is scanned.
     Workflows are added by ``scan_workflows`` from the real workspace (the scratch copy has none).
-    ``slugs_of`` finds a body's references (``referenced_slugs``, or a cached equivalent).
+    ``slugs_of`` finds a body's references (``referenced_slugs``, or a cached equivalent);
+    ``refs_of``, when given, answers for a record instead (GC computes them while reading).
     """
     refs = References()
     names = RelNames(ws)
     for record in records:
-        for target in _targets_of_text(names, record.kind, record.body, record.replaced_by, slugs_of):
+        slugs = refs_of(record) if refs_of is not None else slugs_of(record.body)
+        for target in _targets(names, record.kind, slugs, record.replaced_by):
             refs.add(record.rel, target)
     for kind, rel in unparsed:
         try:

@@ -40,8 +40,9 @@ import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..errors import YoiError
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
 from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path
@@ -87,6 +88,16 @@ def stub_line(keeper: str) -> str:
     return f"Merged into `{keeper}` by GC; kept as a stub until every clone has pulled the merge."
 
 
+class _BodyFacts(NamedTuple):
+    """What GC's rules need of a record's text, kept once the text is released."""
+
+    text_hash: int
+    body_chars: int
+    refs: list[str]  # the #slugs the body names
+    paths: list[str]  # the repository paths it names in code spans
+    stub: bool  # replaced, and carries the line a GC merge writes into a stub
+
+
 @contextlib.contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
     """Pause Python's cycle collector while every record is read: the reads allocate millions of
@@ -118,9 +129,7 @@ class GcRulesEngine:
         for record in records:  # the writer's lint index would otherwise re-read each record it asks about
             if self.w.index.has(record.kind, record.slug):
                 self.w.index.add(record)
-        cache = self.meta_cache
-        self.refs = build_references(ctx.sws, records, unparsed, ctx.notes,
-                                     slugs_of=lambda body: cache.memo("refs", body, referenced_slugs))
+        self.refs = build_references(ctx.sws, records, unparsed, ctx.notes, refs_of=lambda r: self.facts[r.rel].refs)
         scan_workflows(ctx.ws, self.refs, ctx.notes)
         self.gone: set[str] = set()  # rels deleted by this run
         self.claimed: set[str] = set()  # rels changed by a proposed operation
@@ -136,7 +145,7 @@ class GcRulesEngine:
         self._trims()
         self._reports()
         self._summary_note()
-        cache.save()
+        self.meta_cache.save()
 
     # ------------------------------------------------------------------ helpers
 
@@ -147,14 +156,38 @@ class GcRulesEngine:
         # Parsed frontmatter by its text's hash, kept in the real workspace's .yoi/state/cache/:
         # building the YAML values was ~45 % of a dry run at 10,000 records.
         cache = self.meta_cache = MetaCache.load(self.ctx.ws)
+        self.facts: dict[str, _BodyFacts] = {}
         with _no_cyclic_gc():
             for path in iter_record_path_strings(sws):
                 result = read_record(sws, path, meta_cache=cache)
-                if result.record is not None:
-                    records.append(result.record)
+                record = result.record
+                if record is None:
+                    self._unparsed(result, path, unparsed)
                     continue
-                self._unparsed(result, path, unparsed)
+                records.append(record)
+                # What the rules read in a body, taken now; then the text is let go (at 50,000
+                # records it was most of GC's memory) and read again for the few records rewritten.
+                body = record.body
+                self.facts[record.rel] = _BodyFacts(
+                    hash(record.text), len(body), cache.memo("refs", body, referenced_slugs),
+                    cache.memo("paths", body, named_paths),
+                    bool(record.replaced_by) and _STUB_RE.search(body) is not None)
+                if record.kind is not RecordKind.SUMMARY:
+                    record.release_text()
         return records, unparsed
+
+    def _full(self, record: Record) -> Record:
+        """``record`` with its text again (read from the scratch copy, which GC has not written yet
+        for it); a file changed on disk since it was read stops the run rather than be rewritten
+        from a stale reading."""
+        if not record.text_released:
+            return record
+        fresh = read_record(self.ctx.sws, record.path).record
+        if fresh is None or hash(fresh.text) != self.facts[record.rel].text_hash or fresh.bom != record.bom:
+            raise YoiError(f"{record.rel}: changed on disk while GC was running; nothing was written, "
+                           "run GC again", path=record.rel)
+        record.restore_text(fresh)
+        return record
 
     def _unparsed(self, result: ReadResult, path: str, unparsed: list[tuple[RecordKind, str]]) -> None:
         sws = self.ctx.sws
@@ -262,7 +295,8 @@ class GcRulesEngine:
         target = self.by_key.get((record.kind, final)) if final else None
         if target is None or target is record or target.is_replaced or target.rel in self.gone:
             return None
-        return target if _STUB_RE.search(record.body) else None
+        stub = self.facts[record.rel].stub if record.text_released else _STUB_RE.search(record.body) is not None
+        return target if stub else None
 
     def _stub_kept(self, record: Record) -> bool:
         """A merge stub within its grace period is kept; one that gained content after the merge (an
@@ -294,6 +328,7 @@ class GcRulesEngine:
         theirs, mine = record.meta.get(key), target.meta.get(key)
         if not isinstance(theirs, list) or not isinstance(mine, list):
             return None
+        record, target = self._full(record), self._full(target)
         have = source_keys(mine)
         extra = [s for s in theirs if not (source_keys([s]) <= have)]
         body = merge_body(target.body, _STUB_RE.sub("", self._body_to_merge(target, record)))
@@ -440,7 +475,7 @@ class GcRulesEngine:
         from ..phase2.merge import merge_body
 
         key = _sources_key(kind)
-        group = [keeper, *(r for r, _ in absorbed)]
+        group = [self._full(keeper), *(self._full(r) for r, _ in absorbed)]
         malformed = [r.rel for r in group if not isinstance(r.meta.get(key, []), list)]
         names = ", ".join(f"`{r.slug}`" for r, _ in absorbed)
         paths = [r.rel for r in group]
@@ -544,7 +579,7 @@ class GcRulesEngine:
             if self.w.locked(record):
                 self._add(record, "trim", "locked", ["noisy"], f"{reason}; read-only: not touched", details=details)
                 continue
-            text = render_record(record, {key: sources[-limit:]})
+            text = render_record(self._full(record), {key: sources[-limit:]})
             errors = self.w.errors(record, text)
             if errors:
                 self._add(record, "trim", "refused", ["noisy"],
@@ -571,13 +606,18 @@ class GcRulesEngine:
             state: State = "locked" if self.w.locked(record) else "reported"
             locked_note = "; read-only" if state == "locked" else ""
             cap = self.cfg.cap_for(record.kind.value)
-            if len(record.body) > cap:
+            if record.text_released:
+                facts = self.facts[record.rel]
+                chars, paths = facts.body_chars, facts.paths
+            else:
+                chars, paths = len(record.body), self.meta_cache.memo("paths", record.body, named_paths)
+            if chars > cap:
                 self._add(record, "rewrite", state, ["noisy"],
-                          f"body is {len(record.body):,} characters, over the {record.kind.value} cap of {cap:,}; "
+                          f"body is {chars:,} characters, over the {record.kind.value} cap of {cap:,}; "
                           f"the rules engine does not rewrite prose: densify or split it by hand (or with --engine llm)"
                           f"{locked_note}",
-                          details={"chars": len(record.body), "cap": cap})
-            missing = checker.missing(self.meta_cache.memo("paths", record.body, named_paths))
+                          details={"chars": chars, "cap": cap})
+            missing = checker.missing(list(paths))
             if missing:
                 named = ", ".join(f"`{p}`" for p in missing[:5]) + (f" and {len(missing) - 5} more"
                                                                     if len(missing) > 5 else "")

@@ -47,7 +47,7 @@ class Record:
     same reason.
     """
 
-    __slots__ = ("kind", "slug", "path", "rel", "meta", "text", "key_lines", "body_line", "newline", "bom",
+    __slots__ = ("kind", "slug", "path", "rel", "meta", "_text", "key_lines", "body_line", "newline", "bom",
                  "_body", "_body_at", "_fm", "_fm_span")
 
     def __init__(self, kind: RecordKind, slug: str, path: Path, rel: str, meta: dict[str, Any], body: str,
@@ -59,6 +59,33 @@ class Record:
         self.body_line, self.newline, self.bom = body_line, newline, bom
         self.body = body
         self.frontmatter_lines = frontmatter_lines if frontmatter_lines is not None else []
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            raise ValueError(f"{self.rel}: the record's text was released (read the file again)")
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+
+    @property
+    def text_released(self) -> bool:
+        return self._text is None
+
+    def restore_text(self, fresh: Record) -> None:
+        """Take the text back from ``fresh``, the same file read again (the caller checks it is the
+        same text: then body and frontmatter positions are the same too)."""
+        self._text, self._body, self._body_at = fresh._text, fresh._body, fresh._body_at
+        self._fm, self._fm_span = fresh._fm, fresh._fm_span
+
+    def release_text(self) -> None:
+        """Forget the text: ``text``, ``body`` and ``frontmatter_lines`` raise ``ValueError`` after
+        this. GC holds the frontmatter of every record but needs the text of the few it rewrites,
+        which it reads again (the text was most of what 50,000 records cost in memory)."""
+        self._text = None
+        self._body = self._fm = None
 
     @property
     def body(self) -> str:
@@ -89,8 +116,9 @@ class Record:
             self._fm, self._fm_span = list(value), (0, 0)
 
     def _values(self) -> tuple[Any, ...]:
-        return (self.kind, self.slug, self.path, self.rel, self.meta, self.body, self.text, self.key_lines,
-                self.frontmatter_lines, self.body_line, self.newline, self.bom)
+        text = () if self._text is None else (self.body, self.frontmatter_lines)
+        return (self.kind, self.slug, self.path, self.rel, self.meta, self._text, *text, self.key_lines,
+                self.body_line, self.newline, self.bom)
 
     def __eq__(self, other: object) -> bool:
         return self._values() == other._values() if isinstance(other, Record) else NotImplemented
