@@ -214,3 +214,18 @@ def test_a_path_named_after_the_cache_is_checked(tmp_path: Path) -> None:
     outdated = [o for o in again["operations"] if "outdated" in o["categories"]]
     assert [o["path"] for o in outdated] == ["memory/decisions/new-way.md"] and again != first
     assert again == _fresh(ws)
+
+
+def test_memo_entries_are_one_string_and_give_the_same_lists(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    cache = MetaCache.load(ws)
+    bodies = {"See #a and #b-c.": ["a", "b-c"], "nothing": [], "`src/x.py` #a": ["a"]}
+    for body, want in bodies.items():
+        assert cache.memo("refs", body, lambda t: [s for s in ("a", "b-c") if f"#{s}" in t]) == want
+    cache.save()
+    stored = json.loads((ws.state_dir / "cache" / CACHE_NAME).read_bytes())["entries"]
+    assert all(type(v) is str for k, v in stored.items() if k.startswith("refs:"))
+    warm = MetaCache.load(ws)
+    for body, want in bodies.items():
+        assert warm.memo("refs", body, lambda t: ["never called"]) == want
+        assert warm.memo_joined("refs", body, lambda t: ["never called"]) == "\n".join(want)

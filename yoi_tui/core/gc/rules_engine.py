@@ -93,9 +93,14 @@ class _BodyFacts(NamedTuple):
 
     text_hash: int
     body_chars: int
-    refs: list[str]  # the #slugs the body names
-    paths: list[str]  # the repository paths it names in code spans
+    refs: str  # the #slugs the body names, one per line (as the cache keeps them: one object)
+    paths: str  # the repository paths it names in code spans, one per line
     stub: bool  # replaced, and carries the line a GC merge writes into a stub
+    sources: int  # how many sources (last_sources) it lists; -1: none, or not a list
+
+
+def _lines(joined: str) -> list[str]:
+    return joined.split("\n") if joined else []
 
 
 @contextlib.contextmanager
@@ -129,7 +134,7 @@ class GcRulesEngine:
         for record in records:  # the writer's lint index would otherwise re-read each record it asks about
             if self.w.index.has(record.kind, record.slug):
                 self.w.index.add(record)
-        self.refs = build_references(ctx.sws, records, unparsed, ctx.notes, refs_of=lambda r: self.facts[r.rel].refs)
+        self.refs = build_references(ctx.sws, records, unparsed, ctx.notes, refs_of=lambda r: _lines(self.facts[r.rel].refs))
         scan_workflows(ctx.ws, self.refs, ctx.notes)
         self.gone: set[str] = set()  # rels deleted by this run
         self.claimed: set[str] = set()  # rels changed by a proposed operation
@@ -146,6 +151,10 @@ class GcRulesEngine:
         self._reports()
         self._summary_note()
         self.meta_cache.save()
+        # Everything per record goes now, before the change set is built and printed (the engine
+        # object lives on until the run returns; its results are in ctx and ``claimed``).
+        self.records, self.by_key, self.facts, self.unused_kept, self.folds = [], {}, {}, [], []
+        del self.refs, self.w, self.meta_cache
 
     # ------------------------------------------------------------------ helpers
 
@@ -168,12 +177,17 @@ class GcRulesEngine:
                 # What the rules read in a body, taken now; then the text is let go (at 50,000
                 # records it was most of GC's memory) and read again for the few records rewritten.
                 body = record.body
+                sources = record.meta.get(_sources_key(record.kind))
                 self.facts[record.rel] = _BodyFacts(
-                    hash(record.text), len(body), cache.memo("refs", body, referenced_slugs),
-                    cache.memo("paths", body, named_paths),
-                    bool(record.replaced_by) and _STUB_RE.search(body) is not None)
+                    hash(record.text), len(body), cache.memo_joined("refs", body, referenced_slugs),
+                    cache.memo_joined("paths", body, named_paths),
+                    bool(record.replaced_by) and _STUB_RE.search(body) is not None,
+                    len(sources) if isinstance(sources, list) else -1)
                 if record.kind is not RecordKind.SUMMARY:
+                    # The sources go with the text (the largest part of the frontmatter); ``_full``
+                    # brings both back for a record about to be rewritten.
                     record.release_text()
+                    record.meta.pop(_sources_key(record.kind), None)
         return records, unparsed
 
     def _full(self, record: Record) -> Record:
@@ -187,6 +201,7 @@ class GcRulesEngine:
             raise YoiError(f"{record.rel}: changed on disk while GC was running; nothing was written, "
                            "run GC again", path=record.rel)
         record.restore_text(fresh)
+        record.meta = fresh.meta  # the same text: the same frontmatter, sources included
         return record
 
     def _unparsed(self, result: ReadResult, path: str, unparsed: list[tuple[RecordKind, str]]) -> None:
@@ -324,11 +339,11 @@ class GcRulesEngine:
         """``target``'s text with what ``record`` holds beyond it (body lines, sources); None: nothing."""
         from ..phase2.merge import merge_body
 
+        record, target = self._full(record), self._full(target)
         key = _sources_key(record.kind)
         theirs, mine = record.meta.get(key), target.meta.get(key)
         if not isinstance(theirs, list) or not isinstance(mine, list):
             return None
-        record, target = self._full(record), self._full(target)
         have = source_keys(mine)
         extra = [s for s in theirs if not (source_keys([s]) <= have)]
         body = merge_body(target.body, _STUB_RE.sub("", self._body_to_merge(target, record)))
@@ -570,8 +585,10 @@ class GcRulesEngine:
         for record in self.records:
             if record.kind is RecordKind.SUMMARY or record.rel in self.gone or record.rel in self.claimed:
                 continue
+            if record.text_released and self.facts[record.rel].sources <= limit:
+                continue  # the count taken while reading: most records are not read again
             key = _sources_key(record.kind)
-            sources = record.meta.get(key)
+            sources = self._full(record).meta.get(key)
             if not isinstance(sources, list) or len(sources) <= limit:
                 continue
             reason = f"{len(sources)} {key}; keep the latest {limit} (git has the rest)"
@@ -579,7 +596,7 @@ class GcRulesEngine:
             if self.w.locked(record):
                 self._add(record, "trim", "locked", ["noisy"], f"{reason}; read-only: not touched", details=details)
                 continue
-            text = render_record(self._full(record), {key: sources[-limit:]})
+            text = render_record(record, {key: sources[-limit:]})
             errors = self.w.errors(record, text)
             if errors:
                 self._add(record, "trim", "refused", ["noisy"],
@@ -608,7 +625,7 @@ class GcRulesEngine:
             cap = self.cfg.cap_for(record.kind.value)
             if record.text_released:
                 facts = self.facts[record.rel]
-                chars, paths = facts.body_chars, facts.paths
+                chars, paths = facts.body_chars, _lines(facts.paths)
             else:
                 chars, paths = len(record.body), self.meta_cache.memo("paths", record.body, named_paths)
             if chars > cap:
@@ -617,7 +634,7 @@ class GcRulesEngine:
                           f"the rules engine does not rewrite prose: densify or split it by hand (or with --engine llm)"
                           f"{locked_note}",
                           details={"chars": chars, "cap": cap})
-            missing = checker.missing(list(paths))
+            missing = checker.missing(paths)
             if missing:
                 named = ", ".join(f"`{p}`" for p in missing[:5]) + (f" and {len(missing) - 5} more"
                                                                     if len(missing) > 5 else "")

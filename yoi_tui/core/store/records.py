@@ -274,6 +274,21 @@ _KIND_OF_FOLDER = {"memory/decisions": RecordKind.DECISION, "memory/requests": R
                    "knowledge": RecordKind.KNOWLEDGE}
 
 
+_FOLDER_PATHS: dict[str, Path] = {}
+
+
+def _child_path(folder: str, name: str) -> Path:
+    """``Path(folder + "/" + name)`` built on a shared ``Path`` of the folder, so the records of a
+    folder share its components instead of each holding its own copies (GC and the app hold every
+    record's path)."""
+    parent = _FOLDER_PATHS.get(folder)
+    if parent is None:
+        if len(_FOLDER_PATHS) > 64:
+            _FOLDER_PATHS.clear()
+        parent = _FOLDER_PATHS[folder] = Path(folder)
+    return parent / name
+
+
 def _locate(ws: Workspace, path: Path | str) -> tuple[Path, str, RecordKind | None]:
     """``path`` made absolute, its ``ws.rel`` and ``kind_for_path``, by string work when it lies
     under the root (GC and lint read every record: pathlib's parsing was a quarter of a GC run)."""
@@ -288,7 +303,7 @@ def _locate(ws: Workspace, path: Path | str) -> tuple[Path, str, RecordKind | No
             kind = RecordKind.SUMMARY
         else:
             kind = _KIND_OF_FOLDER.get(folder)
-        return Path(full), rel, kind
+        return _child_path(full[:len(full) - len(name) - 1], name), rel, kind
     located = Path(full)
     return located, ws.rel(located), kind_for_path(ws, located)
 
