@@ -46,9 +46,12 @@ class SecretPattern:
     needles: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
     run: frozenset[str] = frozenset()
+    precheck: re.Pattern[str] | None = None  # a regex every match holds a match of (cheaper to search)
 
     def finditer(self, text: str) -> list[Span]:
         found: list[Span] = []
+        if self.precheck is not None and self.precheck.search(text) is None:
+            return found
         for match in self._matches(text):
             where = self.span(match) if self.span else match.span()
             if where is not None and where[1] > where[0]:
@@ -360,6 +363,7 @@ class _Plan:
         self.short = [n for n in needles if len(n) <= 2]
         self.long = [n for n in needles if len(n) > 2]
         self.automaton: Any = None
+        self.memo: dict[frozenset[str], list[int]] = {}
         try:
             import ahocorasick_rs
 
@@ -378,11 +382,15 @@ class _Plan:
         return found
 
     def candidates(self, folded: str) -> list[int]:
-        present = self.present(folded)
-        if not present:
-            return self.always
-        return [rank for rank, p in enumerate(self.patterns)
+        present = frozenset(self.present(folded))
+        ranks = self.memo.get(present)
+        if ranks is None:  # texts share a few needle sets: work each out once
+            if len(self.memo) > 4096:
+                self.memo.clear()
+            ranks = self.memo[present] = [
+                rank for rank, p in enumerate(self.patterns)
                 if all(n in present for n in p.requires) and (not p.needles or not present.isdisjoint(p.needles))]
+        return ranks
 
 
 _PLAN: _Plan | None = None
