@@ -142,3 +142,13 @@ def test_filtered_scans_equal_unfiltered_on_generated_text(pieces: list[str]) ->
     text = "".join(pieces)
     assert find_secrets(text) == _unfiltered_secrets(text)
     assert list(injection.find_injections(text)) == _unfiltered_injections(text)
+
+
+def test_needle_plan_sees_overlapping_and_nested_needles() -> None:
+    from yoi_tui.core.retrieval.prefilter import NeedlePlan
+
+    entries = [(("sword",), ()), (("pass",), ("word",)), (("xyz",), ()), ((), ()), (("ss",), ("pas", "sw"))]
+    plan = NeedlePlan(entries)
+    for text in ["xpasswordx", "password", "sword", "xyz", "", "pas sw ss", "pa ss"]:
+        expected = [i for i, (needles, requires) in enumerate(entries) if maybe(text, needles, requires)]
+        assert plan.candidates(text) == expected, text
