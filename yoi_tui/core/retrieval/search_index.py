@@ -28,7 +28,6 @@ rebuilt when garbage outgrows the live rows.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import stat
@@ -38,6 +37,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..store.workspace import Workspace
+
+try:  # hashlib loads OpenSSL first (2-4 ms per search); BLAKE2 itself is built in
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - another Python implementation
+    from hashlib import blake2b as _blake2b
 
 Found = tuple[str, int]  # (path, st_mode) of one listed record file
 
@@ -150,7 +154,7 @@ class SearchIndex:
                 values += (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
             prefixes.append("memory/summary.md")
         digest_key = "digest " + " ".join(prefixes)
-        digest = hashlib.blake2b("\0".join(found).encode("utf-8", "surrogateescape"), digest_size=20)
+        digest = _blake2b("\0".join(found).encode("utf-8", "surrogateescape"), digest_size=20)
         try:
             digest.update(array("q", values).tobytes())
         except OverflowError:  # an inode beyond 2**63 (some file systems): hash the text instead
