@@ -15,13 +15,14 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import YoiError
+from ..notices import warn
 from ..store.kinds import RecordKind
 from ..store.records import parse_record_text, read_record
 from ..store.workspace import Workspace
 from .markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
 from .search import decode_text, iter_folder_bytes
 from .summary_lists import generated_listings, strip_generated
-from .usage import estimate_tokens, log, record_inject
+from .usage import estimate_tokens, record_inject
 
 INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug=SLUG, "
                "or `yoi search knowledge --slug SLUG`):")
@@ -118,7 +119,7 @@ def record_injection(ws: Workspace, built: ResidentContext, session_id: str | No
     try:
         record_inject(ws, built.slugs, built.tokens, session_id)
     except YoiError as exc:
-        log.warning("usage not recorded: %s", exc)
+        warn("yoi.usage", "usage not recorded: %s", exc)
 
 
 def resident_context(ws: Workspace, *, record: bool = True, session_id: str | None = None) -> str:

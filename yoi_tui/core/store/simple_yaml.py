@@ -1,193 +1,172 @@
-"""A fast path for the simple YAML frontmatter yoi writes; anything else is left to PyYAML.
+"""A fast reader for the plain frontmatter yoi itself writes, exact or silent.
 
-Building YAML values through PyYAML (even with libyaml's C parser, nodes, marks and the
-constructor run in Python) was most of what reading every record costs: ~45 % of a
-``yoi gc --dry-run`` and a third of a cold ``yoi lint``. The frontmatter our writers produce is a
-small subset of YAML, line by line::
+PyYAML builds every value through several layers of Python objects; reading all the records of a
+workspace (cold lint, GC, the app's first parse) spent most of its time there. Records written by
+yoi, Phase 2 and most people use a small part of YAML: top-level ``key: value`` lines, block lists
+of scalars or of one-level mappings (``sources``), flow lists of integers (``range: [3, 9]``),
+quoted or plain strings, integers, booleans, null, and ISO timestamps.
 
-    key: plain or 'single' or "double" scalar, or [flow, list]
-    key:                       # followed by block items, or nothing (null)
-      - scalar
-      - key: scalar            # a mapping item; its other keys indented under the first
-        key: [23, 27]
-
-``parse_simple`` parses exactly that subset and returns ``None`` for anything it does not handle
-with certainty (comments, blank lines, tabs, non-printable characters, anchors, tags, block
-scalars, nested blocks, flow mappings, escapes, duplicate keys, non-decimal numbers, …); the
-caller then runs PyYAML as before, which also words every error. Plain scalars are typed by
-PyYAML's own implicit resolver and built by its own ``SafeConstructor`` methods, so an ``int``,
-``bool``, ``null`` or timestamp comes out as PyYAML makes it. ``tests/test_simple_yaml.py``
-checks, with hypothesis, that every answer equals PyYAML's (values, types, key order, key lines).
+``parse_simple`` reads exactly that subset and returns what PyYAML's safe loader would build — the
+same values, the same types (``bool`` is not ``int``), the same key order, the same key lines — or
+``None`` for anything else (a comment, a tab, an escape, a float, a multi-line scalar, a duplicate
+key, a word YAML 1.1 reads as a boolean, a character YAML refuses…). ``None`` only means "ask
+PyYAML": the caller then parses the text as before, diagnostics included. Each accepted form is
+recognised by a pattern that leaves no room for another YAML reading; ``tests/test_simple_yaml.py``
+checks the two readers agree on generated frontmatter built from the awkward cases.
 """
 
 from __future__ import annotations
 
 import re
-import sys
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-import yaml
-
-_KEY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: +(.*))?$")
-_MAX_LINES = 2000  # far below PyYAML's node limit that read_record enforces; longer goes to PyYAML
-# Characters that start something other than a plain scalar (indicators), as the first character.
-_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
-# Characters a flow-sequence item may not hold here (flow indicators, quotes, anchors, tags, comments).
-_FLOW_BAD = frozenset(",[]{}#&*!|>'\"%@`?:")
-
-_resolver = yaml.resolver.Resolver()
-_constructor = yaml.constructor.SafeConstructor()
-_STR_TAG = "tag:yaml.org,2002:str"
-_BUILT = {
-    "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null",
-    "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:float",
-}
-# First characters for which no implicit resolver exists: such a plain scalar is always a string.
-_RESOLVED_FIRST = frozenset(k for k in _resolver.yaml_implicit_resolvers if k)
-_HAS_WILDCARD = None in _resolver.yaml_implicit_resolvers
-
-
-class _Fallback(Exception):
-    """Not in the subset: let PyYAML parse it."""
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
+_ITEM_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*): (.*)")
+# Words YAML 1.1 (PyYAML's resolver) reads as booleans or null, in any spelling it accepts.
+_SPECIAL_WORDS = frozenset(
+    "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL".split())
+_INT = re.compile(r"-?[1-9][0-9]*|0")
+_TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(Z|[+-][0-9]{2}:[0-9]{2})")
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_DOUBLE = re.compile(r'"([^"\\]*)"')
+_SINGLE = re.compile(r"'((?:[^']|'')*)'")
+# A plain scalar: starts with a letter; no " #" (a comment), no ": " or final ":" (a mapping),
+# nothing YAML treats as an indicator at the start. Checked further in _plain.
+_PLAIN = re.compile(r"[A-Za-z][^#\t]*")
+_FLOW_INTS = re.compile(r"\[((?:-?[1-9][0-9]*|0)(?:, (?:-?[1-9][0-9]*|0))*)?\]")
+# Tabs, escapes, and what YAML reads as a line break besides "\n" (or a byte-order mark).
+_AWKWARD = re.compile(r"[\t\\\r\x85\u2028\u2029\ufeff]")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# PyYAML's reader refuses these characters anywhere in the stream (the complement of its printable
+# set; written this way round, the class compiles in 0.1 ms instead of 6).
+_NON_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_MAX_NODES = 10_000
 
 
-_DECIMAL_RE = re.compile(r"(?:0|[1-9][0-9]*)\Z")
-# The stamp yoi writes (``datetime.isoformat`` of a whole second with an offset): ``fromisoformat``
-# builds the value PyYAML's timestamp constructor builds (tests compare them) at a fraction of the cost.
-_STAMP_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}\Z")
-
-
-def _intern(value: str) -> str:
-    """Short strings shared: a session id or a status repeats across thousands of records, and GC
-    and the app hold every record's frontmatter (interned strings are freed when unused)."""
-    return sys.intern(value) if len(value) <= 40 else value
-
-
-def _plain(value: str) -> Any:
-    """A plain (unquoted) scalar, typed as PyYAML types it; ``_Fallback`` when unsure."""
-    first = value[:1]
-    if not first or first in _INDICATORS or value[-1] == ":" or ": " in value or " #" in value:
-        raise _Fallback
-    if first not in _RESOLVED_FIRST and not _HAS_WILDCARD:
-        return _intern(value)
-    if _DECIMAL_RE.match(value):
-        return int(value)
-    if _STAMP_RE.match(value):
-        return datetime.fromisoformat(value)
-    tag = _resolver.resolve(yaml.ScalarNode, value, (True, False))
-    if tag == _STR_TAG:
-        return _intern(value)
-    if tag not in _BUILT:
-        raise _Fallback
-    build = _constructor.yaml_constructors[tag]
-    return build(_constructor, yaml.ScalarNode(tag, value))
-
-
-def _scalar(text: str) -> Any:
-    """A scalar or flow sequence written on one line (already stripped of the key)."""
-    text = text.rstrip(" ")
-    if not text:
-        return None
-    first = text[0]
-    if first == "'":
-        inner = text[1:-1]
-        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
-            raise _Fallback
-        return inner.replace("''", "'")
-    if first == '"':
-        inner = text[1:-1]
-        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
-            raise _Fallback
-        return inner
-    if first == "[":
-        if text[-1] != "]":
-            raise _Fallback
-        inner = text[1:-1].strip(" ")
-        if not inner:
-            return []
-        items = []
-        for part in inner.split(","):
-            part = part.strip(" ")
-            if not part or _FLOW_BAD.intersection(part):
-                raise _Fallback
-            items.append(_plain(part))
-        return items
-    return _plain(text)
-
-
-def _key(name: str, seen: dict[str, Any] | dict[str, tuple[int, int]]) -> str:
-    if name in seen or (name[0] in _RESOLVED_FIRST or _HAS_WILDCARD) and \
-            _resolver.resolve(yaml.ScalarNode, name, (True, False)) != _STR_TAG:
-        raise _Fallback  # a duplicate (PyYAML's diagnostic) or a key that is not a string (yes, null, 1)
-    return sys.intern(name)
-
-
-def _items(lines: list[str], start: int) -> tuple[list[Any], int]:
-    """The block sequence starting at ``lines[start]`` (items ``- `` at indent 0 or 2)."""
-    first = lines[start]
-    indent = len(first) - len(first.lstrip(" "))
-    if indent not in (0, 2):
-        raise _Fallback
-    lead = " " * indent + "- "
-    inner = " " * (indent + 2)
-    items: list[Any] = []
-    i = start
-    while i < len(lines) and lines[i].startswith(lead):
-        rest = lines[i][len(lead):]
-        match = _KEY_RE.match(rest)
-        i += 1
-        if match is None:
-            if rest[:1] == " ":
-                raise _Fallback
-            items.append(_scalar(rest))
-            continue
-        mapping: dict[str, Any] = {}
-        name, value = match.group(1), match.group(2)
-        if value is None:
-            raise _Fallback  # a nested block under a mapping item
-        mapping[_key(name, mapping)] = _scalar(value)
-        while i < len(lines) and lines[i].startswith(inner) and lines[i][len(inner):len(inner) + 1] not in (" ", ""):
-            match = _KEY_RE.match(lines[i], len(inner))
-            if match is None or match.group(2) is None:
-                raise _Fallback
-            name = _key(match.group(1), mapping)
-            mapping[name] = _scalar(match.group(2))
-            i += 1
-        items.append(mapping)
-    return items, i
+class _NotSimple(Exception):
+    """The text uses YAML this reader does not read exactly; PyYAML must."""
 
 
 def parse_simple(fm_text: str) -> tuple[dict[str, Any], dict[str, tuple[int, int]]] | None:
-    """``(meta, key_lines)`` as ``records._parse_yaml_mapping`` gives them, for the simple subset;
-    None for anything else (the caller parses it with PyYAML). ``key_lines`` are 1-based file lines
-    (the frontmatter starts on line 2) and columns of the top-level keys."""
-    lines = fm_text.split("\n")
-    if len(lines) > _MAX_LINES:
+    """The mapping and each top-level key's (line, column) — line counted in the file, the
+    frontmatter starting on line 2 — or None when the text is not in the simple subset."""
+    if not fm_text or _AWKWARD.search(fm_text) or _NON_PRINTABLE.search(fm_text):
         return None
-    meta: dict[str, Any] = {}
-    key_lines: dict[str, tuple[int, int]] = {}
     try:
-        if not fm_text.replace("\n", "").isprintable():  # tabs, CR, NEL, BOM, controls: PyYAML's
-            return None
-        i = 0
-        while i < len(lines):
-            match = _KEY_RE.match(lines[i])
-            if match is None:
-                return None
-            name = _key(match.group(1), key_lines)
-            key_lines[name] = (i + 2, 1)
-            value = match.group(2)
-            i += 1
-            if value is not None and value.strip(" "):
-                meta[name] = _scalar(value)
-            elif i < len(lines) and lines[i].lstrip(" ").startswith("- "):
-                meta[name], i = _items(lines, i)
-            else:
-                meta[name] = None
-    except (_Fallback, yaml.YAMLError, ValueError, TypeError, OverflowError):
+        return _parse(fm_text.split("\n"))
+    except (_NotSimple, ValueError, OverflowError):
         return None
-    return meta, key_lines
 
 
-__all__ = ["parse_simple"]
+def _parse(lines: list[str]) -> tuple[dict[str, Any], dict[str, tuple[int, int]]]:
+    data: dict[str, Any] = {}
+    key_lines: dict[str, tuple[int, int]] = {}
+    nodes = 1
+    i, count = 0, len(lines)
+    while i < count:
+        line = lines[i]
+        match = _KEY_LINE.fullmatch(line)
+        if match is None or line != line.rstrip():
+            raise _NotSimple
+        key, raw = match.group(1), match.group(2)
+        if key in _SPECIAL_WORDS or key in data:
+            raise _NotSimple
+        key_lines[key] = (i + 2, 1)
+        i += 1
+        if raw is None:  # "key:" alone: a block list follows, or the value is null
+            items: list[Any] = []
+            while i < count and lines[i].startswith("  - "):
+                i, item = _item(lines, i)
+                items.append(item)
+                nodes += 1 + (2 * len(item) if isinstance(item, dict) else 0)
+            data[key] = items if items else None
+            if items:
+                nodes += 1
+        else:
+            data[key] = _scalar(raw, flow_ok=True)
+            nodes += 1 + (len(data[key]) if isinstance(data[key], list) else 0)
+        nodes += 1
+        if nodes > _MAX_NODES:
+            raise _NotSimple
+    return data, key_lines
+
+
+def _item(lines: list[str], i: int) -> tuple[int, Any]:
+    """One ``  - …`` entry of a block list: a scalar, or a mapping continued by ``    key: value``."""
+    first = lines[i][4:]
+    if first != first.rstrip():
+        raise _NotSimple
+    match = _ITEM_KEY.fullmatch(first)
+    if match is None:
+        if first.endswith(":") or ": " in first:
+            raise _NotSimple
+        return i + 1, _scalar(first, flow_ok=False)
+    mapping: dict[str, Any] = {}
+    while True:
+        key, raw = match.group(1), match.group(2)
+        if key in _SPECIAL_WORDS or key in mapping:
+            raise _NotSimple
+        mapping[key] = _scalar(raw, flow_ok=True)
+        i += 1
+        if i >= len(lines) or not lines[i].startswith("    ") or lines[i][4:5] == " ":
+            return i, mapping
+        rest = lines[i][4:]
+        if rest != rest.rstrip():
+            raise _NotSimple
+        match = _ITEM_KEY.fullmatch(rest)
+        if match is None:
+            raise _NotSimple
+
+
+def _scalar(raw: str, *, flow_ok: bool) -> Any:
+    if not raw or raw != raw.strip():
+        raise _NotSimple
+    first = raw[0]
+    if first == '"':
+        match = _DOUBLE.fullmatch(raw)
+        if match is None:
+            raise _NotSimple
+        return match.group(1)
+    if first == "'":
+        match = _SINGLE.fullmatch(raw)
+        if match is None:
+            raise _NotSimple
+        return match.group(1).replace("''", "'")
+    if first == "[":
+        match = _FLOW_INTS.fullmatch(raw) if flow_ok else None
+        if match is None:
+            raise _NotSimple
+        inner = match.group(1)
+        return [int(part) for part in inner.split(", ")] if inner else []
+    if first.isdigit() or first == "-":
+        if _INT.fullmatch(raw):
+            return int(raw)
+        stamp = _TIMESTAMP.fullmatch(raw)
+        if stamp is not None:
+            return _timestamp(stamp)
+        if _UUID.fullmatch(raw):  # 8 characters before the first "-": no number or date reading
+            return raw
+        day = _DATE.fullmatch(raw)
+        if day is not None:
+            return date(int(day.group(1)), int(day.group(2)), int(day.group(3)))
+        raise _NotSimple
+    return _plain(raw)
+
+
+def _plain(raw: str) -> Any:
+    if raw in ("true", "false"):
+        return raw == "true"
+    if raw == "null":
+        return None
+    if raw in _SPECIAL_WORDS or _PLAIN.fullmatch(raw) is None:
+        raise _NotSimple
+    if ": " in raw or raw.endswith(":") or " #" in raw or "  " in raw:
+        raise _NotSimple
+    return raw
+
+
+def _timestamp(match: re.Match[str]) -> datetime:
+    # The pattern admitted only the canonical form, which fromisoformat (C) reads as PyYAML does:
+    # the same fields, a fixed-offset timezone (UTC for "Z" and +00:00).
+    return datetime.fromisoformat(match.group(0))
