@@ -61,10 +61,16 @@ class GcWriter:
         self.ctx = ctx
         self.index = WorkspaceIndex.from_names(ctx.sws)
         self.read_paths: set[str] = set()
+        self._locked: dict[str, bool] = {}
 
     def locked(self, record: Record) -> bool:
-        # The scratch copy keeps mode bits, so this is the real file's lock (chmod a-w).
-        return is_locked(record.path)
+        # The scratch copy keeps mode bits, so this is the real file's lock (chmod a-w). Asked up to
+        # twice per record (drops, reports): answered once per file. GC never changes a file's mode,
+        # and a file it deleted is not asked about again.
+        answer = self._locked.get(record.rel)
+        if answer is None:
+            answer = self._locked[record.rel] = is_locked(record.path)
+        return answer
 
     def errors(self, record: Record, text: str, *, allowed_sources: Iterable[SourceKey] = ()) -> list[Diagnostic]:
         """The write-time linter's errors for replacing ``record`` with ``text`` (empty: may write)."""

@@ -18,6 +18,7 @@ checks the two readers agree on generated frontmatter built from the awkward cas
 from __future__ import annotations
 
 import re
+import sys
 from datetime import date, datetime
 from typing import Any
 
@@ -69,7 +70,7 @@ def _parse(lines: list[str]) -> tuple[dict[str, Any], dict[str, tuple[int, int]]
         match = _KEY_LINE.fullmatch(line)
         if match is None or line != line.rstrip():
             raise _NotSimple
-        key, raw = match.group(1), match.group(2)
+        key, raw = sys.intern(match.group(1)), match.group(2)  # interned: one string per key name
         if key in _SPECIAL_WORDS or key in data:
             raise _NotSimple
         key_lines[key] = (i + 2, 1)
@@ -104,7 +105,7 @@ def _item(lines: list[str], i: int) -> tuple[int, Any]:
         return i + 1, _scalar(first, flow_ok=False)
     mapping: dict[str, Any] = {}
     while True:
-        key, raw = match.group(1), match.group(2)
+        key, raw = sys.intern(match.group(1)), match.group(2)
         if key in _SPECIAL_WORDS or key in mapping:
             raise _NotSimple
         mapping[key] = _scalar(raw, flow_ok=True)
@@ -146,7 +147,7 @@ def _scalar(raw: str, *, flow_ok: bool) -> Any:
         if stamp is not None:
             return _timestamp(stamp)
         if _UUID.fullmatch(raw):  # 8 characters before the first "-": no number or date reading
-            return raw
+            return sys.intern(raw)  # a session id repeats across the records of its session
         day = _DATE.fullmatch(raw)
         if day is not None:
             return date(int(day.group(1)), int(day.group(2)), int(day.group(3)))
@@ -163,7 +164,9 @@ def _plain(raw: str) -> Any:
         raise _NotSimple
     if ": " in raw or raw.endswith(":") or " #" in raw or "  " in raw:
         raise _NotSimple
-    return raw
+    # Short words (statuses, kinds, slugs) repeat across records; GC and the app hold every
+    # record's frontmatter. Interned strings are freed when no longer used.
+    return sys.intern(raw) if len(raw) <= 40 else raw
 
 
 def _timestamp(match: re.Match[str]) -> datetime:
