@@ -229,3 +229,32 @@ def test_memo_entries_are_one_string_and_give_the_same_lists(tmp_path: Path) -> 
     for body, want in bodies.items():
         assert warm.memo("refs", body, lambda t: ["never called"]) == want
         assert warm.memo_joined("refs", body, lambda t: ["never called"]) == "\n".join(want)
+
+
+def test_a_record_edited_on_disk_during_the_run_stops_it(tmp_path: Path) -> None:
+    """GC lets go of each record's text after reading it and reads a record again before rewriting
+    it: if the file changed in between (an editor appending in place: the scratch copy is a hard
+    link), the run stops naming the file instead of rewriting it from the stale reading."""
+    import pytest
+
+    from yoi_tui.core.errors import YoiError
+    from yoi_tui.core.runs.progress import Progress
+
+    ws = _workspace(tmp_path)
+    keeper = ws.root / "memory/decisions/use-sqlite-store.md"
+    before = keeper.read_bytes()
+    edited: list[str] = []
+
+    def edit_during_drops(step: Progress) -> None:
+        if step.phase == "write" and not edited:  # the first deletion, before the merge re-reads
+            with keeper.open("a", encoding="utf-8") as handle:
+                handle.write("Added meanwhile.\n")
+            edited.append(step.current or "")
+
+    with pytest.raises(YoiError) as caught:
+        prepare_gc(ws, progress=edit_during_drops, now=NOW)
+    assert edited and "memory/decisions/use-sqlite-store.md" in str(caught.value)
+    assert "changed on disk while GC was running" in str(caught.value)
+    assert keeper.read_bytes() == before + b"Added meanwhile.\n"  # nothing written by GC
+    assert (ws.root / "memory/decisions/old-way.md").exists()  # the drop was not applied either
+    assert run_gc(Workspace(ws.root)).status == "applied"  # the lock was released: GC runs again
