@@ -169,6 +169,46 @@ def run_timed(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | 
     return elapsed, proc.returncode, usage.ru_maxrss
 
 
+def user_install(workdir: Path) -> tuple[list[str], str]:
+    """``yoi`` as a user installs it: a wheel of this checkout, unpacked into a fresh venv whose other
+    packages come from this interpreter's (added by a ``.pth`` line, so no dependency is installed).
+
+    The development install (``pip install -e``) puts an import finder in ``site``: every Python
+    start imports it and ``pathlib`` (~12 ms here, a third of ``python -c pass``). A user's
+    ``pip install`` / ``uv tool install`` has no such finder, so the whole-process figures are
+    measured like that. Returns the ``yoi`` command and that venv's Python (the start-up baseline).
+    """
+    import sysconfig
+    import zipfile
+
+    source, dist, venv = workdir / "wheel-source", workdir / "wheel-dist", workdir / "user-venv"
+    for folder in (source, dist, venv):
+        shutil.rmtree(folder, ignore_errors=True)
+    # A copy, so that building writes no build/ or egg-info into the checkout.
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache", "snapshots"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist),
+                    str(source)], check=True, capture_output=True)
+    [wheel] = dist.glob("yoi_tui-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    (site / "bench-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    script = venv / "bin" / "yoi"
+    # What pip writes for a console script.
+    script.write_text(f"#!{python}\n# -*- coding: utf-8 -*-\nimport re\nimport sys\n"
+                      "from yoi_tui.cli.main import main\nif __name__ == '__main__':\n"
+                      "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+                      "    sys.exit(main())\n", encoding="utf-8")
+    script.chmod(0o755)
+    shutil.rmtree(source, ignore_errors=True)
+    subprocess.run([str(script), "--help"], check=True, capture_output=True)  # compiles its .pyc files once
+    return [str(script)], str(python)
+
+
 def yoi_command() -> list[str]:
     """The installed ``yoi`` script next to this interpreter, else ``python -m yoi_tui.cli.main``."""
     script = Path(sys.executable).parent / "yoi"
@@ -266,11 +306,11 @@ def fig_search(ws: Path, target: str, term: str, repeat: int, yoi: list[str], en
     return fig
 
 
-def fig_startup(repeat: int, yoi: list[str], env: dict[str, str]) -> Figure:
+def fig_startup(repeat: int, yoi: list[str], env: dict[str, str], interpreter: str | None = None) -> Figure:
     """``yoi --help`` (start-up: the parser, no command module run) against ``python -c pass``."""
     fig = Figure("startup", "`yoi --help` (start-up)", "s")
     fig.baseline_label = "python -c pass"
-    python = [str(Path(sys.executable)), "-c", "pass"]
+    python = [interpreter or str(Path(sys.executable)), "-c", "pass"]
     ours, theirs = interleaved(max(repeat, 5), lambda: run_timed([*yoi, "--help"], env=env)[0],
                                lambda: run_timed(python, env=env)[0])
     fig.samples, fig.baseline_samples = ours, theirs
@@ -635,7 +675,7 @@ def measure_size(n: int, args: argparse.Namespace, yoi: list[str]) -> dict[str, 
         check = check_workspace(ws, manifest, yoi, env) if "check" not in skip else {}
         if "startup" not in skip:
             log(f"[{n}] start-up")
-            figures["startup"] = fig_startup(args.repeat, yoi, env)
+            figures["startup"] = fig_startup(args.repeat, yoi, env, args.interpreter)
         if "search" not in skip:
             for target in ("knowledge", "memory"):
                 log(f"[{n}] search {target}")
@@ -817,6 +857,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated workspaces")
     parser.add_argument("--reuse", action="store_true",
                         help="reuse workspaces already generated in --workdir with the same size and seed")
+    parser.add_argument("--install", choices=("wheel", "current"), default="wheel",
+                        help="whole-process figures run yoi from a wheel of this checkout in a fresh venv, as a "
+                             "user installs it (default), or the yoi beside this interpreter (current: with an "
+                             "editable install, its import finder adds to every start)")
     parser.add_argument("--phase1-mb", type=int, default=50, metavar="MB",
                         help="size of the generated Claude Code log Phase 1 is timed on against jq (default: 50)")
     parser.add_argument("--skip", nargs="*", choices=("check", "startup", "search", "lint", "completion", "one-file",
@@ -832,9 +876,15 @@ def main(argv: list[str] | None = None) -> int:
         temp = tempfile.TemporaryDirectory(prefix="yoi-bench-")
         args.workdir = Path(temp.name)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    yoi = yoi_command()
+    args.interpreter = None
+    if args.install == "wheel":
+        log("building a wheel of this checkout and installing it in a fresh venv")
+        yoi, args.interpreter = user_install(args.workdir)
+    else:
+        yoi = yoi_command()
     report: dict[str, Any] = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "repeat": args.repeat,
-                              "seed": args.seed, "machine": machine_info(), "yoi": " ".join(yoi), "sizes": []}
+                              "seed": args.seed, "machine": machine_info(), "yoi": " ".join(yoi), "install": args.install,
+                              "sizes": []}
     try:
         for n in sorted(args.records):
             report["sizes"].append(measure_size(n, args, yoi))
