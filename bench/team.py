@@ -16,9 +16,10 @@ It prints, per run:
   left unmerged; the simulation then takes "theirs" to go on, as a hurried person would;
 * sources lost: sources either side added since the merge base that the merged result lacks;
 * lint errors right after merges; staging files that reached git;
-* with ``--orders 2`` the same sessions are replayed with the clones pushing in reverse order, and
-  the final records of the two runs are compared (sources, status, replaced_by, body lines —
-  timestamps aside).
+* the final record set of each run (live records and replaced stubs, with a digest); with
+  ``--orders 2`` the same sessions are replayed with the clones pushing in reverse order, and the
+  final records of the two runs must be identical (every path, with its sources, status,
+  replaced_by and body lines — timestamps and line order aside); the exit status is 1 if not.
 
 ``tests/test_team_sim.py`` runs a small version (2 clones x 3 rounds) in the default suite and the
 5 x 20 campaign under ``-m slow``. ``--no-driver`` removes the ``merge.yoi`` config in every clone
@@ -28,6 +29,7 @@ It prints, per run:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -374,18 +376,21 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
         if not keep and workdir is None:
             shutil.rmtree(base, ignore_errors=True)
     result: dict[str, Any] = {"clones": clones, "rounds": rounds, "seed": seed, "driver": driver, "runs": runs}
+    result["record_sets"] = [{"order": run["order"], **record_set(final)} for run, final in zip(runs, finals, strict=True)]
     if len(finals) > 1:
         first = finals[0]
-        differing = sorted(rel for f in finals[1:] for rel in set(first) | set(f) if first.get(rel) != f.get(rel))
+        differing = sorted({rel for f in finals[1:] for rel in set(first) | set(f) if first.get(rel) != f.get(rel)})
         result["same_records_whatever_the_order"] = not differing
         result["records_differing_by_order"] = differing
         result["differences"] = {rel: [f.get(rel) for f in finals] for rel in differing[:5]}
-        # Phase 2 files a near-duplicate title under the slug that reached a clone first, which
-        # the push order decides; the content may still be the same under the other slug.
-        def live_sources(final: dict[str, Any]) -> list[list[Any]]:
-            return sorted(v["sources"] for rel, v in final.items() if rel in differing and not v["replaced_by"])
-        result["same_content_whatever_the_order"] = all(live_sources(f) == live_sources(first) for f in finals[1:])
     return result
+
+
+def record_set(final: dict[str, Any]) -> dict[str, Any]:
+    """How many records (live, replaced) and one digest of them all: equal digests, equal record sets."""
+    digest = hashlib.sha256(json.dumps(final, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+    replaced = sum(1 for v in final.values() if v["replaced_by"])
+    return {"records": len(final), "live": len(final) - replaced, "replaced": replaced, "digest": digest}
 
 
 def print_report(result: dict[str, Any]) -> None:
@@ -405,15 +410,15 @@ def print_report(result: dict[str, Any]) -> None:
             print(f"      {line}")
         print(f"    staging files in git: {run['staging_in_git']}; records: {run['records']}; "
               f"usage files: {run['usage_files']}")
+    for rs in result["record_sets"]:
+        print(f"  final records, push order {rs['order']}: {rs['records']} ({rs['live']} live, {rs['replaced']} "
+              f"replaced stubs), digest {rs['digest']}")
     if "same_records_whatever_the_order" in result:
         differing = result["records_differing_by_order"]
         print(f"  same records whichever order the clones pushed in: "
-              f"{'yes' if not differing else f'no ({len(differing)} record(s) differ)'}")
+              f"{'yes (identical record sets)' if not differing else f'NO ({len(differing)} record(s) differ)'}")
         for rel in differing[:10]:
             print(f"    {rel}")
-        if differing:
-            same = result["same_content_whatever_the_order"]
-            print(f"  same content (sources) under those slugs: {'yes' if same else 'no'}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -437,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         print_report(result)
     run = result["runs"][0]
     bad = run["conflicted_files"] or run["sources_lost"] or run["lint_errors_after_merge"] or run["staging_in_git"]
-    return 1 if bad or result.get("same_content_whatever_the_order") is False else 0
+    return 1 if bad or result.get("same_records_whatever_the_order") is False else 0
 
 
 if __name__ == "__main__":
