@@ -224,7 +224,9 @@ class RulesEngine:
         is merged by git, then folded into the new record and dropped.
         """
         record = self.w.read(kind, slug)
-        if record is None or not isinstance(record.meta.get("sources"), list):
+        if record is None or record.is_replaced or not isinstance(record.meta.get("sources"), list):
+            # Unreadable, malformed sources, or the end of a broken replacement chain: updated (or
+            # held and reported) where it is.
             return self._update(staging, kind, slug, body, resolved=resolved, source=source, title=title)
         old_title = title_of_body(record.body)
         carried = record.body
@@ -232,15 +234,15 @@ class RulesEngine:
             carried = with_also_titled(carried, old_title)
         new_body = merge_body(merge_body(f"\n# {title}\n", carried), body)
         sources, _changed = self._merge_sources(record.meta["sources"], [source])
-        meta = {key: value for key, value in record.meta.items() if key != "replaced_by"}
-        meta.update(sources=sources, updated_at=self.now)
-        if kind is RecordKind.DECISION and resolved and meta.get("status") == "open":
-            meta["status"] = "resolved"
+        # The old frontmatter re-emitted with only these keys changed (every other key as it was).
+        updates: dict[str, Any] = {"sources": sources, "updated_at": self.now}
+        if kind is RecordKind.DECISION and resolved and record.status == "open":
+            updates["status"] = "resolved"
         new_path = path_for(self.ctx.sws, kind, new_slug)
         reason = (f"moved from `{slug}`: `{new_slug}` is the preferred slug of these near-identical titles "
                   "(shortest, then alphabetical — the name GC's merges keep)")
-        errors = self.w.write(new_path, new_record_text(meta, new_body), before_text=None, why=[staging.id],
-                              reason=reason, allowed_sources=source_keys(record.meta["sources"]))
+        errors = self.w.write(new_path, render_record(record, updates, body=new_body), before_text=None, bom=record.bom,
+                              why=[staging.id], reason=reason, allowed_sources=source_keys(record.meta["sources"]))
         if errors:
             self._refused(staging, f"{kind.value} '{slug}' not moved to '{new_slug}'", errors)
             return None
