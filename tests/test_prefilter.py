@@ -27,11 +27,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _unfiltered_secrets(text: str) -> list[tuple[str, int, int]]:
-    """find_secrets without the prefilter: every pattern over the whole text."""
+    """find_secrets without the prefilter or the needle-anchored starts: every regex over the whole text."""
     candidates = []
     for rank, pattern in enumerate(all_patterns()):
-        for kind, start, end in pattern.finditer(text):
-            candidates.append((start, -(end - start), rank, kind))
+        for match in pattern.regex.finditer(text):
+            where = pattern.span(match) if pattern.span else match.span()
+            if where is not None and where[1] > where[0]:
+                candidates.append((where[0], -(where[1] - where[0]), rank, pattern.kind))
     candidates.sort()
     chosen, last_end = [], -1
     for start, negative_length, _rank, kind in candidates:
@@ -122,7 +124,7 @@ _PIECES = ["SG.", "glpat-", "AccountKey=", "hooks.slack.com", "xoxp-1-", "pypi-"
            "github_pat_", "xoxb-", "AIza", "sk_live_", "eyJ", "Authorization", "Bearer ", "://", "@", "--",
            "=", ": ", "\"", "'", " ", "\n", "ignore", "previous", "instructions", "you are now", "system",
            "assistant", "<|im_start|>", "[INST]", "<<SYS>>", "reveal", "the", "credentials", "ı", "ſ", "K", "İ",
-           "\u200b", "é", "0123456789", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "/", ".", "_"]
+           "\u200b", "é", "0123456789", "my_", "db.", "--db-", "x-", "=\"", "pass-token", "tokentoken", "-", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "/", ".", "_"]
 
 
 @settings(max_examples=400, deadline=None)

@@ -27,6 +27,17 @@ def fold(text: str) -> str:
     return low + "\n" + text.upper().lower().replace("\u0307", "")
 
 
+# The characters an IGNORECASE pattern matches to an ASCII letter (and İ, whose lower case is two
+# characters long): without them, ``text.lower()`` has the text's positions and its ASCII letters.
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def unfolds_exactly(text: str) -> bool:
+    """True when ``text.lower()`` keeps every position and an IGNORECASE match of ASCII needles in
+    ``text`` is exactly a plain match of them in ``text.lower()``."""
+    return text.isascii() or not any(char in text for char in _FOLDS_TO_ASCII)
+
+
 def maybe(folded: str, needles: Iterable[str], requires: Iterable[str] = ()) -> bool:
     """True when one of the lower-case ``needles`` (none given: no condition) and all of ``requires``
     occur in ``folded``."""

@@ -16,20 +16,27 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from ..diagnostics import Diagnostic
 from .kinds import RecordKind, kind_for_path, slug_of
 from .safe_read import NotRegularFile, read_regular_bytes
+from .simple_yaml import parse_simple
 from .workspace import Workspace
 
 if TYPE_CHECKING:
+    import yaml
+
     from .meta_cache import MetaCache
 
-try:  # The C loader is several times faster; fall back where libyaml is missing.
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+
+def _yaml() -> tuple[Any, type]:
+    """PyYAML and its safe loader, imported on first need: the frontmatter yoi writes is read by
+    ``simple_yaml`` (search, hooks and a lint of such records never import PyYAML, ~25 ms)."""
+    import yaml
+
+    try:  # The C loader is several times faster; fall back where libyaml is missing.
+        return yaml, yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - depends on the PyYAML build
+        return yaml, yaml.SafeLoader
 
 MAX_RECORD_BYTES = 1024 * 1024
 MAX_FRONTMATTER_CHARS = 64 * 1024
@@ -242,9 +249,13 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path, rel: str, bom
     if cached is not None:
         meta, key_lines = cached
     else:
-        meta, key_lines, problem = _parse_yaml_mapping(fm_text, rel)
-        if problem is not None:
-            return None, [problem]
+        simple = parse_simple(fm_text)
+        if simple is not None:
+            meta, key_lines = simple
+        else:
+            meta, key_lines, problem = _parse_yaml_mapping(fm_text, rel)
+            if problem is not None:
+                return None, [problem]
         if meta_cache is not None:
             meta_cache.put(fm_text, meta, key_lines)
     diags: list[Diagnostic] = []
@@ -268,15 +279,17 @@ def _second_frontmatter_line(lines: list[str], start: int) -> int | None:
     end = next((j for j in range(i + 1, min(len(lines), i + 200)) if lines[j].rstrip() == FENCE), None)
     if end is None or end == i + 1:
         return None
+    yaml, loader = _yaml()
     try:
-        data = yaml.load("\n".join(lines[i + 1:end]), Loader=_Loader)  # noqa: S506 - safe loader
+        data = yaml.load("\n".join(lines[i + 1:end]), Loader=loader)  # noqa: S506 - safe loader
     except yaml.YAMLError:
         return None
     return i + 1 if isinstance(data, dict) and data else None
 
 
 def _parse_yaml_mapping(fm_text: str, rel: str) -> tuple[dict[str, Any], dict[str, tuple[int, int]], Diagnostic | None]:
-    loader = _Loader(fm_text)
+    yaml, loader_class = _yaml()
+    loader = loader_class(fm_text)
     try:
         node = loader.get_single_node()
         if node is None:  # an empty block: every required key is reported missing by the linter
@@ -310,6 +323,7 @@ def _parse_yaml_mapping(fm_text: str, rel: str) -> tuple[dict[str, Any], dict[st
 
 def _find_alias(root: yaml.Node) -> str | None:
     """Aliases let a few lines expand to gigabytes; records never need them, so refuse any."""
+    yaml, _ = _yaml()
     seen: set[int] = set()
     stack = [root]
     count = 0
