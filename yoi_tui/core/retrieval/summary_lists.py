@@ -7,9 +7,10 @@ person or Phase 2 wrote; ``strip_generated`` removes the listings' sections from
 (the migration keeps every other section), and ``generated_listings`` renders them fresh from the
 records, within the room the summary cap leaves.
 
-Records are pre-selected from their raw frontmatter (cheap); only the ones listed are parsed. The
-decisions' and requests' facts are cached per file by ``listing_cache`` (read again when a file's
-``lstat`` signature changes), so a warm ``yoi context`` reads none of them.
+Records are pre-selected from their raw frontmatter (cheap); a knowledge file is parsed only when
+its description is not a plain scalar. What the listings need from each decision, request and
+knowledge file (``ListingFacts``, ``KnowledgeFacts``) is cached per file by ``listing_cache`` (read
+again when the file's ``lstat`` signature changes), so a warm ``yoi context`` reads none of them.
 """
 
 from __future__ import annotations
