@@ -33,6 +33,15 @@ def no_racy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search_index, "RACY_NS", 0)
 
 
+@pytest.fixture(params=[False, True], ids=["lstat-every-file", "kernel-change-feed"])
+def watching(request: pytest.FixtureRequest) -> object:
+    """Both ways of noticing outside changes: lstat per search, and the long-running process's
+    inotify feed (search_index.watch_for_changes)."""
+    search_index.watch_for_changes(request.param)
+    yield request.param
+    search_index.watch_for_changes(False)
+
+
 def _touch(path: Path) -> None:
     stamp = next(_STAMP)
     os.utime(path, ns=(stamp, stamp), follow_symlinks=False)
@@ -64,8 +73,8 @@ _op = st.tuples(st.sampled_from(["write", "append", "delete", "rename", "garbage
        queries=st.lists(st.lists(st.sampled_from([*WORDS, "a", "zz", "ALPHA", "more text"]), max_size=3),
                         min_size=1, max_size=4))
 def test_index_answers_match_a_plain_scan_after_random_outside_edits(
-        tmp_path_factory: pytest.TempPathFactory, no_racy: None, ops: list[tuple[str, str, int, list[str]]],
-        queries: list[list[str]]) -> None:
+        tmp_path_factory: pytest.TempPathFactory, no_racy: None, watching: object,
+        ops: list[tuple[str, str, int, list[str]]], queries: list[list[str]]) -> None:
     ws = make_ws(tmp_path_factory.mktemp("idx"))
     metas = {"knowledge/k": knowledge_meta, "memory/decisions/d": decision_meta, "memory/requests/r": request_meta}
     for stem, meta in metas.items():
@@ -109,7 +118,7 @@ def test_the_bench_example_workspace_answers_as_a_plain_scan(tmp_path: Path, no_
     assert (ws.state_dir / search_index.INDEX_NAME).is_file()
 
 
-def test_an_outside_edit_is_seen_before_the_next_answer(tmp_path: Path, no_racy: None) -> None:
+def test_an_outside_edit_is_seen_before_the_next_answer(tmp_path: Path, no_racy: None, watching: object) -> None:
     ws = make_ws(tmp_path)
     path = write_record(ws, "knowledge/notes.md", knowledge_meta(), _body(["alpha"]))
     _touch(path)
@@ -155,3 +164,39 @@ def test_replaced_rows_are_compacted(tmp_path: Path, no_racy: None, monkeypatch:
         _touch(path)
         assert [h.slug for h in knowledge_search(ws, word, record=False)] == ["notes"]
         assert knowledge_search(ws, "alpha", record=False) == []
+
+
+def test_a_long_running_process_lists_nothing_until_something_changes(tmp_path: Path, no_racy: None,
+                                                                       watching: object) -> None:
+    if not watching:
+        pytest.skip("the steady state is the change feed's")
+    import subprocess
+    import sys
+
+    ws = make_ws(tmp_path)
+    path = write_record(ws, "knowledge/notes.md", knowledge_meta(), _body(["alpha"]))
+    _touch(path)
+    if search_index._open_feed([(ws.knowledge_dir, "knowledge/")], None) is None:
+        pytest.skip("no inotify here")
+    assert [h.slug for h in knowledge_search(ws, "alpha", record=False)] == ["notes"]
+    listed = search_index.LISTINGS
+    for _ in range(3):
+        assert [h.slug for h in knowledge_search(ws, "alpha", record=False)] == ["notes"]
+    assert search_index.LISTINGS == listed  # nothing changed: no lstat of every file
+    # Another program edits in place, keeping size and mtime: the kernel still reports it.
+    stat = path.stat()
+    subprocess.run([sys.executable, "-c", "import sys; p = sys.argv[1]; t = open(p).read(); "
+                    "open(p, 'r+').write(t.replace('alpha', 'wombt'))", str(path)], check=True)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert [h.slug for h in knowledge_search(ws, "wombt", record=False)] == ["notes"]
+    assert search_index.LISTINGS == listed + 1
+    # The database removed behind our back: rebuilt, same answers.
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{search_index.index_path(ws)}{suffix}").unlink(missing_ok=True)
+    assert [h.slug for h in knowledge_search(ws, "wombt", record=False)] == ["notes"]
+    # A new file and a deleted one.
+    other = write_record(ws, "knowledge/other.md", knowledge_meta(), _body(["wombt"]))
+    _touch(other)
+    assert [h.slug for h in knowledge_search(ws, "wombt", record=False)] == ["notes", "other"]
+    path.unlink()
+    assert [h.slug for h in knowledge_search(ws, "wombt", record=False)] == ["other"]

@@ -113,3 +113,16 @@ def test_declines_what_it_cannot_read_exactly() -> None:
                  "a: '''", "a:\n- x", "a: 2026-02-31T00:00:00+00:00", "a: line\n  more", ""]:
         assert parse_simple(text) is None, text
         _check(text)
+
+
+def test_refuses_exactly_the_characters_pyyaml_refuses() -> None:
+    import sys
+
+    import yaml.reader
+
+    from yoi_tui.core.store.simple_yaml import _NON_PRINTABLE
+
+    theirs = yaml.reader.Reader.NON_PRINTABLE
+    differ = [code for code in range(sys.maxunicode + 1)
+              if bool(_NON_PRINTABLE.match(chr(code))) != bool(theirs.match(chr(code)))]
+    assert differ == []

@@ -39,7 +39,8 @@ def _plain(text: str) -> list[SlugRef]:
 
 PIECES = ["#a-b", "#x1", "#12", " ", "\n", "`", "``", "```\n", "~~~\n", "https://", "http://e.org/#frag",
           "www.", "www.x.org#a", "ftp:/", "://", "](#", "[t](#y)", "## ", "# h", "#", "-", "a", "Z", "&#", "/#b",
-          "x#y", "é", "#über", "w", ".", "(", ")", "<", "#a-", "#ab_c"]
+          "x#y", "é", "#über", "w", ".", "(", ")", "<", "#a-", "#ab_c", "  ```", "````\n", "   ~~~~", "    ```\n",
+          "```py\n", "\r", "\n\n"]
 
 
 @settings(max_examples=400, deadline=None)

@@ -123,4 +123,7 @@ def build_server(ws: Workspace, session_id: str | None = None) -> Any:
 
 def run_stdio(ws: Workspace, session_id: str | None = None) -> None:
     """Serve on stdin/stdout until the client closes the connection."""
+    from .core.retrieval.search_index import watch_for_changes
+
+    watch_for_changes()  # a long-running process: the kernel says when records change (change_feed)
     build_server(ws, session_id).run()

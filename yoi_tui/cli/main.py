@@ -3,7 +3,8 @@
 Each subcommand lives in ``cmd_<name>.py`` with ``register(subparsers, parents)`` and keeps its
 heavy imports inside its handler. Start-up is measured (``yoi search`` runs on every agent prompt),
 so ``main`` imports only the module of the subcommand that runs: the others are listed from
-``SUMMARIES`` (their one-line help) as placeholders, which is all ``yoi --help`` shows of them.
+``SUMMARIES`` (their one-line help) as placeholders, which is all ``yoi --help`` shows of them —
+and when argv names a known command, not even built (16 parsers, ~5 ms).
 ``tests/test_cli_startup.py`` checks that ``SUMMARIES`` matches each module's own help.
 """
 
@@ -96,8 +97,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parents = [common_parent()]
     running = _command_in(argv) if argv is not None else None
+    top_level_help = argv is not None and any(word in ("-h", "--help") for word in argv[:argv.index(running)]) \
+        if running in COMMANDS else True
     for name in COMMANDS:
         if argv is not None and name != running and name in SUMMARIES:
+            if not top_level_help:
+                continue  # argv runs a known command: no other is listed, parsed or imported
             # A placeholder: listed in --help and valid as a choice; never run (argv names another).
             subparsers.add_parser(name, help=SUMMARIES[name], add_help=False)
         else:

@@ -10,10 +10,7 @@ session and inflate the metrics GC and Phase 2 act on (docs/usage.md). Library w
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
-
-_HANDLER_FLAG = "_yoi_cli_handler"
 
 
 def session_parent(*, no_record: bool = True) -> argparse.ArgumentParser:
@@ -45,16 +42,11 @@ def should_record(args: argparse.Namespace) -> bool:
 
 
 def show_library_warnings() -> None:
-    """Route ``yoi.*`` log warnings to stderr once per process, formatted like other CLI messages."""
-    logger = logging.getLogger("yoi")
-    if any(getattr(h, _HANDLER_FLAG, False) for h in logger.handlers):
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("yoi: %(message)s"))
-    setattr(handler, _HANDLER_FLAG, True)
-    logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
-    logger.propagate = False
+    """Route ``yoi.*`` log warnings to stderr, formatted like other CLI messages (logging itself is
+    imported only when a warning comes: ``core.notices``)."""
+    from ..core.notices import print_warnings_to_stderr
+
+    print_warnings_to_stderr()
 
 
 def report_problems(problems: list[str]) -> None:

@@ -27,7 +27,7 @@ from rapidfuzz import fuzz, process
 
 from .diagnostics import Diagnostic
 from .store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
-from .store.models import DECISION_STATUSES
+from .store.meta_fields import DECISION_STATUSES
 from .store.records import Record, read_record
 from .store.workspace import Workspace
 from .store.writer import new_record_text

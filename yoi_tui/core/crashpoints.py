@@ -17,7 +17,6 @@ Only environment lookups happen when none is set.
 from __future__ import annotations
 
 import os
-import signal
 import time
 from pathlib import Path
 
@@ -38,6 +37,8 @@ def crashpoint(name: str) -> None:
         with open(log, "a", encoding="utf-8") as handle:
             handle.write(f"{_count} {name}\n")
     if crash_at and crash_at.isdigit() and _count == int(crash_at):
+        import signal
+
         os.kill(os.getpid(), signal.SIGKILL)
     if pause_at == name and os.environ.get("YOI_PAUSE_FILE"):
         barrier = Path(os.environ["YOI_PAUSE_FILE"])

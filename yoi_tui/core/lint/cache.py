@@ -274,6 +274,26 @@ def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str
     return [(rel, _facts(ws, Path(path), rel, sig, ws.config, empty_index, ctx).to_json()) for rel, path, sig in items]
 
 
+def _idle_cores() -> int:
+    """Cores no other process is running on now (this one's included in the count).
+
+    The runnable-task count of ``/proc/loadavg`` is an instant figure; the one-minute load average
+    (the fallback elsewhere) still counts whatever ran in the last minute — a test suite just
+    finished, or this lint's own previous run — and kept a lint on an idle machine serial.
+    """
+    cores = os.cpu_count() or 1
+    try:
+        with open("/proc/loadavg", encoding="ascii") as handle:
+            running = int(handle.read().split()[3].split("/")[0])
+        return cores - max(0, running - 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(cores - os.getloadavg()[0] + 0.5)
+    except OSError:
+        return cores
+
+
 def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]]) -> dict[str, FileFacts] | None:
     """The facts of many files read on every core (a cold lint); None: do it in this process.
 
@@ -285,10 +305,7 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]]) 
     if IDLE_CORES_ONLY:
         # Only cores nobody else is using: on a busy machine (measured: load 6 on 2 cores) workers
         # only add forking and pickling to a lint that gets no more CPU time.
-        try:
-            workers = min(workers, int((os.cpu_count() or 1) - os.getloadavg()[0] + 0.5))
-        except OSError:
-            pass
+        workers = min(workers, _idle_cores())
     if workers < 2:
         return None
     import multiprocessing

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from ..retrieval.markers import FORGED_MARKER_RE, HARNESS_TAG_RE, HARNESS_TAGS
-from ..retrieval.prefilter import fold, maybe
+from ..retrieval.prefilter import NeedlePlan, fold
 
 # (pattern, reason, needles, requires): any match holds one of the lower-case ``needles`` and all of
 # ``requires`` (core.retrieval.prefilter), so a text lacking them is not scanned with that pattern.
@@ -38,16 +38,16 @@ _PHRASE_RES += [
      tuple(sorted({t.lower().split()[0] for t in HARNESS_TAGS})), ("<",)),
 ]
 
+_PLAN = NeedlePlan([(needles, requires) for _p, _w, needles, requires in _PHRASE_RES])
+
 # Zero-width, bidi overrides/isolates, word joiners, BOM inside text, and Unicode tag characters.
 _INVISIBLE_RE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 
 
 def find_injections(text: str) -> Iterator[tuple[int, str]]:
     """(offset, reason) of each injection-shaped span in ``text``."""
-    folded = fold(text)
-    for pattern, why, needles, requires in _PHRASE_RES:
-        if not maybe(folded, needles, requires):
-            continue
+    for index in _PLAN.candidates(fold(text)):
+        pattern, why, _needles, _requires = _PHRASE_RES[index]
         for match in pattern.finditer(text):
             yield match.start(), why
     if text.isascii():

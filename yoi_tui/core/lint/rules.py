@@ -6,14 +6,13 @@ import difflib
 import re
 from collections.abc import Callable, Iterator, Mapping
 
-from pydantic import ValidationError
 from rapidfuzz import fuzz, process
 
 from ..diagnostics import Diagnostic
 from ..retrieval.slugrefs import iter_slug_refs
 from ..store.config import Config
 from ..store.kinds import SLUG_MAX, RecordKind, is_valid_slug
-from ..store.models import DECISION_STATUSES, KNOWN_KEYS, META_MODELS, REQUIRED_KEYS
+from ..store.meta_fields import DECISION_STATUSES, KNOWN_KEYS, REQUIRED_KEYS, meta_is_valid
 from ..store.records import Record
 from .index import WorkspaceIndex
 from .injection import find_injections
@@ -61,19 +60,7 @@ def check_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: Lin
             hint = f"add '{key}: {default}' (the default)" if default else f"add '{key}:' to the frontmatter"
             yield Diagnostic(record.rel, 1, 1, "missing-field", "error",
                              f"required field '{key}' is missing for a {record.kind.value}", hint)
-    model = META_MODELS[record.kind]
-    try:
-        model.model_validate(record.meta)
-    except ValidationError as exc:
-        for error in exc.errors():
-            loc = error["loc"]
-            key = str(loc[0])
-            where = key + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[1:])
-            if error["type"] == "missing" and len(loc) == 1:
-                continue  # reported above from REQUIRED_KEYS
-            else:
-                message = str(error["msg"]).removeprefix("Value error, ")
-                yield _at(record, key, "field-type", f"'{where}': {message}", hint=_type_hint(key))
+    yield from _field_types(record)
     if record.kind is RecordKind.DECISION:
         status = record.meta.get("status")
         if isinstance(status, str) and status not in DECISION_STATUSES:
@@ -87,6 +74,28 @@ def check_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: Lin
         if isinstance(kind, str) and kind not in allowed:
             yield _at(record, "kind", "field-type", f"knowledge kind '{kind}' is not one of {', '.join(allowed)}",
                       hint="use one of those, or add it to records.knowledge_kinds in .yoi/config.toml")
+
+
+def _field_types(record: Record) -> Iterator[Diagnostic]:
+    """field-type for each value the kind's pydantic model rejects (pydantic is imported only for a
+    frontmatter the plain check in ``store.meta_fields`` cannot pass)."""
+    if meta_is_valid(record.kind, record.meta):
+        return
+    from pydantic import ValidationError
+
+    from ..store.models import META_MODELS
+
+    try:
+        META_MODELS[record.kind].model_validate(record.meta)
+    except ValidationError as exc:
+        for error in exc.errors():
+            loc = error["loc"]
+            key = str(loc[0])
+            where = key + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[1:])
+            if error["type"] == "missing" and len(loc) == 1:
+                continue  # reported by check_fields from REQUIRED_KEYS
+            message = str(error["msg"]).removeprefix("Value error, ")
+            yield _at(record, key, "field-type", f"'{where}': {message}", hint=_type_hint(key))
 
 
 def _type_hint(key: str) -> str | None:

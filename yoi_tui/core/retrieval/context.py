@@ -17,12 +17,13 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import YoiError
+from ..notices import warn
 from ..store.records import read_record
 from ..store.workspace import Workspace
 from .listing_cache import ListingCache
 from .markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
 from .summary_lists import generated_listings, scan_knowledge, strip_generated
-from .usage import estimate_tokens, log, record_inject
+from .usage import estimate_tokens, record_inject
 
 INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug=SLUG, "
                "or `yoi search knowledge --slug SLUG`):")
@@ -101,7 +102,7 @@ def record_injection(ws: Workspace, built: ResidentContext, session_id: str | No
     try:
         record_inject(ws, built.slugs, built.tokens, session_id)
     except YoiError as exc:
-        log.warning("usage not recorded: %s", exc)
+        warn("yoi.usage", "usage not recorded: %s", exc)
 
 
 def resident_context(ws: Workspace, *, record: bool = True, session_id: str | None = None) -> str:

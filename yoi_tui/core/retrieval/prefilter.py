@@ -16,7 +16,8 @@ lower-cased, combining dot above dropped) in which those characters become their
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 
 def fold(text: str) -> str:
@@ -50,3 +51,55 @@ def maybe(folded: str, needles: Iterable[str], requires: Iterable[str] = ()) -> 
             return True
         found = False
     return found is None
+
+
+class NeedlePlan:
+    """``maybe`` for a whole table of scans at once: which entries a folded text admits.
+
+    Testing each entry's needles with ``in`` reads a text once per absent needle (60 needles: 60
+    reads of every record). The plan tests needles of one or two characters with ``in`` (when
+    present they are found at once) and finds the longer ones in one Aho-Corasick pass
+    (``ahocorasick-rs``, overlapping matches, so every needle present is seen), then maps the set
+    present to the entries it admits, in table order, memoised (texts share a few such sets).
+    ``entries`` are ``(needles, requires)`` pairs with ``maybe``'s meaning.
+    """
+
+    def __init__(self, entries: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
+        self.entries = [(tuple(needles), tuple(requires)) for needles, requires in entries]
+        self.always = [i for i, (needles, requires) in enumerate(self.entries) if not needles and not requires]
+        every = sorted({n for needles, requires in self.entries for n in (*needles, *requires)})
+        self.short = [n for n in every if len(n) <= 2]
+        self.long = [n for n in every if len(n) > 2]
+        self.memo: dict[frozenset[str], list[int]] = {}
+        self.automaton: Any = None
+        try:
+            import ahocorasick_rs
+
+            self.automaton = ahocorasick_rs.AhoCorasick(self.long) if self.long else None
+        except ImportError:  # pragma: no cover - a platform without the wheel: substring tests
+            pass
+
+    def present(self, folded: str) -> frozenset[str]:
+        """The needles that occur in ``folded``."""
+        found = {needle for needle in self.short if needle in folded}
+        if self.automaton is not None:
+            long = self.long
+            found.update(long[index] for index, _start, _end
+                         in self.automaton.find_matches_as_indexes(folded, overlapping=True))
+        elif self.long:
+            found.update(needle for needle in self.long if needle in folded)
+        return frozenset(found)
+
+    def candidates(self, folded: str) -> list[int]:
+        """Indexes of the entries whose scan can match ``folded``, in table order."""
+        present = self.present(folded)
+        if not present:
+            return self.always
+        chosen = self.memo.get(present)
+        if chosen is None:
+            if len(self.memo) > 4096:
+                self.memo.clear()
+            chosen = self.memo[present] = [
+                i for i, (needles, requires) in enumerate(self.entries)
+                if all(n in present for n in requires) and (not needles or not present.isdisjoint(needles))]
+        return chosen

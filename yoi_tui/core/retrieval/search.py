@@ -349,8 +349,8 @@ def _indexed(ws: Workspace, folders: list[tuple[Path, str]], summary: Path | Non
     """``(rel, slug, rel, bytes)`` of the files the search index says may match, in sorted-path order.
 
     None when the index cannot be used (no ``.yoi/``, read-only, an unlistable folder, an SQLite
-    error): the caller scans every file instead. The index is closed before the first file is read,
-    and files are read lazily (the search stops at its limit).
+    error): the caller scans every file instead. Candidates come from the database as the files
+    are read (the search stops at its limit); the index is closed when the reading ends.
     """
     import sqlite3
 
@@ -360,14 +360,34 @@ def _indexed(ws: Workspace, folders: list[tuple[Path, str]], summary: Path | Non
         index = open_index(ws)
         if index is None:
             return None
-        with index:
+        try:
             found = index.refresh(folders, summary)
-            if found is None:
-                return None
-            chosen = index.candidates(found, terms)
+        except BaseException:
+            index.conn.close()
+            raise
+        if found is None:
+            index.conn.close()
+            return None
     except sqlite3.Error:
         return None
-    return _read_chosen(ws, chosen, problems)
+    return _read_chosen(ws, _candidates_then_close(index, found, terms), problems)
+
+
+def _candidates_then_close(index: Any, found: dict[str, tuple[str, int]], terms: list[str]
+                           ) -> Iterator[tuple[str, tuple[str, int]]]:
+    """The index's candidates; should the database fail half-way, every later file (a plain scan
+    of the rest: the same answers, only slower). Closes the index at the end."""
+    import sqlite3
+
+    last = ""
+    try:
+        for rel, entry in index.candidates(found, terms):
+            last = rel
+            yield rel, entry
+    except sqlite3.Error:
+        yield from ((rel, entry) for rel, entry in sorted(found.items()) if rel > last)
+    finally:
+        index.conn.close()
 
 
 def _read_chosen(ws: Workspace, chosen: list[tuple[str, tuple[str, int]]],

@@ -28,16 +28,24 @@ rebuilt when garbage outgrows the live rows.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import stat
 import time
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from .change_feed import ChangeFeed
+
+try:  # hashlib loads OpenSSL first (2-4 ms per search); BLAKE2 itself is built in
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - another Python implementation
+    from hashlib import blake2b as _blake2b
 
 Found = tuple[str, int]  # (path, st_mode) of one listed record file
 
@@ -53,6 +61,8 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS files(rel TEXT PRIMARY KEY, sig TEXT NOT NULL, state INTEGER NOT NULL,"
     " id INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS files_id ON files(id)",
+    # the always-candidates without a scan of every row (an OR in one query made SQLite scan them all)
+    "CREATE INDEX IF NOT EXISTS files_racy ON files(rel) WHERE state = 1",
     "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(body, tokenize='trigram case_sensitive 1', content='',"
     " detail=none)",
 )
@@ -129,6 +139,40 @@ class SearchIndex:
         common case); a folder holding a racily clean file never stores its digest.
         """
         folders = list(folders)
+        if not _watching:
+            return self._refresh(folders, summary)
+        with _steady_lock:  # the MCP server may run tool calls in several threads
+            return self._refresh_watched(folders, summary)
+
+    def _refresh_watched(self, folders: list[tuple[Path, str]], summary: Path | None) -> dict[str, Found] | None:
+        steady_key = (str(index_path(self.ws)), tuple(prefix for _folder, prefix in folders), str(summary))
+        steady = _STEADY.get(steady_key)
+        if steady is not None:
+            feed, known, digest_key, digest = steady
+            # Nothing changed on disk (the kernel would have queued an event) and the database is
+            # the one that listing was checked against (another process may have rebuilt it).
+            if not feed.changed() and self._meta(digest_key) == digest:
+                return known
+            feed.close()
+            del _STEADY[steady_key]
+        feed = _open_feed(folders, summary)  # before listing: a change made while listing is not missed
+        found = self._refresh(folders, summary)
+        if feed is not None:
+            stored = self._meta(self._digest_key(folders, summary)) if found is not None else None
+            if found is not None and stored:  # "" or None: racy or unlistable, check everything next time
+                _STEADY[steady_key] = (feed, found, self._digest_key(folders, summary), stored)
+            else:
+                feed.close()
+        return found
+
+    @staticmethod
+    def _digest_key(folders: list[tuple[Path, str]], summary: Path | None) -> str:
+        prefixes = [prefix for _folder, prefix in folders] + (["memory/summary.md"] if summary is not None else [])
+        return "digest " + " ".join(prefixes)
+
+    def _refresh(self, folders: list[tuple[Path, str]], summary: Path | None) -> dict[str, Found] | None:
+        global LISTINGS
+        LISTINGS += 1
         now_ns = time.time_ns()
         found: dict[str, Found] = {}
         values: list[int] = []  # size, mtime_ns, ctime_ns, inode, mode per file, in listing order
@@ -150,7 +194,7 @@ class SearchIndex:
                 values += (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
             prefixes.append("memory/summary.md")
         digest_key = "digest " + " ".join(prefixes)
-        digest = hashlib.blake2b("\0".join(found).encode("utf-8", "surrogateescape"), digest_size=20)
+        digest = _blake2b("\0".join(found).encode("utf-8", "surrogateescape"), digest_size=20)
         try:
             digest.update(array("q", values).tobytes())
         except OverflowError:  # an inode beyond 2**63 (some file systems): hash the text instead
@@ -161,7 +205,7 @@ class SearchIndex:
                                and all(stat.S_ISREG(mode) for mode in set(values[4::5])))
         self._update(found, values, prefixes, now_ns, digest_key, digest.hexdigest() if clean else "")
         if self._maybe_compact():
-            return self.refresh(folders, summary)  # the row ids just written are gone: index afresh
+            return self._refresh(folders, summary)  # the row ids just written are gone: index afresh
         return found
 
     def _update(self, found: dict[str, Found], values: list[int], prefixes: list[str], now_ns: int,
@@ -222,14 +266,63 @@ class SearchIndex:
 
     # ------------------------------------------------------------------ asking it
 
-    def candidates(self, found: dict[str, Found], terms: list[str]) -> list[tuple[str, Found]]:
-        """The entries of ``found`` that may hold every term, in sorted-rel order."""
+    def candidates(self, found: dict[str, Found], terms: list[str]) -> Iterator[tuple[str, Found]]:
+        """The entries of ``found`` that may hold every term, in sorted-rel order, as the database
+        hands them over: a search that stops at its limit after a few files of a common word
+        does not fetch the thousands of rows it would never read. The index must stay open while
+        this is consumed."""
         query = _trigram_query(terms)
         if query is None:
-            return sorted(found.items())
-        wanted = {row[0] for row in self.conn.execute(
-            "SELECT rel FROM files WHERE state = 1 OR id IN (SELECT rowid FROM docs WHERE docs MATCH ?)", (query,))}
-        return [(rel, found[rel]) for rel in sorted(wanted) if rel in found]
+            yield from sorted(found.items())
+            return
+        cursor = self.conn.execute(
+            "SELECT rel FROM files WHERE state = 1 UNION ALL "
+            "SELECT rel FROM files WHERE id IN (SELECT rowid FROM docs WHERE docs MATCH ?) ORDER BY rel", (query,))
+        while rows := cursor.fetchmany(64):
+            for (rel,) in rows:
+                entry = found.get(rel)
+                if entry is not None:
+                    yield rel, entry
+
+
+# ---------------------------------------------------------------- steady state (long-running processes)
+
+_watching = False
+LISTINGS = 0  # full listings made by this process (the steady state makes none; tests read it)
+_STEADY: dict[tuple[str, tuple[str, ...], str], tuple[ChangeFeed, dict[str, Found], str, str]] = {}
+
+
+_steady_lock: Any = None
+
+
+def watch_for_changes(enabled: bool = True) -> None:
+    """In a long-running process (the MCP server, the app), let the kernel say when the record
+    folders changed (``change_feed``) instead of ``lstat``-ing every file per search: a search with
+    nothing changed since the last one skips the listing. Off by default: a one-shot CLI call would
+    only pay for setting the watches up."""
+    global _watching, _steady_lock
+    if _steady_lock is None:
+        import threading
+
+        _steady_lock = threading.Lock()
+    _watching = enabled
+    if not enabled:
+        for feed, *_rest in _STEADY.values():
+            feed.close()
+        _STEADY.clear()
+
+
+def _open_feed(folders: list[tuple[Path, str]], summary: Path | None) -> ChangeFeed | None:
+    from .change_feed import ChangeFeed
+
+    watched: list[tuple[str, frozenset[str] | None]] = [(str(folder), None) for folder, _prefix in folders]
+    if summary is not None:  # memory/: only summary.md and the record folders' own names matter there
+        names = {summary.name} | {folder.name for folder, _prefix in folders if folder.parent == summary.parent}
+        watched.append((str(summary.parent), frozenset(names)))
+    feed = ChangeFeed.open(watched)
+    if feed is not None:
+        feed.changed()  # start from an empty queue: the listing that follows sees everything before
+    return feed
 
 
 def open_index(ws: Workspace) -> SearchIndex | None:

@@ -23,6 +23,7 @@ _LINK_ANCHOR_RE = re.compile(r"\]\(#")
 _URL_RE = re.compile(r"(?:[a-zA-Z][a-zA-Z0-9+.-]{0,31}://|www\.)[^\s<>()\[\]]+")
 _INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _HEADING_MARKER_RE = re.compile(r"^ {0,3}#{1,6}(?=\s|$)")
 
 
@@ -73,27 +74,69 @@ def iter_prose_lines(text: str) -> Iterator[tuple[int, int, str]]:
             yield line_no, start, line
 
 
+def _code_ranges(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` offsets of the fenced code blocks, fence lines included: ``iter_lines``'s
+    ``in_code`` lines, found from the fence lines alone (most lines are never looked at)."""
+    ranges: list[tuple[int, int]] = []
+    fence: str | None = None
+    opened = 0
+    for match in _FENCE_LINE_RE.finditer(text):
+        marker = match.group(1)
+        if fence is None:
+            fence, opened = marker, match.start()
+        elif marker[0] == fence[0] and len(marker) >= len(fence):
+            end = text.find("\n", match.start())
+            ranges.append((opened, len(text) if end < 0 else end))
+            fence = None
+    if fence is not None:
+        ranges.append((opened, len(text)))
+    return ranges
+
+
 def _iter_refs(text: str) -> Iterator[tuple[str, int, int, int]]:
     """``(slug, line_no, start_in_line, line_start)`` of every reference: ``iter_slug_refs`` without
-    building a ``SlugRef`` per hit (``referenced_slugs`` runs over every body in GC and lint)."""
-    # ``iter_lines`` rather than ``iter_prose_lines``: one generator less in the linter's hot loop.
-    for line_no, line_start, line, in_code in iter_lines(text):
-        if in_code or "#" not in line:
-            continue
-        masked = line
-        if "`" in masked:  # no backtick, no code span: the substitution would change nothing
-            masked = _INLINE_CODE_RE.sub(_mask, masked)
-        if "://" in masked or "www." in masked:  # every URL the pattern matches holds one of these
-            masked = _URL_RE.sub(_mask, masked)
+    building a ``SlugRef`` per hit (``referenced_slugs`` runs over every body in GC and lint).
+
+    Only the lines holding a ``#`` outside fenced code are looked at, each found with ``str.find``
+    (the linter runs this over every body; most lines have no ``#``)."""
+    hash_at = text.find("#")
+    if hash_at < 0:
+        return
+    code = _code_ranges(text) if ("```" in text or "~~~" in text) else []
+    block = 0
+    line_no, counted = 1, 0
+    while hash_at >= 0:
+        line_start = text.rfind("\n", 0, hash_at) + 1
+        line_end = text.find("\n", hash_at)
+        if line_end < 0:
+            line_end = len(text)
+        while block < len(code) and code[block][1] < line_start:
+            block += 1
+        if block < len(code) and code[block][0] <= line_start:
+            hash_at = text.find("#", line_end)
+            continue  # a line of a fenced code block
+        line_no += text.count("\n", counted, line_start)
+        counted = line_start
+        yield from _line_refs(text[line_start:line_end], line_no, line_start)
+        hash_at = text.find("#", line_end)
+
+
+def _line_refs(line: str, line_no: int, line_start: int) -> Iterator[tuple[str, int, int, int]]:
+    masked = line
+    if "`" in masked:  # no backtick, no code span: the substitution would change nothing
+        masked = _INLINE_CODE_RE.sub(_mask, masked)
+    if "://" in masked or "www." in masked:  # every URL the pattern matches holds one of these
+        masked = _URL_RE.sub(_mask, masked)
+    if masked[:4].lstrip(" ").startswith("#"):  # a heading marker starts the line after at most 3 spaces
         masked = _HEADING_MARKER_RE.sub(_mask, masked)
-        for match in _REF_RE.finditer(masked):
-            slug = match.group(1)
-            if slug.isdigit():
-                continue
-            start = match.start()
-            if start >= 2 and masked[start - 2: start] == "](":
-                continue
-            yield slug, line_no, start, line_start
+    for match in _REF_RE.finditer(masked):
+        slug = match.group(1)
+        if slug.isdigit():
+            continue
+        start = match.start()
+        if start >= 2 and masked[start - 2: start] == "](":
+            continue
+        yield slug, line_no, start, line_start
 
 
 def iter_slug_refs(text: str) -> Iterator[SlugRef]:

@@ -27,12 +27,10 @@ Appends are safe with many writers at once (several CLI processes, the MCP serve
 from __future__ import annotations
 
 import json
-import logging
 import math
 import os
 import re
 import time
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,6 +38,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..errors import YoiError
+from ..notices import warn
 from ..store.ids import new_id
 from ..store.kinds import RecordKind
 from ..store.safe_read import NotRegularFile, read_regular_bytes
@@ -50,7 +49,6 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-log = logging.getLogger("yoi.usage")
 
 SESSION_ENV = "YOI_SESSION_ID"
 EVENT_TYPES = ("tokens", "invoke", "inject")
@@ -192,7 +190,7 @@ def _append(path: Path, data: bytes, lock_path: Path) -> None:
         try:
             locked = _flock(fd)
             if not locked:
-                log.warning("usage: could not lock %s; appending without the lock", path)
+                warn("yoi.usage", "usage: could not lock %s; appending without the lock", path)
             _append_locked_fd(fd, data, locked)
         finally:
             os.close(fd)  # also releases the flock
@@ -209,7 +207,7 @@ def _append_with_lock_file(path: Path, data: bytes, lock_path: Path) -> None:  #
         lock = FileLock(str(lock_path), timeout=_LOCK_TIMEOUT_S)
         lock.acquire()
     except (OSError, Timeout) as exc:
-        log.warning("usage: could not lock %s (%s); appending without the lock", lock_path, exc)
+        warn("yoi.usage", "usage: could not lock %s (%s); appending without the lock", lock_path, exc)
         lock = None
     try:
         fd = _open_append(path)
@@ -322,7 +320,7 @@ def record_quietly(ws: Workspace, invokes: list[tuple[str, str, str]], session_i
     try:
         record_invokes(ws, invokes, session_id)
     except YoiError as exc:
-        log.warning("usage not recorded: %s", exc)
+        warn("yoi.usage", "usage not recorded: %s", exc)
 
 
 # --------------------------------------------------------------------------- reading
@@ -339,6 +337,8 @@ def _check_event(obj: Any) -> str | None:
     event_id = obj.get("id")
     if not isinstance(event_id, str):
         return "missing string 'id'"
+    import uuid  # reading the log only (recording a hit does not parse ids)
+
     try:
         parsed = uuid.UUID(event_id)
     except ValueError:

@@ -12,10 +12,18 @@ Adapters: ``native`` (yoi's own JSONL), ``claude_code``, ``codex``. Never import
 
 from __future__ import annotations
 
-from .clean import clean_entries, clean_entry, clean_text
-from .detect import FORMAT_EMPTY, FORMATS, detect_format, load_session
-from .model import INJECTED_KINDS, Entry, LogProblem, ParsedLog, Role, SessionLogError
-from .redact import SECRET_PATTERNS, find_secrets, redact, redact_value
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names are imported from their modules on first use (PEP 562): the linter's secret rule imports
+# ``sessions.redact`` and must not pay for the log adapters and their pydantic models (~40 ms).
+_HOMES = {
+    "clean_entries": "clean", "clean_entry": "clean", "clean_text": "clean",
+    "FORMAT_EMPTY": "detect", "FORMATS": "detect", "detect_format": "detect", "load_session": "detect",
+    "INJECTED_KINDS": "model", "Entry": "model", "LogProblem": "model", "ParsedLog": "model", "Role": "model",
+    "SessionLogError": "model",
+    "SECRET_PATTERNS": "redact", "find_secrets": "redact", "redact": "redact", "redact_value": "redact",
+}
 
 __all__ = [
     "FORMATS",
@@ -36,3 +44,19 @@ __all__ = [
     "redact",
     "redact_value",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from .clean import clean_entries, clean_entry, clean_text
+    from .detect import FORMAT_EMPTY, FORMATS, detect_format, load_session
+    from .model import INJECTED_KINDS, Entry, LogProblem, ParsedLog, Role, SessionLogError
+    from .redact import SECRET_PATTERNS, find_secrets, redact, redact_value

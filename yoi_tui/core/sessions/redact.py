@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..retrieval.prefilter import fold, unfolds_exactly
+from ..retrieval.prefilter import NeedlePlan, fold, unfolds_exactly
 
 Span = tuple[str, int, int]
 
@@ -46,9 +46,12 @@ class SecretPattern:
     needles: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
     run: frozenset[str] = frozenset()
+    precheck: re.Pattern[str] | None = None  # a regex every match holds a match of (cheaper to search)
 
     def finditer(self, text: str) -> list[Span]:
         found: list[Span] = []
+        if self.precheck is not None and self.precheck.search(text) is None:
+            return found
         for match in self._matches(text):
             where = self.span(match) if self.span else match.span()
             if where is not None and where[1] > where[0]:
@@ -342,58 +345,16 @@ def all_patterns() -> tuple[SecretPattern, ...]:
 _ALL: tuple[SecretPattern, ...] | None = None
 
 
-class _Plan:
-    """Which patterns a text's literal words allow, from one pass over the text.
-
-    Testing each pattern's needles per text meant ~60 substring scans of every text (most needles
-    are absent, so each scan reads the whole text): half of a cold lint's secret check. The plan
-    tests needles of one or two characters with ``in`` (when present they are found at once) and
-    finds the longer ones in a single Aho-Corasick pass (``ahocorasick-rs``, overlapping matches,
-    so every needle present is seen), then maps the needles present to the patterns they admit, in
-    table order (the rank decides ties).
-    """
-
-    def __init__(self, patterns: tuple[SecretPattern, ...]) -> None:
-        self.patterns = patterns
-        self.always = [rank for rank, p in enumerate(patterns) if not p.needles and not p.requires]
-        needles = sorted({n for p in patterns for n in (*p.needles, *p.requires)})
-        self.short = [n for n in needles if len(n) <= 2]
-        self.long = [n for n in needles if len(n) > 2]
-        self.automaton: Any = None
-        try:
-            import ahocorasick_rs
-
-            self.automaton = ahocorasick_rs.AhoCorasick(self.long) if self.long else None
-        except ImportError:  # pragma: no cover - a platform without the wheel: substring tests
-            pass
-
-    def present(self, folded: str) -> set[str]:
-        found = {needle for needle in self.short if needle in folded}
-        if self.automaton is not None:
-            long = self.long
-            found.update(long[index] for index, _start, _end
-                         in self.automaton.find_matches_as_indexes(folded, overlapping=True))
-        else:
-            found.update(needle for needle in self.long if needle in folded)
-        return found
-
-    def candidates(self, folded: str) -> list[int]:
-        present = self.present(folded)
-        if not present:
-            return self.always
-        return [rank for rank, p in enumerate(self.patterns)
-                if all(n in present for n in p.requires) and (not p.needles or not present.isdisjoint(p.needles))]
-
-
-_PLAN: _Plan | None = None
+_PLAN: NeedlePlan | None = None  # which patterns a text can match, from one pass over it
+_PLANNED: tuple[SecretPattern, ...] | None = None
 
 
 def find_secrets(text: str) -> list[Span]:
     """Every secret in ``text`` as ``(kind, start, end)``, sorted, never overlapping."""
-    global _PLAN
+    global _PLAN, _PLANNED
     patterns = all_patterns()
-    if _PLAN is None or _PLAN.patterns is not patterns:
-        _PLAN = _Plan(patterns)
+    if _PLAN is None or _PLANNED is not patterns:
+        _PLAN, _PLANNED = NeedlePlan([(p.needles, p.requires) for p in patterns]), patterns
     candidates: list[tuple[int, int, int, str]] = []
     for rank in _PLAN.candidates(fold(text)):
         for kind, start, end in patterns[rank].finditer(text):

@@ -10,7 +10,6 @@ validates a file only when it sets anything. A valid file's values are cached by
 bytes (and of this module) in ``.yoi/state/config-valid.json``, so the next run skips validation.
 """
 
-import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -177,6 +176,8 @@ class Config(Section):
 
 def _schema_key(raw: bytes) -> str:
     """Names a file's content and this module's source: a changed rule invalidates the cache."""
+    import hashlib  # only for a config that sets values (its validation is cached by hash)
+
     digest = hashlib.sha256(raw)
     try:
         digest.update(Path(__file__).read_bytes())

@@ -10,23 +10,26 @@ one millisecond), the RFC variant, then 62 random bits.
 from __future__ import annotations
 
 import os
+import sys
 import time
-import uuid
-from collections.abc import Callable
 
-_stdlib_uuid7: Callable[[], uuid.UUID] | None = getattr(uuid, "uuid7", None)
 _last = 0  # the last (milliseconds << 12 | counter) handed out by this process
 
 
-def _uuid7() -> uuid.UUID:
+def _uuid7() -> str:
     global _last
     stamp = max((time.time_ns() // 1_000_000) << 12, _last + 1)
     _last = stamp
     rand_b = int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
     value = (stamp >> 12) << 80 | 0x7 << 76 | (stamp & 0xFFF) << 64 | 0b10 << 62 | rand_b
-    return uuid.UUID(int=value)
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def new_id() -> str:
     """A new UUIDv7 as a string; ids made later sort after ids made earlier."""
-    return str(_stdlib_uuid7() if _stdlib_uuid7 is not None else _uuid7())
+    if sys.version_info >= (3, 14):  # the stdlib's, once it has one (uuid is imported only then)
+        import uuid
+
+        return str(uuid.uuid7())  # type: ignore[attr-defined]
+    return _uuid7()

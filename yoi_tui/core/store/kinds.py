@@ -64,10 +64,10 @@ def path_for(ws: Workspace, kind: RecordKind, slug: str) -> Path:
 
 def kind_for_path(ws: Workspace, path: Path) -> RecordKind | None:
     """The record kind a path would hold by its place in the layout (None: not a record path)."""
-    try:
-        rel = Path(os.path.abspath(path)).relative_to(ws.root).parts
-    except ValueError:
+    parts = ws.rel_parts(path)
+    if parts is None:
         return None
+    rel = tuple(parts)
     if not rel or not rel[-1].endswith(".md"):
         return None
     if rel == ("memory", "summary.md"):
@@ -79,8 +79,8 @@ def kind_for_path(ws: Workspace, path: Path) -> RecordKind | None:
     return None
 
 
-def slug_of(path: Path) -> str:
-    name = Path(path).name
+def slug_of(path: Path | str) -> str:
+    name = path.name if isinstance(path, Path) else os.path.basename(path)
     return name[:-3] if name.endswith(".md") else name
 
 

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from .kinds import RecordKind
+from .meta_fields import DECISION_STATUSES, KNOWN_KEYS, REQUIRED_KEYS
 from .records import as_timestamp, timestamp_problem
 
 
@@ -102,16 +103,7 @@ META_MODELS: dict[RecordKind, type[_Meta]] = {
     RecordKind.KNOWLEDGE: KnowledgeMeta,
 }
 
-REQUIRED_KEYS: dict[RecordKind, tuple[str, ...]] = {
-    RecordKind.SUMMARY: ("updated_at",),
-    RecordKind.DECISION: ("created_at", "updated_at", "sources", "status"),
-    RecordKind.REQUEST: ("created_at", "updated_at", "sources"),
-    RecordKind.KNOWLEDGE: ("kind", "description", "model_invokation", "user_invocable", "last_sources",
-                           "created_at", "updated_at"),
-}
-
-KNOWN_KEYS: dict[RecordKind, frozenset[str]] = {
-    kind: frozenset(model.model_fields) for kind, model in META_MODELS.items()
-}
-
-DECISION_STATUSES = ("open", "resolved", "replaced")
+# The field lists live in ``meta_fields`` (no pydantic there); tests/test_meta_fields.py checks
+# that KNOWN_KEYS names exactly these models' fields.
+__all__ = ["DECISION_STATUSES", "KNOWN_KEYS", "META_MODELS", "REQUIRED_KEYS", "DecisionMeta", "KnowledgeMeta",
+           "RequestMeta", "Source", "SummaryMeta"]

@@ -129,7 +129,7 @@ def _file_problem(ws: Workspace, path: Path, rel: str) -> tuple[Diagnostic | Non
             return _diag(rel, "file-unreadable", f"symlink points outside the workspace ({target}); not read",
                          hint="replace the link with the file itself"), None
     try:
-        st = os.stat(path)
+        st = os.stat(path) if stat.S_ISLNK(lst.st_mode) else lst
     except OSError as exc:
         return _diag(rel, "file-unreadable", f"broken symlink or unreadable: {exc.strerror}"), None
     if stat.S_ISDIR(st.st_mode):

@@ -61,11 +61,19 @@ def open_regular(path: Path) -> int:
     return fd
 
 
+_READ_CHUNK = 1 << 20
+
+
 def read_regular_bytes(path: Path) -> bytes:
     """The bytes of the regular file ``path`` (see ``open_regular``)."""
     fd = open_regular(path)
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+    try:
+        chunks = []
+        while chunk := os.read(fd, _READ_CHUNK):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def json_depth_ok(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> bool:

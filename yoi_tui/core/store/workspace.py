@@ -80,12 +80,25 @@ class Workspace:
         """The validated config (defaults when the file is absent); loaded once."""
         return self._config if self._config is not None else load_config(self.config_path, self.state_dir)
 
-    def rel(self, path: Path) -> str:
+    def rel(self, path: Path | str) -> str:
         """``path`` relative to the root, with forward slashes (as shown in diagnostics)."""
+        inside = self.rel_parts(path)
+        if inside is not None:
+            return "/".join(inside)
         try:
             return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
         except ValueError:
             return str(path)
+
+    def rel_parts(self, path: Path | str) -> list[str] | None:
+        """The parts of ``path`` below the root (made absolute, not resolved), or None when it is
+        not below it. String work only: reading every record asks this several times per file."""
+        absolute = os.path.abspath(path)
+        root = str(self.root)
+        cut = len(root) + 1
+        if len(absolute) <= cut or not absolute.startswith(root) or absolute[cut - 1] != os.sep:
+            return None
+        return absolute[cut:].split(os.sep)
 
     def contains(self, path: Path) -> bool:
         """True when ``path``, with symlinks resolved, lies inside the workspace."""
