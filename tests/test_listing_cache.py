@@ -12,12 +12,14 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import T0, decision_meta, knowledge_meta, make_ws, request_meta, write_record
 
 from yoi_tui.core.retrieval import listing_cache
 from yoi_tui.core.retrieval.context import ResidentContext, build_resident_context
 from yoi_tui.core.retrieval.listing_cache import CACHE_NAME, ListingCache
-from yoi_tui.core.retrieval.summary_lists import generated_listings, scan_knowledge
+from yoi_tui.core.retrieval.summary_lists import generated_listings, raw_title, scan_knowledge, scan_records
 from yoi_tui.core.store.workspace import Workspace
 
 BUDGET = 100_000
@@ -57,8 +59,8 @@ def _keep_mtime(path: Path, edit: str, into: str) -> None:
 
 def _reads(ws: Workspace) -> int:
     cache = ListingCache.load(ws)
-    cache.folder(ws, ws.decisions_dir, "memory/decisions/")
-    cache.folder(ws, ws.requests_dir, "memory/requests/")
+    scan_records(ws, cache, ws.decisions_dir, "memory/decisions/")
+    scan_records(ws, cache, ws.requests_dir, "memory/requests/")
     return cache.reads
 
 
@@ -157,3 +159,29 @@ def test_the_resident_context_sees_knowledge_edits(tmp_path: Path) -> None:
     built = _same_context(ws)
     assert built.slugs == ["fact-0", "fact-1"] and any(p.startswith("knowledge/broken.md") for p in built.problems)
     assert any(p.startswith("knowledge/broken.md") for p in _same_context(ws).problems)  # reported every run
+
+
+def _raw_title_by_lines(text: str) -> str | None:
+    """The line-by-line reading ``raw_title`` must agree with (its fast path is one regex search)."""
+    import re
+
+    title_re, fence_re = re.compile(r"^ {0,3}# +(.+?)\s*#*\s*$"), re.compile(r"^ {0,3}(`{3,}|~{3,})")
+    end = text.find("\n---", 3) if text.startswith("---") else -1
+    fence = False
+    for line in (text[end + 4:] if end > 0 else text).split("\n"):
+        if fence_re.match(line):
+            fence = not fence
+        elif not fence:
+            match = title_re.match(line)
+            if match:
+                return " ".join(match.group(1).split())
+    return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["---", "status: open", "# Title", "  # Spaced  title ##", "#NoTitle", "```",
+                                 "~~~", "    # too deep", "text", "", "# Ti\u00a0tle\u00a0", "\r", "# T\r",
+                                 "--- # odd"]), max_size=12))
+def test_raw_title_reads_as_the_line_by_line_scan(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    assert raw_title(text) == _raw_title_by_lines(text)

@@ -5,7 +5,8 @@ file's ``lstat``.
 listings (``summary_lists``) from the records read every decision and request file — at 10,000
 records that doubled the command's time. The few facts the context needs from a file (for a
 decision or request: live or replaced, status, ``updated_at``, title; for knowledge: resident or
-not, its index line: ``context.KnowledgeFacts``) are a pure function of its bytes, so they are kept in
+not, its index line: ``summary_lists.KnowledgeFacts``) are a pure function of its bytes (computed in
+``summary_lists``), so they are kept in
 ``.yoi/state/cache/listings-v1.json`` per file, with the file's signature: size, ``mtime_ns``,
 ``ctime_ns`` and inode from ``lstat``. A warm run lists the folders, ``lstat``s each file and reads
 only the files whose signature changed. It is never trusted beyond that:
@@ -27,13 +28,11 @@ import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from ..store.records import as_timestamp
 from ..store.workspace import Workspace
-from .search import decode_text, iter_entries_bytes
+from .search import iter_entries_bytes
 
 CACHE_NAME = "listings-v1.json"
 _VERSION = 1
@@ -61,24 +60,6 @@ class ListingFacts:
                 or not (status is None or type(status) is str) or not (title is None or type(title) is str):
             return None
         return cls(replaced, status, float(stamp), title)
-
-
-def facts_of(text: str) -> ListingFacts:
-    """The listing facts of a record's text (the pure function the cache remembers)."""
-    from .summary_lists import raw_frontmatter, raw_frontmatter_value, raw_title
-
-    fm = raw_frontmatter(text)
-    raw = raw_frontmatter_value(fm, "updated_at")
-    stamp = as_timestamp(raw) if raw is not None else None
-    return ListingFacts(replaced=bool(raw_frontmatter_value(fm, "replaced_by")),
-                        status=raw_frontmatter_value(fm, "status"),
-                        stamp=stamp.timestamp() if isinstance(stamp, datetime) else 0.0,
-                        title=raw_title(text))
-
-
-def _record_facts(rel: str, data: bytes, problems: list[str] | None) -> tuple[ListingFacts | None, bool]:
-    text, _reason = decode_text(data)
-    return (None, False) if text is None else (facts_of(text), True)
 
 
 class _Facts(Protocol):
@@ -116,10 +97,6 @@ class ListingCache:
         except (OSError, ValueError):
             pass
         return cls(path)
-
-    def folder(self, ws: Workspace, folder: Path, prefix: str) -> list[tuple[str, ListingFacts]]:
-        """``(slug, facts)`` of every readable decision or request ``*.md`` in ``folder``, in name order."""
-        return self.scan(ws, folder, prefix, _record_facts, ListingFacts.from_json)
 
     def scan(self, ws: Workspace, folder: Path, prefix: str, compute: Compute[F],
              revive: Callable[[Any], F | None], problems: list[str] | None = None) -> list[tuple[str, F]]:

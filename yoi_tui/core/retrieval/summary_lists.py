@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store.kinds import RecordKind
-from ..store.records import parse_record_text
+from ..store.records import as_timestamp, parse_record_text
 from ..store.workspace import Workspace
 from .listing_cache import ListingCache, ListingFacts
 from .search import decode_text
@@ -73,9 +73,15 @@ def raw_frontmatter(text: str) -> str:
     return text[:end] if end > 0 else ""
 
 
+_VALUE_RES: dict[str, re.Pattern[str]] = {}
+
+
 def raw_frontmatter_value(frontmatter: str, key: str) -> str | None:
     """A top-level scalar's raw value (quotes stripped), for pre-selection only."""
-    match = re.search(rf"^{key}:[ \t]*(.*?)[ \t]*\r?$", frontmatter, re.MULTILINE)
+    pattern = _VALUE_RES.get(key)
+    if pattern is None:  # compiled once per key: this runs for every record file on a cold context
+        pattern = _VALUE_RES[key] = re.compile(rf"^{re.escape(key)}:[ \t]*(.*?)[ \t]*\r?$", re.MULTILINE)
+    match = pattern.search(frontmatter)
     if match is None:
         return None
     value = match.group(1).strip().strip("'\"")
@@ -93,9 +99,19 @@ def _title(body: str) -> str | None:
 _TITLE_RE = re.compile(r"^ {0,3}# +(.+?)\s*#*\s*$")
 
 
+_FIRST_TITLE_RE = re.compile(r"^ {0,3}# +(.+?)[^\S\n]*#*[^\S\n]*$", re.MULTILINE)
+_FENCE_LINE_RE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+
+
 def raw_title(text: str) -> str | None:
     """The first ``# Title`` of a record's body, read from the raw text (no YAML parse)."""
     end = text.find("\n---", 3) if text.startswith("---") else -1
+    start = end + 4 if end > 0 else 0
+    if end <= 0 or text[start:start + 1] in ("", "\n"):
+        # The common case in one regex search: no fence line before the first title line.
+        match = _FIRST_TITLE_RE.search(text, start)
+        if _FENCE_LINE_RE.search(text, start, match.start() if match else len(text)) is None:
+            return " ".join(match.group(1).split()) if match else None
     fence = False
     for line in (text[end + 4:] if end > 0 else text).split("\n"):
         if _FENCE_RE.match(line):
@@ -105,6 +121,27 @@ def raw_title(text: str) -> str | None:
             if match:
                 return " ".join(match.group(1).split())
     return None
+
+
+def facts_of(text: str) -> ListingFacts:
+    """The listing facts of a decision's or request's text (the pure function the cache remembers)."""
+    fm = raw_frontmatter(text)
+    raw = raw_frontmatter_value(fm, "updated_at")
+    stamp = as_timestamp(raw) if raw is not None else None
+    return ListingFacts(replaced=bool(raw_frontmatter_value(fm, "replaced_by")),
+                        status=raw_frontmatter_value(fm, "status"),
+                        stamp=stamp.timestamp() if stamp is not None else 0.0,
+                        title=raw_title(text))
+
+
+def _record_facts(rel: str, data: bytes, problems: list[str] | None) -> tuple[ListingFacts | None, bool]:
+    text, _reason = decode_text(data)
+    return (None, False) if text is None else (facts_of(text), True)
+
+
+def scan_records(ws: Workspace, cache: ListingCache, folder: Path, prefix: str) -> list[tuple[str, ListingFacts]]:
+    """``(slug, facts)`` of every readable decision or request in ``folder``, in name order."""
+    return cache.scan(ws, folder, prefix, _record_facts, ListingFacts.from_json)
 
 
 def _recency_of(facts: ListingFacts, slug: str) -> tuple[float, str]:
@@ -259,11 +296,11 @@ def generated_listings(ws: Workspace, *, budget: int, skip_knowledge: set[str] |
     if budget <= 0:
         return ""
     facts = cache if isinstance(cache, ListingCache) else ListingCache.load(ws) if cache else ListingCache(None)
-    requests, request_total = _recent_requests(facts.folder(ws, ws.requests_dir, "memory/requests/"))
+    requests, request_total = _recent_requests(scan_records(ws, facts, ws.requests_dir, "memory/requests/"))
     if knowledge is None:
         knowledge = scan_knowledge(ws, facts)
     index, knowledge_total = _knowledge_index(knowledge, skip_knowledge or set(), budget)
-    decisions, decision_total = _open_decisions(facts.folder(ws, ws.decisions_dir, "memory/decisions/"), budget)
+    decisions, decision_total = _open_decisions(scan_records(ws, facts, ws.decisions_dir, "memory/decisions/"), budget)
     if not isinstance(cache, ListingCache):
         facts.save()
     listings = [(GENERATED_SECTIONS[0], decisions, decision_total, "memory/decisions/"),
