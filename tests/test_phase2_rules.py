@@ -164,7 +164,10 @@ def _final_live(ws: Workspace) -> dict[str, tuple[list[Any], set[str]]]:
 
 
 @pytest.mark.parametrize("titles", [("Use SQLite for the response caches", "Use SQLite for the response cache"),
-                                    ("Use ruff for the linting", "Use ruff for linting")])
+                                    ("Use ruff for the linting", "Use ruff for linting"),
+                                    # one slug, two wordings; one slug, two casings
+                                    ("Use ruff, for linting", "Use ruff for linting"),
+                                    ("Use sqlite for caching", "Use SQLite for caching")])
 def test_near_identical_titles_end_under_one_slug_whichever_came_first(tmp_path: Path,
                                                                           titles: tuple[str, str]) -> None:
     finals = []
@@ -394,3 +397,22 @@ def test_the_app_path_prepares_holds_the_lock_and_applies_the_accepted_files(tmp
     assert [p.name for p in ws.requests_dir.glob("*.md")] == ["add-a-no-cache-flag-cli-py.md"]
     assert not lock_path(ws).exists()
     assert not list(ws.staging_dir.glob("*.json"))  # rejecting a file is a decision: the staging is consumed
+
+
+def test_three_wordings_in_every_order_end_as_one_record(tmp_path: Path) -> None:
+    import itertools
+
+    wordings = ("Use sqlite for the response caches", "Use SQLite for the response cache",
+                "Use sqlite for the response cache")
+    finals = []
+    for n, order in enumerate(itertools.permutations(wordings)):
+        ws = make_ws(tmp_path / f"order{n}")
+        for title in order:
+            stage(ws, f"{slugify(title)}-{title.count('S')}", 0, 3,
+                  decisions=[Decision(title=title, chosen="yes", rationale=f"Said as: {title}.")])
+            run_phase2(ws, flush=True)
+        finals.append(_final_live(ws))
+    assert all(final == finals[0] for final in finals) and len(finals[0]) == 1
+    ((rel, (_sources, lines)),) = finals[0].items()
+    assert rel == "memory/decisions/use-sqlite-for-the-response-cache.md"
+    assert "# Use SQLite for the response cache" in lines and "Also titled: Use sqlite for the response caches" in lines

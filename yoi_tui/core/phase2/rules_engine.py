@@ -50,7 +50,7 @@ from ..store.records import Record
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context, format_errors
-from .merge import merge_body, same_title, title_of_body, with_also_titled
+from .merge import merge_body, retitle, same_title, title_of_body, with_also_titled
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
 _DIGITS_RE = re.compile(r"\d+")
@@ -276,16 +276,24 @@ class RulesEngine:
             self.ctx.hold([staging.id], f"{rel} is unreadable")
             return None
         current = title_of_body(record.body)
-        if title and current and not same_title(current, title):
-            # Another wording of the title (a near-identical slug): kept, as GC's merge keeps it.
-            body = with_also_titled(body, title)
-        if not self._write_update(staging.id, record, body, [source], resolved=resolved):
+        base_body = None
+        if title and current and title != current:
+            if title < current and slugify(title) == slugify(current) == record.slug:
+                # Two wordings of this very slug: the title is the first of them in code-point
+                # order, whichever came first (so every push order ends with the same title).
+                base_body = retitle(record.body, title, None if same_title(current, title) else current)
+            elif not same_title(current, title):
+                # Another wording of the title (a near-identical slug): kept, as GC's merge keeps it.
+                body = with_also_titled(body, title)
+        if not self._write_update(staging.id, record, body, [source], resolved=resolved, base_body=base_body):
             return None
-        return Target(kind, slug, title_of_body(record.body) or slug)
+        return Target(kind, slug, title_of_body(base_body or record.body) or slug)
 
     def _write_update(self, staging_id: str, record: Record, body: str, sources: list[Source], *,
-                      resolved: bool | None = None) -> bool:
-        new_body = merge_body(record.body, body)
+                      resolved: bool | None = None, base_body: str | None = None) -> bool:
+        """Merge ``body`` into the record (into ``base_body``, the record's body already changed, when
+        given) and its sources; write when anything changed."""
+        new_body = merge_body(record.body if base_body is None else base_body, body)
         updates: dict[str, Any] = {}
         if sources:
             merged, changed = self._merge_sources(record.meta.get("sources"), sources)
