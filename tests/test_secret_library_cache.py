@@ -37,7 +37,12 @@ def test_a_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
     pytest.importorskip("detect_secrets")
     cold = _probe(tmp_path)
     [cached] = (tmp_path / "yoi").glob("secret-patterns-*.json")
-    cached.write_text('[["kind", "(", 0, [], []]]', encoding="utf-8")  # not a valid regex
+    cached.write_text('[["kind", "(", 0, [], []]]', encoding="utf-8")  # an old layout, a bad regex
+    assert _probe(tmp_path) == cold
+    good = cached.read_text(encoding="utf-8")
+    damaged = good.replace('[["', '[["(', 1)  # a kind renamed: the digest no longer matches
+    assert damaged != good
+    cached.write_text(damaged, encoding="utf-8")
     again = _probe(tmp_path)
     assert again == cold
     assert _probe(tmp_path) == (cold[0], False, cold[2])

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .redact import SecretPattern
+    from .redact import LazyRegex, SecretPattern
 
 # Plugins left out: a public IP address is not a secret; the private-key plugin matches the header
 # line alone (prose *about* key files), while the hand pattern matches a header with its key body.
@@ -103,7 +103,7 @@ def _span(match: re.Match[str]) -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
 
 
 def _library_signature() -> str | None:
@@ -138,9 +138,9 @@ def _cache_file(signature: str) -> Path:
 
 
 def _from_rows(rows: list[list[Any]]) -> tuple[SecretPattern, ...]:
-    from .redact import SecretPattern
+    from .redact import LazyRegex, SecretPattern
 
-    return tuple(SecretPattern(kind, re.compile(source, flags), _span, tuple(needles), tuple(requires),
+    return tuple(SecretPattern(kind, LazyRegex(source, flags), _span, tuple(needles), tuple(requires),
                                precheck=_precheck(source, flags))
                  for kind, source, flags, needles, requires in rows)
 
@@ -154,9 +154,11 @@ _PRECHECKS = {
 }
 
 
-def _precheck(source: str, flags: int) -> re.Pattern[str] | None:
+def _precheck(source: str, flags: int) -> LazyRegex | None:
+    from .redact import LazyRegex
+
     check = _PRECHECKS.get(source)
-    return re.compile(check, flags) if check is not None else None
+    return LazyRegex(check, flags) if check is not None else None
 
 
 @lru_cache(maxsize=1)
@@ -173,20 +175,28 @@ def library_patterns() -> tuple[SecretPattern, ...]:
         return ()
     target = _cache_file(signature)
     try:
-        rows = json.loads(target.read_text(encoding="utf-8"))
-        return _from_rows(rows)
-    except (OSError, ValueError, TypeError, re.error):
+        stored = json.loads(target.read_text(encoding="utf-8"))
+        rows = stored["rows"]
+        # The regexes are compiled on first use, so a damaged file must be caught here, by the
+        # digest of what was written, not by a compile error in the middle of a lint.
+        if stored["check"] == _rows_digest(rows):
+            return _from_rows(rows)
+    except (OSError, ValueError, TypeError, KeyError, re.error):
         pass
     patterns = _imported_patterns()
     rows = [[p.kind, p.regex.pattern, p.regex.flags, list(p.needles), list(p.requires)] for p in patterns]
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         temp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(rows), encoding="utf-8")
+        temp.write_text(json.dumps({"rows": rows, "check": _rows_digest(rows)}), encoding="utf-8")
         os.replace(temp, target)
     except OSError:
         pass
     return patterns
+
+
+def _rows_digest(rows: Any) -> str:
+    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
 
 
 def _imported_patterns() -> tuple[SecretPattern, ...]:
