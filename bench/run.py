@@ -77,7 +77,9 @@ TARGETS: dict[str, tuple[str, float, str]] = {
     "lint_warm_edit": ("ratio", 3.0, "≤ 3× rg"),
     "completion": ("abs", 0.016, "≤ 16 ms"),
     "one_file_lint": ("abs", 0.020, "≤ 20 ms"),
+    "search_steady": ("abs", 0.005, "≤ 5 ms"),
     "gc_dry_run": ("abs", 2.0, "≤ 2 s (10k)"),
+    "phase1_big": ("ratio", 5.0, "≤ 5× jq"),
     "app_first_paint": ("abs", 1.5, "≤ 1.5 s"),
     "rss_lint": ("abs", 300.0, "≤ 300 MB"),
     "rss_gc": ("abs", 300.0, "≤ 300 MB"),
@@ -86,8 +88,8 @@ TARGETS: dict[str, tuple[str, float, str]] = {
 SEARCH_AT_SCALE = (50_000, 1.0)  # from this many records, search must beat rg outright
 ABS_ONLY_AT_SMALLEST = {"gc_dry_run"}  # an absolute goal stated for 10k; larger sizes judged by growth
 GROWTH_TARGET = 5.5
-ORDER = ("startup", "search_knowledge", "search_memory", "lint_cold", "lint_warm", "lint_warm_edit", "completion",
-         "one_file_lint", "gc_dry_run", "app_first_paint", "app_loaded", "app_linted", "phase1", "rss_lint", "rss_gc",
+ORDER = ("startup", "search_knowledge", "search_memory", "search_steady", "lint_cold", "lint_warm", "lint_warm_edit", "completion",
+         "one_file_lint", "gc_dry_run", "app_first_paint", "app_loaded", "app_linted", "phase1", "phase1_big", "rss_lint", "rss_gc",
          "rss_app")
 
 
@@ -167,6 +169,46 @@ def run_timed(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | 
     return elapsed, proc.returncode, usage.ru_maxrss
 
 
+def user_install(workdir: Path) -> tuple[list[str], str]:
+    """``yoi`` as a user installs it: a wheel of this checkout, unpacked into a fresh venv whose other
+    packages come from this interpreter's (added by a ``.pth`` line, so no dependency is installed).
+
+    The development install (``pip install -e``) puts an import finder in ``site``: every Python
+    start imports it and ``pathlib`` (~12 ms here, a third of ``python -c pass``). A user's
+    ``pip install`` / ``uv tool install`` has no such finder, so the whole-process figures are
+    measured like that. Returns the ``yoi`` command and that venv's Python (the start-up baseline).
+    """
+    import sysconfig
+    import zipfile
+
+    source, dist, venv = workdir / "wheel-source", workdir / "wheel-dist", workdir / "user-venv"
+    for folder in (source, dist, venv):
+        shutil.rmtree(folder, ignore_errors=True)
+    # A copy, so that building writes no build/ or egg-info into the checkout.
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache", "snapshots"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist),
+                    str(source)], check=True, capture_output=True)
+    [wheel] = dist.glob("yoi_tui-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    (site / "bench-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    script = venv / "bin" / "yoi"
+    # What pip writes for a console script.
+    script.write_text(f"#!{python}\n# -*- coding: utf-8 -*-\nimport re\nimport sys\n"
+                      "from yoi_tui.cli.main import main\nif __name__ == '__main__':\n"
+                      "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+                      "    sys.exit(main())\n", encoding="utf-8")
+    script.chmod(0o755)
+    shutil.rmtree(source, ignore_errors=True)
+    subprocess.run([str(script), "--help"], check=True, capture_output=True)  # compiles its .pyc files once
+    return [str(script)], str(python)
+
+
 def yoi_command() -> list[str]:
     """The installed ``yoi`` script next to this interpreter, else ``python -m yoi_tui.cli.main``."""
     script = Path(sys.executable).parent / "yoi"
@@ -185,6 +227,9 @@ def child_env() -> dict[str, str]:
     env = dict(os.environ)
     env["YOI_SESSION_ID"] = SESSION
     env.pop("PYTHONPROFILEIMPORTTIME", None)
+    # With it set (some shells and CI images do), a module whose .pyc is missing is compiled again
+    # at every start: start-up figures would measure the compiler.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
@@ -261,11 +306,11 @@ def fig_search(ws: Path, target: str, term: str, repeat: int, yoi: list[str], en
     return fig
 
 
-def fig_startup(repeat: int, yoi: list[str], env: dict[str, str]) -> Figure:
+def fig_startup(repeat: int, yoi: list[str], env: dict[str, str], interpreter: str | None = None) -> Figure:
     """``yoi --help`` (start-up: the parser, no command module run) against ``python -c pass``."""
     fig = Figure("startup", "`yoi --help` (start-up)", "s")
     fig.baseline_label = "python -c pass"
-    python = [str(Path(sys.executable)), "-c", "pass"]
+    python = [interpreter or str(Path(sys.executable)), "-c", "pass"]
     ours, theirs = interleaved(max(repeat, 5), lambda: run_timed([*yoi, "--help"], env=env)[0],
                                lambda: run_timed(python, env=env)[0])
     fig.samples, fig.baseline_samples = ours, theirs
@@ -457,6 +502,107 @@ def fig_app(ws: Path, repeat: int, env: dict[str, str]) -> tuple[Figure, Figure,
     return paint, loaded, linted, rss
 
 
+def fig_search_steady(ws: Path, term: str, repeat: int) -> Figure:
+    """In-process search as the MCP server runs it: the kernel's change feed on (watch_for_changes)."""
+    fig = Figure("search_steady", "search in the MCP server (in-process, nothing changed between searches)", "s")
+    try:
+        from yoi_tui.core.retrieval import search_index
+        from yoi_tui.core.retrieval.search import knowledge_search, memory_search
+        from yoi_tui.core.store.workspace import Workspace
+    except ImportError as exc:
+        fig.note = f"{NOT_YET} ({exc.name or exc})"
+        return fig
+    workspace = Workspace(ws)
+    search_index.watch_for_changes(True)
+    try:
+        worst: dict[str, list[float]] = {}
+        for search in (knowledge_search, memory_search):
+            search(workspace, term, record=False)  # the first search lists the folders and starts the feed
+            if not search_index._STEADY:  # files written in the last 2 s are re-checked: let them age
+                time.sleep(search_index.RACY_NS / 1e9 + 0.2)
+                search(workspace, term, record=False)
+            times = []
+            for _ in range(max(repeat, 5)):
+                start = time.perf_counter()
+                search(workspace, term, record=False)
+                times.append(time.perf_counter() - start)
+            worst[search.__name__] = times
+        listed = bool(search_index._STEADY)
+    finally:
+        search_index.watch_for_changes(False)
+    name, fig.samples = max(worst.items(), key=lambda item: statistics.median(item[1]))
+    fig.value = median(fig.samples)
+    fig.note = (f"{name} (the slower of knowledge_search and memory_search), term {term!r}; "
+                + ("inotify change feed active: no lstat pass" if listed else
+                   "no change feed here (not Linux or inotify unavailable): every search lstats every file"))
+    return fig
+
+
+def _big_log(folder: Path, megabytes: int = 50) -> Path | None:
+    """A Claude Code log of ``megabytes`` MB: the largest sample repeated with fresh (seeded) ids."""
+    import uuid
+
+    logs = sorted(SAMPLES.glob("claude-code_*.jsonl"), key=lambda p: p.stat().st_size)
+    if not logs:
+        return None
+    entries = [json.loads(line) for line in logs[-1].read_text(encoding="utf-8").splitlines() if line.strip()]
+    target = folder / f"big-{megabytes}mb.jsonl"
+    size, copy, previous = 0, 0, None
+    with target.open("w", encoding="utf-8") as out:
+        while size < megabytes * 1024 * 1024:
+            renamed: dict[str, str] = {}
+            for number, entry in enumerate(entries):
+                entry = dict(entry)
+                if isinstance(entry.get("uuid"), str):
+                    renamed[entry["uuid"]] = entry["uuid"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{copy}/{number}"))
+                if entry.get("parentUuid"):
+                    entry["parentUuid"] = renamed.get(entry["parentUuid"], previous)
+                if isinstance(entry.get("message"), dict) and "id" in entry["message"]:
+                    entry["message"] = {**entry["message"], "id": f"{entry['message']['id']}-{copy}"}
+                line = json.dumps(entry, ensure_ascii=False) + "\n"
+                out.write(line)
+                size += len(line.encode("utf-8"))
+                previous = entry.get("uuid", previous)
+            copy += 1
+    return target
+
+
+def fig_phase1_big(repeat: int, yoi: list[str], env: dict[str, str], megabytes: int = 50) -> Figure:
+    fig = Figure("phase1_big", f"`yoi phase1` on a {megabytes} MB Claude Code log (whole process)", "s")
+    jq = shutil.which("jq")
+    fig.baseline_label = "jq -c ."
+    with tempfile.TemporaryDirectory(prefix="yoi-bench-p1big-") as tmp:
+        log_path = _big_log(Path(tmp), megabytes)
+        if log_path is None:
+            fig.note = f"no Claude Code samples in {SAMPLES}"
+            return fig
+        runs = iter(range(1_000_000))
+
+        def ours() -> float:
+            ws = Path(tmp) / f"ws{next(runs)}"
+            ws.mkdir()
+            subprocess.run([*yoi, "init", "--workspace", str(ws)], env=env, capture_output=True, check=True)
+            elapsed, code, _rss = run_timed([*yoi, "phase1", "--force", "--workspace", str(ws), str(log_path)],
+                                            env=env)
+            if code != 0:
+                raise RuntimeError(f"yoi phase1 exited {code}")
+            shutil.rmtree(ws, ignore_errors=True)
+            return elapsed
+
+        baseline = (lambda: run_timed([jq, "-c", ".", str(log_path)])[0]) if jq else None
+        try:
+            fig.samples, fig.baseline_samples = interleaved(repeat, ours, baseline)
+        except Exception as exc:  # noqa: BLE001 - reported as the row's note
+            fig.note = f"failed: {type(exc).__name__}: {exc}"
+            return fig
+        megabytes = log_path.stat().st_size / 1e6
+    fig.value = median(fig.samples)
+    fig.baseline = median(fig.baseline_samples)
+    fig.note = f"{megabytes:.0f} MB: the largest sample repeated with fresh ids; parse, clean, extract, write staging" + \
+        ("" if jq else " (jq not installed: no baseline)")
+    return fig
+
+
 def fig_phase1(repeat: int) -> Figure:
     fig = Figure("phase1", "Phase 1 `rules` engine on the Claude Code samples", "MB/s", higher_is_better=True)
     fig.baseline_label = "json.loads of the same lines"
@@ -529,11 +675,13 @@ def measure_size(n: int, args: argparse.Namespace, yoi: list[str]) -> dict[str, 
         check = check_workspace(ws, manifest, yoi, env) if "check" not in skip else {}
         if "startup" not in skip:
             log(f"[{n}] start-up")
-            figures["startup"] = fig_startup(args.repeat, yoi, env)
+            figures["startup"] = fig_startup(args.repeat, yoi, env, args.interpreter)
         if "search" not in skip:
             for target in ("knowledge", "memory"):
                 log(f"[{n}] search {target}")
                 figures[f"search_{target}"] = fig_search(ws, target, term, args.repeat, yoi, env)
+            log(f"[{n}] search in a long-running process")
+            figures["search_steady"] = fig_search_steady(ws, term, args.repeat)
         if "lint" not in skip:
             log(f"[{n}] lint cold and warm")
             for fig in fig_lint(ws, term, args.repeat, yoi, env):
@@ -555,6 +703,9 @@ def measure_size(n: int, args: argparse.Namespace, yoi: list[str]) -> dict[str, 
         if "phase1" not in skip:
             log(f"[{n}] Phase 1 throughput")
             figures["phase1"] = fig_phase1(args.repeat)
+            if n == min(args.records):  # the log does not depend on the workspace: measured once
+                log(f"[{n}] Phase 1 on a 50 MB log")
+                figures["phase1_big"] = fig_phase1_big(args.repeat, yoi, env, args.phase1_mb)
     finally:
         (ws / ".yoi" / "usage" / f"{SESSION}.jsonl").unlink(missing_ok=True)
         if not args.keep and not args.reuse:
@@ -706,6 +857,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated workspaces")
     parser.add_argument("--reuse", action="store_true",
                         help="reuse workspaces already generated in --workdir with the same size and seed")
+    parser.add_argument("--install", choices=("wheel", "current"), default="wheel",
+                        help="whole-process figures run yoi from a wheel of this checkout in a fresh venv, as a "
+                             "user installs it (default), or the yoi beside this interpreter (current: with an "
+                             "editable install, its import finder adds to every start)")
+    parser.add_argument("--phase1-mb", type=int, default=50, metavar="MB",
+                        help="size of the generated Claude Code log Phase 1 is timed on against jq (default: 50)")
     parser.add_argument("--skip", nargs="*", choices=("check", "startup", "search", "lint", "completion", "one-file",
                                                       "gc", "app", "phase1"), help="figures not to measure")
     parser.add_argument("--update-readme", nargs="?", const=REPO / "README.md", type=Path, metavar="README",
@@ -719,9 +876,15 @@ def main(argv: list[str] | None = None) -> int:
         temp = tempfile.TemporaryDirectory(prefix="yoi-bench-")
         args.workdir = Path(temp.name)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    yoi = yoi_command()
+    args.interpreter = None
+    if args.install == "wheel":
+        log("building a wheel of this checkout and installing it in a fresh venv")
+        yoi, args.interpreter = user_install(args.workdir)
+    else:
+        yoi = yoi_command()
     report: dict[str, Any] = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "repeat": args.repeat,
-                              "seed": args.seed, "machine": machine_info(), "yoi": " ".join(yoi), "sizes": []}
+                              "seed": args.seed, "machine": machine_info(), "yoi": " ".join(yoi), "install": args.install,
+                              "sizes": []}
     try:
         for n in sorted(args.records):
             report["sizes"].append(measure_size(n, args, yoi))

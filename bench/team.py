@@ -16,9 +16,12 @@ It prints, per run:
   left unmerged; the simulation then takes "theirs" to go on, as a hurried person would;
 * sources lost: sources either side added since the merge base that the merged result lacks;
 * lint errors right after merges; staging files that reached git;
-* with ``--orders 2`` the same sessions are replayed with the clones pushing in reverse order, and
-  the final records of the two runs are compared (sources, status, replaced_by, body lines —
-  timestamps aside).
+* the record set of each run (live records and replaced stubs, with a digest) after the last
+  round, and again after the grace period (one clone runs GC twice, everyone pulls: the stubs GC
+  keeps for a while are gone); with ``--orders 2`` the same sessions are replayed with the clones
+  pushing in reverse order: the live records after the last round and the whole record sets after
+  the grace period must be identical (every path, with its sources, status, replaced_by and body
+  lines — timestamps and line order aside); the exit status is 1 if not.
 
 ``tests/test_team_sim.py`` runs a small version (2 clones x 3 rounds) in the default suite and the
 5 x 20 campaign under ``-m slow``. ``--no-driver`` removes the ``merge.yoi`` config in every clone
@@ -28,6 +31,7 @@ It prints, per run:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -205,6 +209,7 @@ def _changed(repo: Path, a: str, b: str, env: dict[str, str]) -> set[str]:
 class Team:
     def __init__(self, root: Path, clones: int, *, driver: bool, gc_every: int, env: dict[str, str]) -> None:
         self.root, self.env, self.gc_every = root, env, gc_every
+        self.grace_tokens = 2_000_000
         self.stats = Stats()
         self.remote = root / "remote.git"
         run_git(root, "init", "-q", "--bare", "-b", "main", str(self.remote), env=env)
@@ -215,7 +220,8 @@ class Team:
             raise RuntimeError(done.stderr)
         # Grace and thresholds scaled to a short campaign (the token clock runs ~150k per session).
         (seed / ".yoi/config.toml").write_text(
-            "[phase2]\nstaging_files = 1\n\n[gc]\nreplaced_grace_tokens = 2000000\nunused_min_age_tokens = 4000000\n",
+            f"[phase2]\nstaging_files = 1\n\n[gc]\nreplaced_grace_tokens = {self.grace_tokens}\n"
+            "unused_min_age_tokens = 4000000\n",
             encoding="utf-8")
         run_git(seed, "add", "-A", env=env)
         run_git(seed, "commit", "-q", "-m", "yoi init", env=env)
@@ -333,6 +339,20 @@ class Team:
         self.stats.records = sum(1 for p in tree if p.startswith(RECORD_PREFIXES))
         self.stats.usage_files = sum(1 for p in tree if p.startswith(".yoi/usage/"))
 
+    def settle(self, order: list[int]) -> None:
+        """The grace period passes: one clone (the same one whatever the order; GC gives the same
+        operations in every clone) runs GC twice — folding what a stub gained, then dropping the
+        stubs — and everyone pulls. Replaced stubs are kept only for a while by design, so which of
+        them still exist at the end of the rounds depends on when each merge or move happened."""
+        path = self.clones[0]
+        ws = Workspace(path)
+        record_tokens(ws, self.grace_tokens + 1, session_id="team-settle")
+        for _ in range(2):
+            self.gc(path)
+        self.sync(path, "after the grace period")
+        for n in order:
+            self.sync(self.clones[n], "final pull")
+
     def final_records(self) -> dict[str, Any]:
         """Records at the remote, normalised: timestamps aside (they are wall-clock by design)."""
         path = self.clones[0]
@@ -360,7 +380,8 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="yoi-team-"))
     env = git_env(base / "home")
     runs: list[dict[str, Any]] = []
-    finals: list[dict[str, Any]] = []
+    ended: list[dict[str, Any]] = []  # the records right after the last round
+    finals: list[dict[str, Any]] = []  # ... and after the grace period (stubs dropped)
     try:
         for k in range(orders):
             order = list(range(clones)) if k % 2 == 0 else list(reversed(range(clones)))
@@ -369,23 +390,36 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
             team = Team(root, clones, driver=driver, gc_every=gc_every, env=env)
             team.run(plan, rounds, order)
             runs.append({"order": order, **team.stats.to_json()})
+            ended.append(team.final_records())
+            team.settle(order)
             finals.append(team.final_records())
     finally:
         if not keep and workdir is None:
             shutil.rmtree(base, ignore_errors=True)
     result: dict[str, Any] = {"clones": clones, "rounds": rounds, "seed": seed, "driver": driver, "runs": runs}
+    result["record_sets_after_rounds"] = [{"order": run["order"], **record_set(final)}
+                                          for run, final in zip(runs, ended, strict=True)]
+    result["record_sets"] = [{"order": run["order"], **record_set(final)} for run, final in zip(runs, finals, strict=True)]
     if len(finals) > 1:
-        first = finals[0]
-        differing = sorted(rel for f in finals[1:] for rel in set(first) | set(f) if first.get(rel) != f.get(rel))
-        result["same_records_whatever_the_order"] = not differing
+        live = [{rel: v for rel, v in f.items() if not v["replaced_by"]} for f in ended]
+        result["live_records_differing_after_rounds"] = _differing(live)
+        differing = _differing(finals)
+        result["same_records_whatever_the_order"] = not differing and not result["live_records_differing_after_rounds"]
         result["records_differing_by_order"] = differing
         result["differences"] = {rel: [f.get(rel) for f in finals] for rel in differing[:5]}
-        # Phase 2 files a near-duplicate title under the slug that reached a clone first, which
-        # the push order decides; the content may still be the same under the other slug.
-        def live_sources(final: dict[str, Any]) -> list[list[Any]]:
-            return sorted(v["sources"] for rel, v in final.items() if rel in differing and not v["replaced_by"])
-        result["same_content_whatever_the_order"] = all(live_sources(f) == live_sources(first) for f in finals[1:])
     return result
+
+
+def _differing(sets: list[dict[str, Any]]) -> list[str]:
+    first = sets[0]
+    return sorted({rel for f in sets[1:] for rel in set(first) | set(f) if first.get(rel) != f.get(rel)})
+
+
+def record_set(final: dict[str, Any]) -> dict[str, Any]:
+    """How many records (live, replaced) and one digest of them all: equal digests, equal record sets."""
+    digest = hashlib.sha256(json.dumps(final, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+    replaced = sum(1 for v in final.values() if v["replaced_by"])
+    return {"records": len(final), "live": len(final) - replaced, "replaced": replaced, "digest": digest}
 
 
 def print_report(result: dict[str, Any]) -> None:
@@ -405,15 +439,23 @@ def print_report(result: dict[str, Any]) -> None:
             print(f"      {line}")
         print(f"    staging files in git: {run['staging_in_git']}; records: {run['records']}; "
               f"usage files: {run['usage_files']}")
+    for title, key in (("after the last round", "record_sets_after_rounds"),
+                       ("after the grace period (GC dropped the stubs)", "record_sets")):
+        print(f"  final records {title}:")
+        for rs in result[key]:
+            print(f"    push order {rs['order']}: {rs['records']} ({rs['live']} live, {rs['replaced']} "
+                  f"replaced stubs), digest {rs['digest']}")
     if "same_records_whatever_the_order" in result:
+        live = result["live_records_differing_after_rounds"]
+        print(f"  same live records after the last round whichever order the clones pushed in: "
+              f"{'yes' if not live else f'NO ({len(live)} record(s) differ)'}")
+        for rel in live[:10]:
+            print(f"    {rel}")
         differing = result["records_differing_by_order"]
-        print(f"  same records whichever order the clones pushed in: "
-              f"{'yes' if not differing else f'no ({len(differing)} record(s) differ)'}")
+        print(f"  same records after the grace period whichever order the clones pushed in: "
+              f"{'yes (identical record sets)' if not differing else f'NO ({len(differing)} record(s) differ)'}")
         for rel in differing[:10]:
             print(f"    {rel}")
-        if differing:
-            same = result["same_content_whatever_the_order"]
-            print(f"  same content (sources) under those slugs: {'yes' if same else 'no'}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -437,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         print_report(result)
     run = result["runs"][0]
     bad = run["conflicted_files"] or run["sources_lost"] or run["lint_errors_after_merge"] or run["staging_in_git"]
-    return 1 if bad or result.get("same_content_whatever_the_order") is False else 0
+    return 1 if bad or result.get("same_records_whatever_the_order") is False else 0
 
 
 if __name__ == "__main__":

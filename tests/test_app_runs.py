@@ -330,3 +330,40 @@ async def test_history_revert_reports_files_changed_since(demo_root: Path, make_
     assert (demo_root / KNOWLEDGE).read_bytes() == edited  # the edit wins
     assert not (demo_root / REQUEST).exists()  # the rest was reverted
     assert read_run(ws, "last")["status"] == "partially-reverted"
+
+
+async def test_usage_screen_shows_the_report_and_sorts(demo_root: Path, make_test_app, wait_until) -> None:
+    from textual.widgets import DataTable, Sparkline, Static
+
+    from yoi_tui.core.retrieval.usage import record_invoke, usage_report
+    from yoi_tui.screens.usage import SORTS, UsageScreen
+
+    ws = Workspace(demo_root)
+    for _ in range(3):
+        record_invoke(ws, "howto-deploy-heroku", "knowledge", "slug", session_id="sess-2026-01-19-c3")
+    stats, summary = usage_report(ws)
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, UsageScreen), what="usage screen")
+        screen = app.screen
+        table = screen.query_one("#usage-table", DataTable)
+        await wait_until(pilot, lambda: table.row_count == len(stats), what="one row per record")
+        rows = [table.get_row_at(n) for n in range(table.row_count)]
+        frequencies = [float(row[4]) for row in rows]
+        assert frequencies == sorted(frequencies, reverse=True)  # by frequency first
+        heroku = next(row for row in rows if row[0] == "howto-deploy-heroku")
+        assert int(heroku[2]) == next(s.invokes for s in stats if s.slug == "howto-deploy-heroku") >= 3
+        assert sum(screen.query_one("#usage-chart", Sparkline).data) == summary.invokes
+        caption = str(screen.query_one("#usage-chart-caption", Static).render())
+        assert f"{summary.invokes} invokes" in caption
+        await pilot.press("s")
+        assert screen.sort == SORTS[1] and table.border_title == "Records by invokes"
+        invokes = [int(table.get_row_at(n)[2]) for n in range(table.row_count)]
+        assert invokes == sorted(invokes, reverse=True)
+        await pilot.press("s", "s")
+        assert screen.sort == "record"
+        names = [(table.get_row_at(n)[1], table.get_row_at(n)[0]) for n in range(table.row_count)]
+        assert names == sorted(names)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, UsageScreen), what="back to the main screen")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 CORE = Path(__file__).resolve().parents[1] / "yoi_tui" / "core"
-SHARED = {"errors", "diagnostics", "crashpoints", "notices"}
+SHARED = {"errors", "diagnostics", "crashpoints", "notices", "lazy_names", "value_class"}
 # What each wing may import of ours, besides itself and the shared modules.
 ALLOWED: dict[str, set[str]] = {
     "store": set(),

@@ -99,7 +99,7 @@ def test_generator_refuses_to_overwrite_a_foreign_folder(tmp_path: Path) -> None
 
 def test_harness_smoke_run_writes_table_and_json(tmp_path: Path) -> None:
     out = tmp_path / "results"
-    proc = subprocess.run([sys.executable, str(BENCH / "run.py"), "--records", "200", "--repeat", "1",
+    proc = subprocess.run([sys.executable, str(BENCH / "run.py"), "--records", "200", "--repeat", "1", "--phase1-mb", "1", "--install", "current",
                            "--out", str(out), "--workdir", str(tmp_path / "work")],
                           capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]

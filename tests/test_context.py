@@ -59,19 +59,21 @@ def test_context_records_inject_with_token_cost(ws: Workspace) -> None:
 
 
 def test_only_files_mentioning_model_invokation_are_parsed(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    from yoi_tui.core.retrieval import context as context_mod
+    from yoi_tui.core.retrieval import summary_lists as lists_mod
 
-    (ws.knowledge_dir / "plain.md").write_text("---\nkind: fact\n---\nno flag here\n", encoding="utf-8")
+    # No flag and a plain description: neither the resident check nor the knowledge index parses it.
+    (ws.knowledge_dir / "plain.md").write_text("---\nkind: fact\ndescription: Plain.\n---\nno flag here\n",
+                                               encoding="utf-8")
     seen: list[str] = []
-    real = context_mod.parse_record_text
+    real = lists_mod.parse_record_text
 
     def counting(text: str, **kwargs):  # type: ignore[no-untyped-def]
         seen.append(kwargs["rel"])
         return real(text, **kwargs)
 
-    monkeypatch.setattr(context_mod, "parse_record_text", counting)
-    build_resident_context(ws)
-    assert "knowledge/plain.md" not in seen
+    monkeypatch.setattr(lists_mod, "parse_record_text", counting)
+    assert "- #plain — Plain." in build_resident_context(ws).text
+    assert "knowledge/plain.md" not in seen and seen  # the others were parsed through the patched name
 
 
 def test_without_summary_or_index(tmp_path: Path) -> None:

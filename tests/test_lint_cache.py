@@ -312,11 +312,15 @@ def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
     monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
     monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
     items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
-    fresh = lint_cache._facts_in_parallel(ws, items)
-    assert fresh is not None and set(fresh) == {rel for rel, _path, _sig in items}  # ran in the workers
+    result = lint_cache._facts_in_parallel(ws, items, lambda: "computed while the workers ran")
+    assert result is not None
+    fresh, meanwhile = result
+    assert set(fresh) == {rel for rel, _path, _sig in items}  # ran in the workers
+    assert meanwhile == "computed while the workers ran"
     ctx, empty = lint_cache.LintContext(None), lint_cache.WorkspaceIndex()
     for rel, path, sig in items:
         assert fresh[rel].to_json() == lint_cache._facts(ws, Path(path), rel, sig, ws.config, empty, ctx).to_json()
+    assert any(d.rule == "similar-slugs" for d in serial)  # pairs computed from the file names meanwhile
     assert lint_workspace(ws, cache=True).diagnostics == serial
     assert lint_cache.cache_path(ws).is_file()
 

@@ -15,7 +15,7 @@ from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2 import runner as runner_module
 from yoi_tui.core.phase2.runner import run_phase2
 from yoi_tui.core.retrieval.context import build_resident_context
-from yoi_tui.core.store.kinds import SLUG_MAX, is_valid_slug
+from yoi_tui.core.store.kinds import SLUG_MAX, is_valid_slug, slugify
 from yoi_tui.core.store.records import read_record
 from yoi_tui.core.store.staging import Attempt, Decision, Discussion, Request
 from yoi_tui.core.store.workspace import Workspace
@@ -119,11 +119,67 @@ def test_existing_record_is_updated_keeping_every_line_and_key(tmp_path: Path) -
 
 def test_near_identical_slug_is_updated_not_duplicated(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    write_record(ws, "memory/requests/add-a-no-cache-flags-cli-py.md", request_meta(), "\n# Add no-cache flags\n")
+    write_record(ws, "memory/requests/add-a-no-cache-flag-cli-py.md", request_meta(), "\n# Add no-cache flag\n")
+    stage(ws, "s2", 0, 3, requests=[Request(intent="Add a --no-cache flags", target="cli.py", summary="one run")])
+    run_phase2(ws, flush=True)
+    # The existing slug is the preferred one (shorter): updated in place, the other wording kept.
+    assert [p.name for p in ws.requests_dir.glob("*.md")] == ["add-a-no-cache-flag-cli-py.md"]
+    body = _read(ws, "memory/requests/add-a-no-cache-flag-cli-py.md").body
+    assert "one run" in body and "Also titled: Add a --no-cache flags (cli.py)" in body
+    assert body.startswith("\n# Add no-cache flag\n")
+
+
+def test_near_identical_title_moves_the_record_to_the_preferred_slug(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    write_record(ws, "memory/requests/add-a-no-cache-flags-cli-py.md", request_meta(owner="alice"),
+                 "\n# Add no-cache flags\n\nFirst ask.\n")
     stage(ws, "s2", 0, 3, requests=[Request(intent="Add a --no-cache flag", target="cli.py", summary="one run")])
     run_phase2(ws, flush=True)
-    assert [p.name for p in ws.requests_dir.glob("*.md")] == ["add-a-no-cache-flags-cli-py.md"]
-    assert "one run" in _read(ws, "memory/requests/add-a-no-cache-flags-cli-py.md").body
+    moved = _read(ws, "memory/requests/add-a-no-cache-flag-cli-py.md")
+    assert moved.body.startswith("\n# Add a --no-cache flag (cli.py)\n")
+    assert "Also titled: Add no-cache flags" in moved.body and "First ask." in moved.body and "one run" in moved.body
+    assert [s["session_id"] for s in moved.meta["sources"]] == ["s1", "s2"]
+    assert moved.meta["owner"] == "alice" and moved.meta["created_at"] == T0
+    stub = _read(ws, "memory/requests/add-a-no-cache-flags-cli-py.md")
+    assert stub.replaced_by == "add-a-no-cache-flag-cli-py" and "First ask." in stub.body
+    assert "Moved to `add-a-no-cache-flag-cli-py` by Phase 2" in stub.body
+    assert not _errors(ws)
+    # A later update under the old wording follows the stub to the record.
+    stage(ws, "s3", 0, 3, requests=[Request(intent="Add a no-cache flags", target="cli.py", summary="again")])
+    run_phase2(ws, flush=True)
+    assert "again" in _read(ws, "memory/requests/add-a-no-cache-flag-cli-py.md").body
+    assert "again" not in _read(ws, "memory/requests/add-a-no-cache-flags-cli-py.md").body
+
+
+def _final_live(ws: Workspace) -> dict[str, tuple[list[Any], set[str]]]:
+    """Live records: sources (as a set) and body lines (as a set) — what must not depend on order."""
+    out: dict[str, tuple[list[Any], set[str]]] = {}
+    for folder in (ws.decisions_dir, ws.requests_dir):
+        for path in sorted(folder.glob("*.md")):
+            record = _read(ws, ws.rel(path))
+            if not record.is_replaced:
+                out[ws.rel(path)] = (sorted(str(s) for s in record.meta["sources"]),
+                                     {line.strip() for line in record.body.splitlines() if line.strip()})
+    return out
+
+
+@pytest.mark.parametrize("titles", [("Use SQLite for the response caches", "Use SQLite for the response cache"),
+                                    ("Use ruff for the linting", "Use ruff for linting"),
+                                    # one slug, two wordings; one slug, two casings
+                                    ("Use ruff, for linting", "Use ruff for linting"),
+                                    ("Use sqlite for caching", "Use SQLite for caching")])
+def test_near_identical_titles_end_under_one_slug_whichever_came_first(tmp_path: Path,
+                                                                          titles: tuple[str, str]) -> None:
+    finals = []
+    for n, order in enumerate((titles, titles[::-1])):
+        ws = make_ws(tmp_path / f"order{n}")
+        for title in order:
+            stage(ws, slugify(title), 0, 3, decisions=[Decision(title=title, chosen="yes",
+                                                                rationale=f"Said as: {title}.")])
+            run_phase2(ws, flush=True)
+        finals.append(_final_live(ws))
+        assert not _errors(ws)
+    assert finals[0] == finals[1] and len(finals[0]) == 1
 
 
 def test_update_goes_to_the_replacement_of_a_replaced_record(tmp_path: Path) -> None:
@@ -341,3 +397,22 @@ def test_the_app_path_prepares_holds_the_lock_and_applies_the_accepted_files(tmp
     assert [p.name for p in ws.requests_dir.glob("*.md")] == ["add-a-no-cache-flag-cli-py.md"]
     assert not lock_path(ws).exists()
     assert not list(ws.staging_dir.glob("*.json"))  # rejecting a file is a decision: the staging is consumed
+
+
+def test_three_wordings_in_every_order_end_as_one_record(tmp_path: Path) -> None:
+    import itertools
+
+    wordings = ("Use sqlite for the response caches", "Use SQLite for the response cache",
+                "Use sqlite for the response cache")
+    finals = []
+    for n, order in enumerate(itertools.permutations(wordings)):
+        ws = make_ws(tmp_path / f"order{n}")
+        for title in order:
+            stage(ws, f"{slugify(title)}-{title.count('S')}", 0, 3,
+                  decisions=[Decision(title=title, chosen="yes", rationale=f"Said as: {title}.")])
+            run_phase2(ws, flush=True)
+        finals.append(_final_live(ws))
+    assert all(final == finals[0] for final in finals) and len(finals[0]) == 1
+    ((rel, (_sources, lines)),) = finals[0].items()
+    assert rel == "memory/decisions/use-sqlite-for-the-response-cache.md"
+    assert "# Use SQLite for the response cache" in lines and "Also titled: Use sqlite for the response caches" in lines

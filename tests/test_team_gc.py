@@ -135,3 +135,22 @@ def test_folding_converges_when_the_keeper_is_at_the_source_cap(tmp_path: Path) 
     assert not (ws.root / DUP).exists()  # dropped: the keeper holds everything within the cap
     keeper = read_record(ws, ws.root / KEEP).record
     assert keeper is not None and keeper.meta["sources"] == latest
+
+
+def test_a_phase2_move_stub_is_kept_like_a_merge_stub(tmp_path: Path) -> None:
+    from phase2_fixtures import stage
+
+    from yoi_tui.core.phase2.runner import run_phase2
+    from yoi_tui.core.store.staging import Request
+
+    ws = make_ws(tmp_path)
+    write_record(ws, DUP, request_meta(), "\n# Add a dark modes\n\nA dark theme.\n")
+    stage(ws, "s2", 0, 3, requests=[Request(intent="Add a dark mode", target="", summary="for the editor")])
+    run_phase2(ws, flush=True)
+    stub = read_record(ws, ws.root / DUP).record
+    assert stub is not None and stub.replaced_by == "add-a-dark-mode" and "by Phase 2" in stub.body
+    record_tokens(ws, 10, session_id="x")
+    # Within the grace period GC keeps it (a plain replaced record nothing points at would be dropped).
+    report = run_gc(Workspace(ws.root), dry_run=True)
+    kept = [o for o in report.operations if o.path == DUP]
+    assert kept and kept[0].state == "reported" and "kept as a replaced stub" in kept[0].reason

@@ -108,14 +108,12 @@ def _repo_root(root: Path) -> Path:
 def _for_github(report: LintReport | _Stored, root: Path) -> list[Diagnostic]:
     """The findings with paths relative to the repository, not to the yoi workspace (which may be a
     sub-folder of it), so GitHub places each annotation on the right file."""
-    import dataclasses
-
     root = Path(os.path.abspath(root))
     base = _repo_root(root)
     found = []
     for d in report.diagnostics:
         rel = Path(os.path.relpath(root / d.path, base)).as_posix()
-        found.append(d if rel.startswith("../") else dataclasses.replace(d, path=rel))
+        found.append(d if rel.startswith("../") else d.replace(path=rel))
     return found
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import json_parent, print_json, workspace_from
+from .common import YoiParser, json_parent, print_json, workspace_from
 from .session_opt import session_from, session_parent, show_library_warnings
 
 
@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 def _suppressed_parent() -> argparse.ArgumentParser:
     """--workspace/--json again after the subcommand, without defaults that would overwrite the
     values given before it (argparse copies a sub-parser's defaults over the parent's)."""
-    parent = argparse.ArgumentParser(add_help=False)
+    parent = YoiParser(add_help=False)
     parent.add_argument("--workspace", "-w", metavar="PATH", default=argparse.SUPPRESS,
                         help="project root holding memory/ and .yoi/")
     parent.add_argument("--json", action="store_true", default=argparse.SUPPRESS,

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from ..core.errors import YoiError
-from .common import EXIT_USAGE, common_parent
+from .common import EXIT_USAGE, YoiParser, common_parent
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
@@ -86,7 +86,7 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``yoi`` parser. With ``argv``, only the subcommand it names is imported and complete."""
-    parser = argparse.ArgumentParser(
+    parser = YoiParser(
         prog="yoi",
         description="File-based project memory for coding agents: records in memory/ and knowledge/, "
                     "a linter, search, #slug expansion, usage metrics, Phase 1/2 and GC.",

@@ -14,7 +14,9 @@ import sys
 
 
 def session_parent(*, no_record: bool = True) -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
+    from .common import YoiParser
+
+    parent = YoiParser(add_help=False)
     parent.add_argument("--session", metavar="ID",
                         help="usage session id for recorded events (default: $YOI_SESSION_ID; read commands "
                              "with neither record nothing)")

@@ -7,7 +7,10 @@ anything else is a bug and may show a traceback.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pathlib costs ~5 ms to import; `yoi --help` imports this module
+    from pathlib import Path
 
 
 class YoiError(Exception):

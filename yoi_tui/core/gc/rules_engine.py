@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 from ..errors import YoiError
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
-from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path
+from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
 from ..store.records import ReadResult, Record, as_timestamp, read_record
 from ..store.writer import render_record
@@ -79,7 +79,8 @@ def _root(parent: dict[str, str], slug: str) -> str:
     return slug
 
 
-_STUB_RE = re.compile(r"^Merged into `[a-z0-9-]+` by GC[^\n]*\n?", re.MULTILINE)
+# GC's merge stubs, and Phase 2's move stubs (``phase2.rules_engine.move_line``): the same kind of stub.
+_STUB_RE = re.compile(r"^(?:Merged into `[a-z0-9-]+` by GC|Moved to `[a-z0-9-]+` by Phase 2)[^\n]*\n?", re.MULTILINE)
 
 
 def stub_line(keeper: str) -> str:
@@ -438,7 +439,7 @@ class GcRulesEngine:
         every clone picks the same keeper (usage, references and ``updated_at`` differ between clones
         until they have pulled each other's work; a choice made on them merged the same pair under
         different slugs in different clones)."""
-        return (len(record.slug), record.slug)
+        return slug_preference(record.slug)
 
     def _merge_group(self, kind: RecordKind, group: list[Record], scores: dict[tuple[str, str], float]) -> None:
         ordered = sorted(group, key=self._keeper_key)

@@ -7,8 +7,9 @@ patterns (~120 ms), which importing them all here would cost every ``yoi_tui.cor
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy_names import lazy_names
 
 _HOMES = {
     "IndexEntry": "index", "WorkspaceIndex": "index", "format_diagnostics": "output", "LintContext": "rules",
@@ -24,13 +25,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -204,7 +204,20 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     changed = False
     stale = [(rel, path, sig) for rel, path, sig in sigs
              if sig is None or (old := cached.get(rel)) is None or old.sig != sig]
-    fresh = _facts_in_parallel(ws, stale) if len(stale) >= PARALLEL_MIN else None
+    def similar_from_names() -> dict[RecordKind, tuple[list[str], tuple[list[list[Any]], bool]]]:
+        # Every record path gets an index entry (parsed or not), so the slugs are the file names:
+        # the near-duplicate pairs need no parsed record and are computed while the workers parse.
+        names: dict[RecordKind, list[str]] = {kind: [] for kind in SIMILAR_KINDS}
+        for rel, _path, _sig in sigs:
+            kind = _kind_of_rel(rel)
+            if kind in names:
+                names[kind].append(slug_of(rel))
+        return {kind: (sorted(slugs), _similar_pairs(kind, sorted(slugs), config.records.similar_slug_ratio,
+                                                     cached_similar.get(kind.value)))
+                for kind, slugs in names.items()}
+
+    parallel = _facts_in_parallel(ws, stale, similar_from_names) if len(stale) >= PARALLEL_MIN else None
+    fresh, early_similar = parallel if parallel is not None else (None, None)
     for rel, path, sig in sigs:
         old = cached.get(rel)
         if sig is not None and old is not None and old.sig == sig:
@@ -248,8 +261,12 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     similar_state: dict[str, Any] = {}
     for kind in SIMILAR_KINDS:
         slugs = index.slugs(kind)
-        pairs, recomputed = _similar_pairs(kind, slugs, config.records.similar_slug_ratio,
-                                           cached_similar.get(kind.value))
+        early = early_similar.get(kind) if early_similar else None
+        if early is not None and early[0] == slugs:  # the same slugs: the pairs computed meanwhile
+            pairs, recomputed = early[1]
+        else:
+            pairs, recomputed = _similar_pairs(kind, slugs, config.records.similar_slug_ratio,
+                                               cached_similar.get(kind.value))
         changed = changed or recomputed
         similar_state[kind.value] = {"slugs": slugs, "pairs": pairs}
         for first, second, score in pairs:
@@ -294,8 +311,10 @@ def _idle_cores() -> int:
         return cores
 
 
-def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]]) -> dict[str, FileFacts] | None:
-    """The facts of many files read on every core (a cold lint); None: do it in this process.
+def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
+                       meanwhile: Callable[[], Any] | None = None) -> tuple[dict[str, FileFacts], Any] | None:
+    """The facts of many files read on every core (a cold lint), and what ``meanwhile`` computed in
+    this process while the workers ran; None: do it all in this process.
 
     Parsing and the per-file rules are pure Python, so threads would share one core; worker
     processes each take every n-th chunk. Any failure to run them (no ``fork``, a sandbox without
@@ -318,12 +337,16 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]]) 
     chunk = max(200, len(items) // (workers * 4) + 1)
     parts = [items[i:i + chunk] for i in range(0, len(items), chunk)]
     values = ws.config.as_dict()
+    extra = None
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            batches = list(pool.map(_facts_batch, [str(ws.root)] * len(parts), [values] * len(parts), parts))
+            pending = pool.map(_facts_batch, [str(ws.root)] * len(parts), [values] * len(parts), parts)
+            if meanwhile is not None:  # the parent would only wait: give it the work that needs no facts
+                extra = meanwhile()
+            batches = list(pending)
     except Exception:  # noqa: BLE001 - BrokenProcessPool, OSError, PermissionError: lint serially instead
         return None
-    return {rel: FileFacts.from_json(data) for batch in batches for rel, data in batch}
+    return {rel: FileFacts.from_json(data) for batch in batches for rel, data in batch}, extra
 
 
 def _cross_key(item: FileFacts) -> tuple[Any, ...]:

@@ -111,8 +111,10 @@ def _unique_pairs(slugs: list[str], ratio: float) -> Iterator[tuple[str, str, fl
                 half = (tau - (length - own)) // 2
                 delta = own - length
                 for start, size, table in tables[:tau + 1]:
-                    for pos in range(max(0, start + delta - half), min(own - size, start + half) + 1):
-                        hit = table.get(slug[pos:pos + size])
+                    low, high = max(0, start + delta - half), min(own - size, start + half)
+                    # The probes of one segment in one go (map and a comprehension run in C-level
+                    # loops; a Python loop per probe was most of a cold lint's similar-slugs time).
+                    for hit in map(table.get, [slug[pos:pos + size] for pos in range(low, high + 1)]):
                         if hit:
                             candidates.update(hit)
             if length == own:  # each pair once: from its smaller side

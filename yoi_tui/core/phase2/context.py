@@ -85,15 +85,19 @@ class LintedWriter:
     def locked(self, kind: RecordKind, slug: str) -> bool:
         return is_locked(path_for(self.ctx.sws, kind, slug))
 
-    def check(self, path: Path, text: str, before_text: str | None) -> list[Diagnostic]:
+    def check(self, path: Path, text: str, before_text: str | None,
+              allowed_sources: set[SourceKey] | None = None) -> list[Diagnostic]:
+        """``allowed_sources``: sources beyond the consumed staging's that ``text`` may carry (a
+        record moved to a new slug keeps the sources it had)."""
         context = WriteContext(writer="agent", read_paths=set(self.read_paths),
-                               allowed_sources=self.ctx.allowed_sources())
+                               allowed_sources=self.ctx.allowed_sources() | (allowed_sources or set()))
         return check_write(self.ctx.sws, self.index, path, text, context, before_text=before_text)
 
     def write(self, path: Path, text: str, *, before_text: str | None, bom: bool = False,
-              why: Iterable[str] = (), derived: bool = False, reason: str | None = None) -> list[Diagnostic]:
+              why: Iterable[str] = (), derived: bool = False, reason: str | None = None,
+              allowed_sources: set[SourceKey] | None = None) -> list[Diagnostic]:
         """Lint then write; returns the errors (nothing was written when there is one)."""
-        errors = [d for d in self.check(path, text, before_text) if d.is_error]
+        errors = [d for d in self.check(path, text, before_text, allowed_sources) if d.is_error]
         if errors:
             return errors
         rel = self.rel(path)

@@ -77,6 +77,38 @@ def title_of_body(body: str) -> str | None:
     return None
 
 
+def same_title(first: str, second: str) -> bool:
+    """Two titles that differ only in case and spacing are one title."""
+    return " ".join(first.lower().split()) == " ".join(second.lower().split())
+
+
+def with_also_titled(body: str, title: str) -> str:
+    """``body`` with an "Also titled: ``title``" line at the top of its title's block.
+
+    ``merge_body`` keeps one title; this is how another wording of it is kept (GC's merge and
+    Phase 2's near-identical updates write the same line, so both paths give the same body lines).
+    """
+    blocks = split_blocks(body)
+    block = next((b for b in blocks if b.level == 1), blocks[0])
+    block.lines[0:0] = ["", f"Also titled: {title}"]
+    return join_blocks(blocks)
+
+
+def retitle(body: str, title: str, also: str | None = None) -> str:
+    """``body`` with its first ``# Title`` changed to ``title``; ``also`` (the old wording, when it is
+    another title and not just another casing) kept as an "Also titled:" line, and a line that
+    named ``title`` as another wording dropped (it is the title now)."""
+    blocks = split_blocks(body)
+    block = next((b for b in blocks if b.level == 1 and b.heading is not None), None)
+    if block is None:
+        return body
+    block.heading = f"# {title}"
+    block.lines = [line for line in block.lines if not same_title(line.strip(), f"Also titled: {title}")]
+    if also is not None:
+        block.lines[0:0] = ["", f"Also titled: {also}"]
+    return join_blocks(blocks)
+
+
 def merge_body(old: str, new: str) -> str:
     """``old`` with the lines of ``new`` it lacks; never drops or reorders a line of ``old``."""
     if not old.strip():

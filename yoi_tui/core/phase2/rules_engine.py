@@ -41,21 +41,28 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import iter_slug_refs
 from ..retrieval.summary_lists import raw_frontmatter
-from ..store.kinds import RecordKind, folder_for, path_for, slugify
+from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slugify
 from ..store.models import Source
 from ..store.records import Record
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context, format_errors
-from .merge import title_of_body
+from .merge import merge_body, retitle, same_title, title_of_body, with_also_titled
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
 _DIGITS_RE = re.compile(r"\d+")
 RELATE_RATIO = 60  # rapidfuzz token_set_ratio above which an attempt/discussion "names" a record
 KNOWLEDGE_KIND_FOR = {"decision": "policy", "request": "rule"}
 LESSONS_SLUG = "lessons-from-agent-sessions"
+
+
+def move_line(slug: str) -> str:
+    """The line Phase 2 adds to a record it moved to a preferred slug (GC knows it as a stub)."""
+    return f"Moved to `{slug}` by Phase 2 (the preferred slug of a near-identical title); kept as a stub until " \
+           "every clone has pulled the move."
 
 
 def one_line(text: str) -> str:
@@ -166,7 +173,20 @@ class RulesEngine:
         if slug is None:
             return self._create(staging, kind, self._unique_slug(kind, base), title, body, resolved=resolved,
                                 source=source)
-        return self._update(staging, kind, slug, body, resolved=resolved, source=source)
+        if self._moves_to(kind, slug, base):
+            return self._move(staging, kind, slug, base, title, body, resolved=resolved, source=source)
+        return self._update(staging, kind, slug, body, resolved=resolved, source=source, title=title)
+
+    def _moves_to(self, kind: RecordKind, slug: str, base: str) -> bool:
+        """Whether the record at ``slug``, matched near-identically by a title whose own slug is
+        ``base``, moves to ``base``: when ``base`` is the preferred name (``slug_preference``, the
+        rule GC's merges keep), and nothing is at ``base`` yet. So a topic ends under the same
+        slug whichever wording reached this clone first (the push order decides that in a team)."""
+        if slug == base or slug_preference(base) >= slug_preference(slug):
+            return False
+        if self.w.index.has(kind, base) or path_for(self.ctx.sws, kind, base).exists():
+            return False  # something (a stub, an unreadable file) is there: update, never overwrite
+        return not self.w.locked(kind, slug)
 
     def _create(self, staging: StagingFile, kind: RecordKind, slug: str, title: str, body: str, *,
                 resolved: bool | None, source: Source) -> Target | None:
@@ -194,8 +214,56 @@ class RulesEngine:
                    "writable")
         self.ctx.hold([staging.id], f"{rel} is read-only (locked)")
 
+    def _move(self, staging: StagingFile, kind: RecordKind, slug: str, new_slug: str, title: str, body: str, *,
+              resolved: bool | None, source: Source) -> Target | None:
+        """Move the record at ``slug`` to the preferred ``new_slug`` and update it there.
+
+        Done the way GC merges near-duplicates: the new record holds every line and source of the
+        old one (its title becomes an "Also titled:" line) plus this update; the old file stays as
+        a replaced stub pointing at it (``move_line``), which GC treats like its own merge stubs —
+        kept for ``gc.replaced_grace_tokens`` so a clone that updates it before pulling the move
+        is merged by git, then folded into the new record and dropped.
+        """
+        record = self.w.read(kind, slug)
+        if record is None or record.is_replaced or not isinstance(record.meta.get("sources"), list):
+            # Unreadable, malformed sources, or the end of a broken replacement chain: updated (or
+            # held and reported) where it is.
+            return self._update(staging, kind, slug, body, resolved=resolved, source=source, title=title)
+        old_title = title_of_body(record.body)
+        carried = record.body
+        if old_title and not same_title(old_title, title):
+            carried = with_also_titled(carried, old_title)
+        new_body = merge_body(merge_body(f"\n# {title}\n", carried), body)
+        sources, _changed = self._merge_sources(record.meta["sources"], [source])
+        # The old frontmatter re-emitted with only these keys changed (every other key as it was).
+        updates: dict[str, Any] = {"sources": sources, "updated_at": self.now}
+        if kind is RecordKind.DECISION and resolved and record.status == "open":
+            updates["status"] = "resolved"
+        new_path = path_for(self.ctx.sws, kind, new_slug)
+        reason = (f"moved from `{slug}`: `{new_slug}` is the preferred slug of these near-identical titles "
+                  "(shortest, then alphabetical — the name GC's merges keep)")
+        errors = self.w.write(new_path, render_record(record, updates, body=new_body), before_text=None, bom=record.bom,
+                              why=[staging.id], reason=reason, allowed_sources=source_keys(record.meta["sources"]))
+        if errors:
+            self._refused(staging, f"{kind.value} '{slug}' not moved to '{new_slug}'", errors)
+            return None
+        self._ran(kind, new_slug, staging.id, source)
+        self.changed.add((kind, new_slug))
+        mark: dict[str, Any] = {"replaced_by": new_slug, "updated_at": self.now}
+        if kind is RecordKind.DECISION:
+            mark["status"] = "replaced"
+        stub = render_record(record, mark, body=record.body.rstrip("\n") + "\n\n" + move_line(new_slug) + "\n")
+        errors = self.w.write(record.path, stub, before_text=record.text, bom=record.bom, why=[staging.id],
+                              reason=f"moved to `{new_slug}`; kept as a replaced stub until every clone has "
+                                     "pulled the move")
+        if errors:
+            # Nothing is lost: both files hold the content; GC merges them into the preferred slug.
+            self._note(f"lint refused: {record.rel} not turned into a stub of `{new_slug}` "
+                       f"({format_errors(errors)}); GC will merge the two")
+        return Target(kind, new_slug, title)
+
     def _update(self, staging: StagingFile, kind: RecordKind, slug: str, body: str, *,
-                resolved: bool | None, source: Source) -> Target | None:
+                resolved: bool | None, source: Source, title: str | None = None) -> Target | None:
         rel = f"{path_for(self.ctx.sws, kind, slug).relative_to(self.ctx.sws.root).as_posix()}"
         if self.w.locked(kind, slug):
             self._locked(staging, rel, "its update")
@@ -208,15 +276,25 @@ class RulesEngine:
                        f"staging {staging.id} is kept")
             self.ctx.hold([staging.id], f"{rel} is unreadable")
             return None
-        if not self._write_update(staging.id, record, body, [source], resolved=resolved):
+        current = title_of_body(record.body)
+        base_body = None
+        if title and current and title != current:
+            if title < current and slugify(title) == slugify(current) == record.slug:
+                # Two wordings of this very slug: the title is the first of them in code-point
+                # order, whichever came first (so every push order ends with the same title).
+                base_body = retitle(record.body, title, None if same_title(current, title) else current)
+            elif not same_title(current, title):
+                # Another wording of the title (a near-identical slug): kept, as GC's merge keeps it.
+                body = with_also_titled(body, title)
+        if not self._write_update(staging.id, record, body, [source], resolved=resolved, base_body=base_body):
             return None
-        return Target(kind, slug, title_of_body(record.body) or slug)
+        return Target(kind, slug, title_of_body(base_body or record.body) or slug)
 
     def _write_update(self, staging_id: str, record: Record, body: str, sources: list[Source], *,
-                      resolved: bool | None = None) -> bool:
-        from .merge import merge_body
-
-        new_body = merge_body(record.body, body)
+                      resolved: bool | None = None, base_body: str | None = None) -> bool:
+        """Merge ``body`` into the record (into ``base_body``, the record's body already changed, when
+        given) and its sources; write when anything changed."""
+        new_body = merge_body(record.body if base_body is None else base_body, body)
         updates: dict[str, Any] = {}
         if sources:
             merged, changed = self._merge_sources(record.meta.get("sources"), sources)
@@ -399,8 +477,6 @@ class RulesEngine:
             if errors:
                 self._refused(staging, f"knowledge '{LESSONS_SLUG}' not created", errors)
             return
-        from .merge import merge_body
-
         new_body = merge_body(record.body, body)
         merged = _dedup([*(record.meta.get("last_sources") or []), *sources])
         updates: dict[str, Any] = {}
@@ -530,8 +606,6 @@ class RulesEngine:
                 self._note(f"lint refused: knowledge '{kslug}' not created ({format_errors(errors)})")
 
     def _refresh_knowledge(self, slug: str, body: str, sources: list[dict[str, Any]], why: list[str]) -> None:
-        from .merge import merge_body
-
         if self.w.locked(RecordKind.KNOWLEDGE, slug):
             self._note(f"locked: knowledge/{slug}.md is read-only and was not refreshed")
             return

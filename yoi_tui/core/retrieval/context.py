@@ -6,7 +6,9 @@ now (open decisions, recent requests, the other knowledge: ``summary_lists``; ne
 Phase 1 strips it from session logs. Each injection is recorded as an ``inject`` event with its
 estimated token cost — tracked apart from invokes, so being resident never protects a record.
 
-Only knowledge files whose raw text mentions ``model_invokation`` have their YAML parsed.
+Only knowledge files whose raw text mentions ``model_invokation`` have their YAML parsed, and what
+the block needs from each record file is cached by its ``lstat`` signature (``listing_cache``), so
+a warm call reads only the files that changed.
 """
 
 from __future__ import annotations
@@ -16,17 +18,15 @@ from dataclasses import dataclass, field
 
 from ..errors import YoiError
 from ..notices import warn
-from ..store.kinds import RecordKind
-from ..store.records import parse_record_text, read_record
+from ..store.records import read_record
 from ..store.workspace import Workspace
+from .listing_cache import ListingCache
 from .markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
-from .search import decode_text, iter_folder_bytes
-from .summary_lists import generated_listings, strip_generated
+from .summary_lists import generated_listings, scan_knowledge, strip_generated
 from .usage import estimate_tokens, record_inject
 
 INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug=SLUG, "
                "or `yoi search knowledge --slug SLUG`):")
-_SPACES_RE = re.compile(r"\s+")
 _FALSE_LINE_RE = re.compile(
     rb"(?m)^model_invokation:[ \t]*(?:false|False|FALSE|no|No|NO|off|Off|OFF)[ \t]*(?:#[^\n]*)?\r?$")
 
@@ -44,7 +44,7 @@ class ResidentContext:
         return {"text": self.text, "slugs": self.slugs, "tokens": self.tokens}
 
 
-def _surely_not_resident(data: bytes) -> bool:
+def surely_not_resident(data: bytes) -> bool:
     """True when the raw file cannot have ``model_invokation: true`` (so its YAML is not parsed).
 
     That is: the key is never mentioned (the default is false), or mentioned exactly once, as a
@@ -56,12 +56,11 @@ def _surely_not_resident(data: bytes) -> bool:
     return count == 1 and _FALSE_LINE_RE.search(data) is not None
 
 
-def _one_line(text: str) -> str:
-    return _SPACES_RE.sub(" ", text).strip()
+def build_resident_context(ws: Workspace, *, cache: bool = True) -> ResidentContext:
+    """Assemble the block without recording anything ("" when there is nothing to inject).
 
-
-def build_resident_context(ws: Workspace) -> ResidentContext:
-    """Assemble the block without recording anything ("" when there is nothing to inject)."""
+    ``cache``: take unchanged files' facts from ``listing_cache`` (False: read every file, store
+    nothing — the same block, slower)."""
     problems: list[str] = []
     summary_body = ""
     if ws.summary_path.exists() or ws.summary_path.is_symlink():
@@ -72,28 +71,12 @@ def build_resident_context(ws: Workspace) -> ResidentContext:
         else:
             reason = result.diagnostics[0].message if result.diagnostics else "unreadable"
             problems.append(f"memory/summary.md: {reason}; left out")
-    index: list[tuple[str, str]] = []
-    others: list[tuple[str, str, str]] = []
-    for slug, rel, data in iter_folder_bytes(ws, ws.knowledge_dir, "knowledge/", problems):
-        if _surely_not_resident(data):
-            plain, _reason = decode_text(data)
-            if plain is not None:
-                others.append((slug, rel, plain))  # for the computed knowledge index
-            continue
-        text, reason = decode_text(data)
-        if text is None:
-            problems.append(f"{rel}: {reason}; left out")
-            continue
-        record, diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path=ws.root / rel, rel=rel)
-        if record is None:
-            problems.append(f"{rel}: {diags[0].message if diags else 'unreadable'}; left out")
-            continue
-        if record.model_invokation and not record.is_replaced:
-            index.append((slug, _one_line(record.description)))
-        else:
-            others.append((slug, rel, text))
+    facts = ListingCache.load(ws) if cache else ListingCache(None)
+    knowledge = scan_knowledge(ws, facts, problems)
+    index = [(slug, facts.resident) for slug, facts in knowledge if facts.resident is not None]
     budget = ws.config.cap_for("summary") - len(summary_body)
-    listings = generated_listings(ws, budget=budget, knowledge_texts=others)
+    listings = generated_listings(ws, budget=budget, knowledge=knowledge, cache=facts)
+    facts.save()
     if not summary_body and not index and not listings:
         return ResidentContext(text="", problems=problems)
     parts: list[str] = []

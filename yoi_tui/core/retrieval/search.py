@@ -23,15 +23,15 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import YoiError
 from ..store.kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
 from ..store.records import MAX_RECORD_BYTES, Record, parse_record_text, read_record
 from ..store.workspace import Workspace
+from ..value_class import ValueClass
 
 _BOM = "\ufeff"
 # O_NONBLOCK: a FIFO swapped in after the type check opens at once (and reads as empty) instead of
@@ -45,18 +45,19 @@ class SearchError(YoiError):
     """A search was asked for with a bad argument (unknown kind, bad limit or slug)."""
 
 
-@dataclass(slots=True)
-class KnowledgeHit:
+class KnowledgeHit(ValueClass):
     """A knowledge record found by ``knowledge_search``."""
 
+    __slots__ = ("slug", "kind", "description", "model_invokation", "excerpt", "path", "line", "replaced_by")
+    _defaults: ClassVar[dict[str, Any]] = {"path": "", "line": None, "replaced_by": None}
     slug: str
     kind: str
     description: str
     model_invokation: bool
     excerpt: str
-    path: str = ""
-    line: int | None = None
-    replaced_by: str | None = None
+    path: str
+    line: int | None
+    replaced_by: str | None
 
     def to_json(self) -> dict[str, Any]:
         """The fields of SPEC 5: slug, kind, description, model_invokation, excerpt."""
@@ -67,18 +68,19 @@ class KnowledgeHit:
         return data
 
 
-@dataclass(slots=True)
-class MemoryHit:
+class MemoryHit(ValueClass):
     """A summary, decision or request found by ``memory_search``."""
 
+    __slots__ = ("slug", "kind", "description", "status", "excerpt", "path", "line", "replaced_by")
+    _defaults: ClassVar[dict[str, Any]] = {"path": "", "line": None, "replaced_by": None}
     slug: str
     kind: str
     description: str | None
     status: str | None
     excerpt: str
-    path: str = ""
-    line: int | None = None
-    replaced_by: str | None = None
+    path: str
+    line: int | None
+    replaced_by: str | None
 
     def to_json(self) -> dict[str, Any]:
         """slug, kind, excerpt; ``status``/``description``/``replaced_by`` only where the record has one."""
@@ -559,10 +561,10 @@ def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, ki
 # --------------------------------------------------------------------------- one record
 
 
-@dataclass(slots=True)
-class RecordView:
+class RecordView(ValueClass):
     """One record as the read-only record tool returns it."""
 
+    __slots__ = ("slug", "kind", "path", "meta", "body")
     slug: str
     kind: str
     path: str

@@ -7,20 +7,25 @@ person or Phase 2 wrote; ``strip_generated`` removes the listings' sections from
 (the migration keeps every other section), and ``generated_listings`` renders them fresh from the
 records, within the room the summary cap leaves.
 
-Records are pre-selected from their raw frontmatter (cheap); only the ones listed are parsed.
+Records are pre-selected from their raw frontmatter (cheap); a knowledge file is parsed only when
+its description is not a plain scalar. What the listings need from each decision, request and
+knowledge file (``ListingFacts``, ``KnowledgeFacts``) is cached per file by ``listing_cache`` (read
+again when the file's ``lstat`` signature changes), so a warm ``yoi context`` reads none of them.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..store.kinds import RecordKind
 from ..store.records import as_timestamp, parse_record_text
 from ..store.workspace import Workspace
-from .search import decode_text, iter_folder_bytes
+from .listing_cache import ListingCache, ListingFacts
+from .search import decode_text
 
 GENERATED_SECTIONS = ("Open decisions", "Recent requests", "Knowledge index")
 RECENT_REQUESTS = 10
@@ -68,18 +73,19 @@ def raw_frontmatter(text: str) -> str:
     return text[:end] if end > 0 else ""
 
 
+_VALUE_RES: dict[str, re.Pattern[str]] = {}
+
+
 def raw_frontmatter_value(frontmatter: str, key: str) -> str | None:
     """A top-level scalar's raw value (quotes stripped), for pre-selection only."""
-    match = re.search(rf"^{key}:[ \t]*(.*?)[ \t]*\r?$", frontmatter, re.MULTILINE)
+    pattern = _VALUE_RES.get(key)
+    if pattern is None:  # compiled once per key: this runs for every record file on a cold context
+        pattern = _VALUE_RES[key] = re.compile(rf"^{re.escape(key)}:[ \t]*(.*?)[ \t]*\r?$", re.MULTILINE)
+    match = pattern.search(frontmatter)
     if match is None:
         return None
     value = match.group(1).strip().strip("'\"")
     return value or None
-
-
-def _recency(value: object, slug: str) -> tuple[float, str]:
-    stamp = as_timestamp(value) if not isinstance(value, datetime) else value
-    return (-(stamp.timestamp() if stamp else 0.0), slug)
 
 
 def _title(body: str) -> str | None:
@@ -90,26 +96,22 @@ def _title(body: str) -> str | None:
     return None
 
 
-def _parse(ws: Workspace, kind: RecordKind, rel: str, text: str):  # type: ignore[no-untyped-def]
-    record, _ = parse_record_text(text, kind=kind, path=Path(ws.root / rel), rel=rel)
-    return record
-
-
-def _texts(ws: Workspace, folder: Path, prefix: str) -> list[tuple[str, str, str]]:
-    found = []
-    for slug, rel, data in iter_folder_bytes(ws, folder, prefix):
-        text, _reason = decode_text(data)
-        if text is not None:
-            found.append((slug, rel, text))
-    return found
-
-
 _TITLE_RE = re.compile(r"^ {0,3}# +(.+?)\s*#*\s*$")
 
 
-def _raw_title(text: str) -> str | None:
+_FIRST_TITLE_RE = re.compile(r"^ {0,3}# +(.+?)[^\S\n]*#*[^\S\n]*$", re.MULTILINE)
+_FENCE_LINE_RE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+
+
+def raw_title(text: str) -> str | None:
     """The first ``# Title`` of a record's body, read from the raw text (no YAML parse)."""
     end = text.find("\n---", 3) if text.startswith("---") else -1
+    start = end + 4 if end > 0 else 0
+    if end <= 0 or text[start:start + 1] in ("", "\n"):
+        # The common case in one regex search: no fence line before the first title line.
+        match = _FIRST_TITLE_RE.search(text, start)
+        if _FENCE_LINE_RE.search(text, start, match.start() if match else len(text)) is None:
+            return " ".join(match.group(1).split()) if match else None
     fence = False
     for line in (text[end + 4:] if end > 0 else text).split("\n"):
         if _FENCE_RE.match(line):
@@ -121,41 +123,55 @@ def _raw_title(text: str) -> str | None:
     return None
 
 
-def _open_decisions(ws: Workspace, budget: int) -> tuple[list[str], int]:
-    """Open, live decisions, most recently updated first — from the raw frontmatter lines — as many
-    as ``budget`` characters hold; and how many there are.
+def facts_of(text: str) -> ListingFacts:
+    """The listing facts of a decision's or request's text (the pure function the cache remembers)."""
+    fm = raw_frontmatter(text)
+    raw = raw_frontmatter_value(fm, "updated_at")
+    stamp = as_timestamp(raw) if raw is not None else None
+    return ListingFacts(replaced=bool(raw_frontmatter_value(fm, "replaced_by")),
+                        status=raw_frontmatter_value(fm, "status"),
+                        stamp=stamp.timestamp() if stamp is not None else 0.0,
+                        title=raw_title(text))
+
+
+def _record_facts(rel: str, data: bytes, problems: list[str] | None) -> tuple[ListingFacts | None, bool]:
+    text, _reason = decode_text(data)
+    return (None, False) if text is None else (facts_of(text), True)
+
+
+def scan_records(ws: Workspace, cache: ListingCache, folder: Path, prefix: str) -> list[tuple[str, ListingFacts]]:
+    """``(slug, facts)`` of every readable decision or request in ``folder``, in name order."""
+    return cache.scan(ws, folder, prefix, _record_facts, ListingFacts.from_json)
+
+
+def _recency_of(facts: ListingFacts, slug: str) -> tuple[float, str]:
+    return (-facts.stamp, slug)
+
+
+def _open_decisions(decisions: list[tuple[str, ListingFacts]], budget: int) -> tuple[list[str], int]:
+    """Open, live decisions, most recently updated first, as many as ``budget`` characters hold;
+    and how many there are.
 
     Parsing thousands of decisions only to list their titles cost seconds at 10,000 records; the
-    three keys read here are plain scalars in every record yoi writes.
+    facts come from the raw frontmatter lines (plain scalars in every record yoi writes), and are
+    cached per file (``listing_cache``).
     """
-    found: list[tuple[tuple[float, str], str, str]] = []
-    for slug, _rel, text in _texts(ws, ws.decisions_dir, "memory/decisions/"):
-        fm = raw_frontmatter(text)
-        if raw_frontmatter_value(fm, "status") != "open" or raw_frontmatter_value(fm, "replaced_by"):
-            continue
-        found.append((_recency(raw_frontmatter_value(fm, "updated_at"), slug), slug, text))
-    found.sort()
+    found = sorted((_recency_of(facts, slug), slug, facts) for slug, facts in decisions
+                   if facts.status == "open" and not facts.replaced)
     items: list[str] = []
     used = 0
-    for _key, slug, text in found:
+    for _key, slug, facts in found:
         if used > budget:
             break
-        line = f"- {_raw_title(text) or slug.replace('-', ' ')} (`{slug}`)"
+        line = f"- {facts.title or slug.replace('-', ' ')} (`{slug}`)"
         used += len(line) + 1
         items.append(line)
     return items, len(found)
 
 
-def _recent_requests(ws: Workspace) -> tuple[list[str], int]:
-    candidates = []
-    for slug, _rel, text in _texts(ws, ws.requests_dir, "memory/requests/"):
-        fm = raw_frontmatter(text)
-        if raw_frontmatter_value(fm, "replaced_by"):
-            continue
-        candidates.append((_recency(raw_frontmatter_value(fm, "updated_at"), slug), slug, text))
-    candidates.sort()
-    items = [f"- {_raw_title(text) or slug.replace('-', ' ')} (`{slug}`)"
-             for _key, slug, text in candidates[:RECENT_REQUESTS]]
+def _recent_requests(requests: list[tuple[str, ListingFacts]]) -> tuple[list[str], int]:
+    candidates = sorted((_recency_of(facts, slug), slug, facts) for slug, facts in requests if not facts.replaced)
+    items = [f"- {facts.title or slug.replace('-', ' ')} (`{slug}`)" for _key, slug, facts in candidates[:RECENT_REQUESTS]]
     return items, len(candidates)
 
 
@@ -182,50 +198,114 @@ def _plain_description(frontmatter: str) -> str | None:
     return value
 
 
-def _knowledge_index(ws: Workspace, skip: set[str], budget: int,
-                     texts: list[tuple[str, str, str]] | None = None) -> tuple[list[str], int]:
-    """Live knowledge lines by slug, parsed only until ``budget`` is spent; and how many there are."""
+@dataclass(frozen=True)
+class KnowledgeFacts:
+    """One knowledge file as the resident context sees it (a pure function of its text)."""
+
+    replaced: bool  # a raw ``replaced_by`` is set
+    resident: str | None  # resident (``model_invokation: true``, live): its one-line description
+    index: str | None  # otherwise its knowledge-index description (None: unparseable or replaced)
+
+    def to_json(self) -> list[Any]:
+        return [self.replaced, self.resident, self.index]
+
+    @classmethod
+    def from_json(cls, data: Any) -> KnowledgeFacts | None:
+        if not isinstance(data, list) or len(data) != 3 or type(data[0]) is not bool \
+                or not all(v is None or type(v) is str for v in data[1:]):
+            return None
+        return cls(data[0], data[1], data[2])
+
+
+def knowledge_facts(ws: Workspace, rel: str, data: bytes, problems: list[str] | None,
+                    surely_not_resident: bool) -> tuple[KnowledgeFacts | None, bool]:
+    """A knowledge file's facts (None: left out) and whether they may be cached (not when the file
+    has a problem, which is then reported on every run). Only files that may be resident, or whose
+    description is not a plain one-line scalar, have their YAML parsed."""
+    text, reason = decode_text(data)
+    if text is None:
+        if not surely_not_resident and problems is not None:
+            problems.append(f"{rel}: {reason}; left out")
+        return None, False
+    fm = raw_frontmatter(text)
+    plain = _plain_description(fm)
+    record = None
+    if not surely_not_resident or plain is None:
+        record, diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path=Path(ws.root / rel), rel=rel)
+        if record is None and not surely_not_resident:
+            if problems is not None:
+                problems.append(f"{rel}: {diags[0].message if diags else 'unreadable'}; left out")
+            return None, False
+    if record is not None and not surely_not_resident and record.model_invokation and not record.is_replaced:
+        return KnowledgeFacts(False, " ".join(record.description.split()), None), True
+    if plain is not None:
+        index: str | None = plain
+    elif record is None or record.is_replaced:
+        index = None
+    else:
+        index = " ".join(record.description.split()) or (_title(record.body) or "")
+    return KnowledgeFacts(bool(raw_frontmatter_value(fm, "replaced_by")), None, index), True
+
+
+def scan_knowledge(ws: Workspace, cache: ListingCache, problems: list[str] | None = None,
+                   ) -> list[tuple[str, KnowledgeFacts]]:
+    """``(slug, facts)`` of every readable knowledge file, in name order, from ``cache`` where the
+    file is unchanged; problems (unreadable, unparseable) are reported on every run."""
+    from .context import surely_not_resident
+
+    def compute(rel: str, data: bytes, found: list[str] | None) -> tuple[KnowledgeFacts | None, bool]:
+        return knowledge_facts(ws, rel, data, found, surely_not_resident(data))
+
+    return cache.scan(ws, ws.knowledge_dir, "knowledge/", compute, KnowledgeFacts.from_json, problems)
+
+
+def _knowledge_index(knowledge: list[tuple[str, KnowledgeFacts]], skip: set[str], budget: int) -> tuple[list[str], int]:
+    """Live knowledge lines by slug, until ``budget`` is spent; and how many there are (a file past
+    the budget is counted from its raw ``replaced_by`` alone, as when it was not read further)."""
     items: list[str] = []
     total = 0
     used = 0
-    for slug, rel, text in texts if texts is not None else _texts(ws, ws.knowledge_dir, "knowledge/"):
-        fm = raw_frontmatter(text)
-        if slug in skip or raw_frontmatter_value(fm, "replaced_by"):
+    for slug, facts in knowledge:
+        if facts.resident is not None or slug in skip or facts.replaced:
             continue
         total += 1
         if used > budget:
-            continue  # counted for "… and N more", not read
-        description = _plain_description(fm)
-        if description is None:
-            record = _parse(ws, RecordKind.KNOWLEDGE, rel, text)
-            if record is None or record.is_replaced:
-                total -= 1
-                continue
-            description = " ".join(record.description.split()) or (_title(record.body) or "")
-        line = f"- #{slug} — {description}".rstrip(" —")
+            continue  # counted for "… and N more"
+        if facts.index is None:
+            total -= 1
+            continue
+        line = f"- #{slug} — {facts.index}".rstrip(" —")
         used += len(line) + 1
         items.append(line)
     return items, total
 
 
 def generated_listings(ws: Workspace, *, budget: int, skip_knowledge: set[str] | None = None,
-                       knowledge_texts: list[tuple[str, str, str]] | None = None) -> str:
+                       knowledge: list[tuple[str, KnowledgeFacts]] | None = None,
+                       cache: ListingCache | bool = True) -> str:
     """The three listings as Markdown ``##`` sections within ``budget`` characters ("" when none).
 
-    ``knowledge_texts``: ``(slug, rel, text)`` of the knowledge files the caller already read (the
-    resident context reads them all), so they are not read twice.
+    ``knowledge``: the knowledge files' facts the caller already has (the resident context scans
+    them all), so they are not scanned twice; resident ones are not indexed. ``cache``: the
+    ``ListingCache`` to serve the files' facts from (the caller saves it), True to load and save
+    the workspace's, False to read every file and store nothing.
 
     Empty listings are left out. Over the budget, the longest listing is shortened first (its
     tail stays reachable by search), as the summary cap used to force.
     """
     if budget <= 0:
         return ""
-    requests, request_total = _recent_requests(ws)
-    knowledge, knowledge_total = _knowledge_index(ws, skip_knowledge or set(), budget, knowledge_texts)
-    decisions, decision_total = _open_decisions(ws, budget)
+    facts = cache if isinstance(cache, ListingCache) else ListingCache.load(ws) if cache else ListingCache(None)
+    requests, request_total = _recent_requests(scan_records(ws, facts, ws.requests_dir, "memory/requests/"))
+    if knowledge is None:
+        knowledge = scan_knowledge(ws, facts)
+    index, knowledge_total = _knowledge_index(knowledge, skip_knowledge or set(), budget)
+    decisions, decision_total = _open_decisions(scan_records(ws, facts, ws.decisions_dir, "memory/decisions/"), budget)
+    if not isinstance(cache, ListingCache):
+        facts.save()
     listings = [(GENERATED_SECTIONS[0], decisions, decision_total, "memory/decisions/"),
                 (GENERATED_SECTIONS[1], requests, request_total, "memory/requests/"),
-                (GENERATED_SECTIONS[2], knowledge, knowledge_total, "knowledge/")]
+                (GENERATED_SECTIONS[2], index, knowledge_total, "knowledge/")]
     limits = [len(items) for _name, items, _total, _folder in listings]
     while True:
         parts = []

@@ -31,10 +31,9 @@ import math
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..diagnostics import Diagnostic
 from ..errors import YoiError
@@ -43,6 +42,7 @@ from ..store.ids import new_id
 from ..store.kinds import RecordKind
 from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.workspace import Workspace
+from ..value_class import ValueClass
 
 try:
     import fcntl
@@ -465,44 +465,53 @@ def collapse_sessions(sessions: list[str]) -> list[int]:
     return kept
 
 
-@dataclass
-class RecordStat:
+class RecordStat(ValueClass):
     """Usage of one record: raw invokes and frequency, plus the candidate-report view."""
 
+    __slots__ = ("slug", "kind", "invokes", "sessions", "frequency", "protected", "collapsed_invokes",
+                 "candidate_frequency", "candidate", "exists", "last_invoke_id")
+    _defaults: ClassVar[dict[str, Any]] = {
+        "invokes": 0, "sessions": 0, "frequency": 0.0, "protected": False, "collapsed_invokes": 0,
+        "candidate_frequency": 0.0, "candidate": False, "exists": True, "last_invoke_id": None}
     slug: str
     kind: str
-    invokes: int = 0
-    sessions: int = 0
-    frequency: float = 0.0
-    protected: bool = False
-    collapsed_invokes: int = 0
-    candidate_frequency: float = 0.0
-    candidate: bool = False
-    exists: bool = True
-    last_invoke_id: str | None = None
+    invokes: int
+    sessions: int
+    frequency: float
+    protected: bool
+    collapsed_invokes: int
+    candidate_frequency: float
+    candidate: bool
+    exists: bool
+    last_invoke_id: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.as_dict()
 
 
-@dataclass
-class UsageSummary:
+class UsageSummary(ValueClass):
     """Workspace-wide figures: the clock and event counts, and what could not be read."""
 
-    clock: int = 0
-    sessions: int = 0
-    events: int = 0
-    invokes: int = 0
-    injects: int = 0
-    inject_tokens: int = 0
-    problems: list[Diagnostic] = field(default_factory=list)
+    __slots__ = ("clock", "sessions", "events", "invokes", "injects", "inject_tokens", "problems")
+    _defaults: ClassVar[dict[str, Any]] = {"clock": 0, "sessions": 0, "events": 0, "invokes": 0, "injects": 0,
+                                           "inject_tokens": 0}
+    _factories: ClassVar[dict[str, Callable[[], Any]]] = {"problems": list}
+    clock: int
+    sessions: int
+    events: int
+    invokes: int
+    injects: int
+    inject_tokens: int
+    problems: list[Diagnostic]
 
 
-@dataclass
-class _Acc:
-    clocks: list[int] = field(default_factory=list)
-    sessions: list[str] = field(default_factory=list)
-    last_id: str | None = None
+class _Acc(ValueClass):
+    __slots__ = ("clocks", "sessions", "last_id")
+    _defaults: ClassVar[dict[str, Any]] = {"last_id": None}
+    _factories: ClassVar[dict[str, Callable[[], Any]]] = {"clocks": list, "sessions": list}
+    clocks: list[int]
+    sessions: list[str]
+    last_id: str | None
 
 
 def _existing_records(ws: Workspace) -> set[tuple[str, str]]:

@@ -12,8 +12,9 @@ Adapters: ``native`` (yoi's own JSONL), ``claude_code``, ``codex``. Never import
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy_names import lazy_names
 
 # Names are imported from their modules on first use (PEP 562): the linter's secret rule imports
 # ``sessions.redact`` and must not pay for the log adapters and their pydantic models (~40 ms).
@@ -46,13 +47,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 if TYPE_CHECKING:

@@ -40,6 +40,13 @@ def slugify(title: str, max_len: int = SLUG_MAX) -> str:
     return slug or (words[0][:max_len] if words else "untitled")
 
 
+def slug_preference(slug: str) -> tuple[int, str]:
+    """Which of several near-duplicate slugs names their record: the shortest, then the first
+    alphabetically. Decided by the names alone, so every clone and every arrival order picks the
+    same one (GC keeps it when it merges near-duplicates; Phase 2 moves a record to it)."""
+    return (len(slug), slug)
+
+
 def folder_for(ws: Workspace, kind: RecordKind) -> Path:
     return {
         RecordKind.DECISION: ws.decisions_dir,

@@ -7,7 +7,6 @@ A workspace is the first folder, walking up from the current directory, that hol
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -21,15 +20,27 @@ GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, TEMP_GITIGNORE, "memory/_staging/")
 Phase 1's staging (local to each clone; docs/team.md)."""
 
 
-@dataclass
 class Workspace:
-    """A project root and the paths of its memory layout."""
+    """A project root and the paths of its memory layout.
 
-    root: Path
-    _config: Config | None = field(default=None, repr=False)
+    A plain class rather than a dataclass: ``dataclasses`` imports ``inspect`` and ``ast`` (~5 ms)
+    and every ``yoi`` command builds a workspace. Compared by root and given config, like the
+    dataclass it was.
+    """
 
-    def __post_init__(self) -> None:
-        self.root = Path(self.root).resolve()
+    def __init__(self, root: Path | str, _config: Config | None = None) -> None:
+        self.root = Path(root).resolve()
+        self._config = _config
+
+    def __repr__(self) -> str:
+        return f"Workspace(root={self.root!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Workspace:
+            return NotImplemented
+        return self.root == other.root and self._config == other._config
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
 
     @property
     def yoi_dir(self) -> Path:

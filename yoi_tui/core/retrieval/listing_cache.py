@@ -1,0 +1,167 @@
+"""What the resident context needs from each decision, request and knowledge file, cached by the
+file's ``lstat``.
+
+``yoi context`` runs on every SessionStart. Computing the open-decisions and recent-requests
+listings (``summary_lists``) from the records read every decision and request file — at 10,000
+records that doubled the command's time. The few facts the context needs from a file (for a
+decision or request: live or replaced, status, ``updated_at``, title; for knowledge: resident or
+not, its index line: ``summary_lists.KnowledgeFacts``) are a pure function of its bytes (computed in
+``summary_lists``), so they are kept in
+``.yoi/state/cache/listings-v1.json`` per file, with the file's signature: size, ``mtime_ns``,
+``ctime_ns`` and inode from ``lstat``. A warm run lists the folders, ``lstat``s each file and reads
+only the files whose signature changed. It is never trusted beyond that:
+
+* an outside edit, ``git checkout``, rename, delete or add changes the listing or a signature
+  (``ctime`` cannot be set back by a tool, unlike ``mtime``), so the file is read again;
+* a file changed within ``RACY_NS`` of the run's start is used but not stored: a second write in
+  the same timestamp tick could keep its signature ("racily clean", as git calls it);
+* symlinks and anything but regular files are read every time, never stored;
+* a missing, corrupt or foreign cache file is an empty cache; one that cannot be written costs the
+  next run the reads. Without a ``.yoi/`` folder nothing is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from ..store.workspace import Workspace
+from .search import iter_entries_bytes
+
+CACHE_NAME = "listings-v1.json"
+_VERSION = 1
+RACY_NS = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class ListingFacts:
+    """One record file as the listings see it (from its raw text; no YAML parse)."""
+
+    replaced: bool  # a ``replaced_by`` is set
+    status: str | None  # the raw ``status`` value
+    stamp: float  # ``updated_at`` as a POSIX time (0.0: missing or unreadable)
+    title: str | None  # the first ``# Title`` of the body
+
+    def to_json(self) -> list[Any]:
+        return [self.replaced, self.status, self.stamp, self.title]
+
+    @classmethod
+    def from_json(cls, data: Any) -> ListingFacts | None:
+        if not isinstance(data, list) or len(data) != 4:
+            return None
+        replaced, status, stamp, title = data
+        if type(replaced) is not bool or not isinstance(stamp, int | float) or type(stamp) is bool \
+                or not (status is None or type(status) is str) or not (title is None or type(title) is str):
+            return None
+        return cls(replaced, status, float(stamp), title)
+
+
+class _Facts(Protocol):
+    def to_json(self) -> Any: ...
+
+
+F = TypeVar("F", bound=_Facts)
+Compute = Callable[[str, bytes, list[str] | None], tuple[F | None, bool]]
+
+
+def _signature(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+
+
+class ListingCache:
+    """The stored facts (``path`` None: compute everything, store nothing — the uncached path)."""
+
+    def __init__(self, path: Path | None, entries: dict[str, Any] | None = None) -> None:
+        self.path = path
+        self._stored: dict[str, Any] = entries or {}
+        self._kept: dict[str, Any] = {}  # what the next file holds: the listed, storable files
+        self._dirty = False
+        self.started_ns = time.time_ns()
+        self.reads = 0  # files read this run (the tests check that a warm run reads none)
+
+    @classmethod
+    def load(cls, ws: Workspace) -> ListingCache:
+        if not ws.yoi_dir.is_dir():
+            return cls(None)
+        path = ws.state_dir / "cache" / CACHE_NAME
+        try:
+            data = json.loads(path.read_bytes())
+            if isinstance(data, dict) and data.get("version") == _VERSION and isinstance(data.get("files"), dict):
+                return cls(path, data["files"])
+        except (OSError, ValueError):
+            pass
+        return cls(path)
+
+    def scan(self, ws: Workspace, folder: Path, prefix: str, compute: Compute[F],
+             revive: Callable[[Any], F | None], problems: list[str] | None = None) -> list[tuple[str, F]]:
+        """``(slug, facts)`` of every readable ``*.md`` in ``folder``, in name order.
+
+        ``compute(rel, bytes, problems)`` gives a file's facts (None: the file is left out) and
+        whether they may be stored (False for a file with a problem, which must be reported every
+        run); ``revive`` turns stored JSON back into facts (None: not valid, read the file).
+        """
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted((e for e in it if e.name.endswith(".md")), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        except OSError as exc:
+            if problems is not None:
+                problems.append(f"{prefix}: cannot list folder: {exc.strerror or exc}")
+            return []
+        found: dict[str, F] = {}
+        missed: list[tuple[str, os.DirEntry[str]]] = []
+        signatures: dict[str, str] = {}
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue  # vanished while listed
+            if stat.S_ISREG(st.st_mode):
+                sig = _signature(st)
+                cached = self._stored.get(rel)
+                if isinstance(cached, list) and len(cached) == 2 and cached[0] == sig:
+                    facts = revive(cached[1])
+                    if facts is not None:
+                        found[entry.name] = facts
+                        self._kept[rel] = cached
+                        continue
+                if max(st.st_mtime_ns, st.st_ctime_ns) < self.started_ns - RACY_NS:
+                    signatures[rel] = sig
+            missed.append((rel, entry))
+        for _slug, rel, data in iter_entries_bytes(ws, missed, problems):
+            self.reads += 1
+            computed, storable = compute(rel, data, problems)
+            if computed is None:
+                continue
+            found[rel[len(prefix):]] = computed
+            sig = signatures.get(rel)
+            if sig is not None and storable:
+                self._kept[rel] = [sig, computed.to_json()]
+                self._dirty = True
+        return [(name[:-3], found[name]) for name in sorted(found)]
+
+    def save(self) -> None:
+        """Keep the facts of the files listed this run (best effort: temp file + rename)."""
+        if self.path is None or not (self._dirty or len(self._kept) != len(self._stored)):
+            return
+        from ..store.atomic import temp_prefix
+
+        temp = self.path.with_name(f"{temp_prefix(self.path.name)}tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temp.write_bytes(json.dumps({"version": _VERSION, "files": self._kept}, ensure_ascii=True,
+                                        separators=(",", ":")).encode("ascii"))
+            temp.replace(self.path)
+        except (OSError, ValueError):
+            try:
+                temp.unlink(missing_ok=True)
+            except OSError:
+                pass
