@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     except LockBusy as exc:
         return print_lock_busy(exc, as_json=args.json, after={"operations": []})
     if args.json:
-        print_json(report.to_json(diff=args.dry_run))
+        print_json(report.to_json(diff=args.dry_run, stream=True))
         return report.exit_code
     if args.dry_run:
         write_diff(report.changeset)

@@ -21,7 +21,7 @@ operations they accepted and deferred (the rest are journalled as rejected).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -37,7 +37,7 @@ from ..store.ids import new_id
 from ..store.workspace import Workspace
 from .context import GcAborted, GcContext
 from .facts import UsageFacts
-from .model import GcOperation, format_tokens
+from .model import GcOperation, StreamedList, format_tokens
 
 
 class GcEngine(Protocol):
@@ -100,12 +100,16 @@ class GcReport:
     def operation_of(self, path: str) -> GcOperation | None:
         return next((o for o in self.proposed if path in o.paths), None)
 
-    def to_json(self, *, diff: bool = False) -> dict[str, Any]:
+    def to_json(self, *, diff: bool = False, stream: bool = False) -> dict[str, Any]:
+        """The report as JSON data. ``stream``: ``operations`` and ``files`` are ``StreamedList``s,
+        built while ``print_json`` writes them (50,000 records: 41,000 operations, 11,000 diffs)."""
+        operations = self.operations
         data: dict[str, Any] = {
             "status": self.status, "engine": self.engine, "run_id": self.run_id, "message": self.message,
             "clock": self.clock, "usage": dict(self.usage), "takeover": self.takeover.to_json() if self.takeover else None,
             "recovered": [r.to_json() for r in self.recovered],
-            "operations": [o.to_json() for o in self.operations],
+            "operations": (StreamedList(len(operations), lambda: (o.to_json() for o in operations)) if stream
+                           else [o.to_json() for o in operations]),
             "counts": {"add": 0, "modify": 0, "delete": 0}, "files": [], "notes": [],
         }
         by_state: dict[str, int] = {}
@@ -113,18 +117,22 @@ class GcReport:
             by_state[item.state] = by_state.get(item.state, 0) + 1
         data["by_state"] = by_state
         if self.changeset is not None:
-            files = []
             owners: dict[str, GcOperation] = {}  # path -> first proposed operation naming it (as operation_of)
             for item in self.proposed:
                 for rel in item.paths:
                     owners.setdefault(rel, item)
-            for change in self.changeset.changes:
-                owner = owners.get(change.path)  # one lookup: operation_of per file was O(files x operations)
-                entry: dict[str, Any] = {"path": change.path, "op": change.op, "category": change.category,
-                                         "reason": change.reason, "operation": owner.id if owner else None}
-                if diff:
-                    entry["diff"] = change.diff()
-                files.append(entry)
+            changes = self.changeset.changes
+
+            def entries() -> Iterator[dict[str, Any]]:
+                for change in changes:
+                    owner = owners.get(change.path)  # one lookup: operation_of per file was O(files x operations)
+                    entry: dict[str, Any] = {"path": change.path, "op": change.op, "category": change.category,
+                                             "reason": change.reason, "operation": owner.id if owner else None}
+                    if diff:
+                        entry["diff"] = change.diff()
+                    yield entry
+
+            files: Any = StreamedList(len(changes), entries) if stream else list(entries())
             data.update({"files": files, "counts": self.changeset.counts(), "notes": self.changeset.notes})
         if self.result is not None:
             data.update({"applied": [{"path": c.path, "op": c.op} for c in self.result.applied],
