@@ -6,6 +6,9 @@ The slug parser, GC's path finder (``gc.facts.named_paths``) and Phase 2's block
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from yoi_tui.core.gc.facts import named_paths
 from yoi_tui.core.phase2.merge import split_blocks
 from yoi_tui.core.retrieval.slugrefs import iter_lines, iter_prose_lines, iter_slug_refs
@@ -38,3 +41,38 @@ def test_the_three_readers_agree_on_what_is_code() -> None:
     blocks = split_blocks(TEXT)
     assert [b.heading for b in blocks] == [None, "## Tail #e `src/a.py`"]
     assert "#b `x/in_code.py`" in blocks[0].lines and "#d" in blocks[0].lines
+
+
+
+def _walked_paths(body: str) -> list[str]:
+    """``named_paths`` as it was: every prose line walked (the original loop, copied)."""
+    from yoi_tui.core.gc.facts import _CODE_SPAN_RE, _EXT_RE, _PATH_RE, _SUFFIX_RE
+
+    found: list[str] = []
+    for _, _, line in iter_prose_lines(body):
+        if "`" not in line:
+            continue
+        for match in _CODE_SPAN_RE.finditer(line):
+            candidate = _SUFFIX_RE.sub("", match.group(2).strip())
+            if "/" not in candidate.removeprefix("./") or not _PATH_RE.match(candidate):
+                continue
+            parts = candidate.rstrip("/").split("/")
+            if any(part in ("..", ".") for part in parts[1 if parts[0] == "." else 0:]) or parts[0] == "..":
+                continue
+            if not candidate.endswith("/") and not _EXT_RE.search(parts[-1]):
+                continue
+            candidate = candidate[2:] if candidate.startswith("./") else candidate
+            if candidate not in found:
+                found.append(candidate)
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["`src/a.py`", "``b/c.md``", "```\n", "~~~\n", "   ```py\n", "`x`", "\n", " ",
+                                 "`d/`", "text", "`e/f.txt:12`", "``", "`g/../h.py`", "~~", "`./i/j.json#L3`"]),
+                max_size=20))
+def test_named_paths_shortcuts_match_the_line_walk(pieces: list[str]) -> None:
+    """``named_paths`` skips the fence walk for a body without backticks, or without a run of three
+    backticks or tildes: the same paths as walking every prose line."""
+    body = "".join(pieces)
+    assert named_paths(body) == _walked_paths(body)

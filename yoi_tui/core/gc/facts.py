@@ -225,7 +225,12 @@ def named_paths(body: str) -> list[str]:
     ``#L12`` or ``::test_name`` is dropped. URLs, commands and prose in backticks are not paths.
     """
     found: list[str] = []
-    for _, _, line in iter_prose_lines(body):
+    if "`" not in body:  # no code span anywhere: skip the line walk
+        return found
+    # Without a run of three backticks or tildes there is no fenced block: every line is prose.
+    fenced = "```" in body or "~~~" in body
+    lines = (line for _, _, line in iter_prose_lines(body)) if fenced else iter(body.split("\n"))
+    for line in lines:
         if "`" not in line:
             continue
         for match in _CODE_SPAN_RE.finditer(line):
