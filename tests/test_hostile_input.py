@@ -76,3 +76,19 @@ def test_broken_staging_is_moved_aside_with_a_reason_named_and_exit_1(tmp_path: 
     lint = subprocess.run([sys.executable, "-m", "yoi_tui.cli.main", "lint", "--workspace", str(ws.root)],
                           capture_output=True, text=True, timeout=TIMEOUT)
     assert "_rejected" not in lint.stdout
+
+
+def test_broken_staging_is_named_even_under_the_trigger(tmp_path: Path) -> None:
+    from hostile_corpus import _base
+
+    from yoi_tui.core.store.ids import new_id
+
+    ws = _base(tmp_path / "ws")
+    name = f"{new_id()}.json"
+    (ws.staging_dir / name).write_bytes(b"{not json")
+    result = subprocess.run([sys.executable, "-m", "yoi_tui.cli.main", "phase2", "--workspace", str(ws.root)],
+                            capture_output=True, text=True, timeout=TIMEOUT)
+    assert "nothing to do" in result.stdout  # one small file: under the trigger, Phase 2 does not run
+    assert f"broken staging memory/_staging/{name}" in result.stderr
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert (ws.staging_dir / name).read_bytes() == b"{not json"  # no lock taken: named, not moved

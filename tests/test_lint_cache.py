@@ -393,3 +393,12 @@ def test_fact_changing_edits_recheck_the_files_that_follow_them(tmp_path: Path, 
         _write(path, head + sep + rest)
         _same(ws)
     assert used and all(used)
+
+
+def test_record_signatures_are_record_files_with_their_lstat(tmp_path: Path) -> None:
+    ws = _ws_copy(tmp_path, "broken")
+    (ws.root / "knowledge" / "a-folder.md").mkdir()
+    (ws.root / "knowledge" / "link.md").symlink_to(ws.root / "memory" / "summary.md")
+    expected = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
+    assert lint_stored.record_signatures(ws) == expected
+    assert any(sig is None for _rel, _path, sig in expected)  # the folder and the link are never cached

@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,12 +43,15 @@ def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:
     return UsageFrequencies(ws)
 
 
-@dataclass
 class _Stored:
-    """A whole-workspace result as ``LintReport`` shows it (without importing the linter)."""
+    """A whole-workspace result as ``LintReport`` shows it (without importing the linter, or
+    ``dataclasses``: a warm lint is measured against ripgrep)."""
 
-    diagnostics: list[Diagnostic]
-    files: int
+    __slots__ = ("diagnostics", "files")
+
+    def __init__(self, diagnostics: list[Diagnostic], files: int) -> None:
+        self.diagnostics = diagnostics
+        self.files = files
 
 
 def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:

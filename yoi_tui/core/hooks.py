@@ -18,20 +18,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import YoiError
 from .store.workspace import Workspace
+from .value_class import ValueClass
 
 
-@dataclass
-class HookOutcome:
+class HookOutcome(ValueClass):
     """What the hook prints on stdout (added to the agent's context where Claude Code does so)."""
 
-    stdout: str = ""
-    notes: list[str] = field(default_factory=list)
+    __slots__ = ("stdout", "notes")
+    _defaults: ClassVar[dict[str, Any]] = {"stdout": ""}
+    _factories: ClassVar[dict[str, Callable[[], Any]]] = {"notes": list}
+    stdout: str
+    notes: list[str]
 
 
 def advance_token_clock(ws: Workspace, session_id: str, transcript: Path) -> int:

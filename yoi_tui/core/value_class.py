@@ -41,7 +41,7 @@ class ValueClass:
                 value = self._factories[name]()
             else:
                 raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
-            setattr(self, name, value)
+            object.__setattr__(self, name, value)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
@@ -60,3 +60,22 @@ class ValueClass:
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={value!r}" for name, value in zip(self.__slots__, self._values(), strict=True))
         return f"{type(self).__name__}({inner})"
+
+
+class FrozenValueClass(ValueClass):
+    """A ``ValueClass`` whose fields cannot change after construction; hashable, like a frozen
+    dataclass."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: {type(self).__name__} is immutable")
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(self._values())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), self._values())

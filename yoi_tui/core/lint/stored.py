@@ -60,6 +60,52 @@ def record_files(ws: Workspace) -> list[tuple[str, str]]:
     return found
 
 
+def record_signatures(ws: Workspace) -> list[tuple[str, str, Sig | None]]:
+    """``(rel, path, file_signature(path))`` of every ``record_files`` entry, sorted by rel: each
+    folder listed once and its entries ``lstat``-ed relative to it (``fstatat``: the kernel does not
+    walk the parent folders again for each of 50,000 files)."""
+    root = str(ws.root)
+    found: list[tuple[str, str, Sig | None]] = []
+    summary = os.path.join(root, "memory", "summary.md")
+    if os.path.lexists(summary):
+        found.append(("memory/summary.md", summary, file_signature(summary)))
+    for prefix in _FOLDERS:
+        folder = os.path.join(root, *prefix.strip("/").split("/"))
+        try:
+            fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError:  # unlistable: as record_files (the scandir below would fail the same way)
+            found.extend((rel, path, file_signature(path)) for rel, path in _listed(folder, prefix))
+            continue
+        base = folder + os.sep
+        try:
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if not name.endswith(".md"):
+                        continue
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                        sig: Sig | None = ([st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
+                                           if stat.S_ISREG(st.st_mode) else None)
+                    except OSError:
+                        sig = None
+                    found.append((prefix + name, base + name, sig))
+        finally:
+            os.close(fd)
+    found.sort()
+    return found
+
+
+def _listed(folder: str, prefix: str) -> list[tuple[str, str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return [(prefix + e.name, e.path) for e in entries if e.name.endswith(".md")]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
 def file_signature(path: str | Path) -> Sig | None:
     """``lstat`` fields that change whenever the file's content does; None for what is never cached."""
     try:
@@ -250,7 +296,7 @@ def stored_lint(ws: Workspace, frequencies: Mapping[tuple[str, str], float] | No
     started_ns)``; the result's findings are unfiltered (``filter_disabled`` applies the config).
     """
     key = fingerprint(ws.config)
-    sigs = [(rel, path, file_signature(path)) for rel, path in record_files(ws)]
+    sigs = record_signatures(ws)
     state, storable = _state_digest(key, [(rel, sig) for rel, _path, sig in sigs], _usage_state(frequencies),
                                     started_ns)
     stored = _load_result(ws, key, state) if state is not None else None

@@ -291,6 +291,8 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
     pending = has_pending_runs(ws)
     if not flush and not pressure.over and not (pending and not dry_run):
         report.message = f"nothing to do: {pressure.describe()}; use --flush to run anyway"
+        # Broken staging is named now, not only when the trigger fires (no lock: nothing is moved).
+        report.unreadable = snapshot_staging(ws, reject=False)[2]
         return PreparedRound(ws, report, None)
     with start_run(ws, "phase2", dry_run=dry_run) as start:
         lock = start.lock

@@ -27,11 +27,11 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..store.workspace import Workspace
+from ..value_class import FrozenValueClass
 from .search import iter_entries_bytes
 
 CACHE_NAME = "listings-v1.json"
@@ -39,10 +39,10 @@ _VERSION = 1
 RACY_NS = 2_000_000_000
 
 
-@dataclass(frozen=True)
-class ListingFacts:
+class ListingFacts(FrozenValueClass):
     """One record file as the listings see it (from its raw text; no YAML parse)."""
 
+    __slots__ = ("replaced", "status", "stamp", "title")
     replaced: bool  # a ``replaced_by`` is set
     status: str | None  # the raw ``status`` value
     stamp: float  # ``updated_at`` as a POSIX time (0.0: missing or unreadable)

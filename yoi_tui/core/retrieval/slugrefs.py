@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from ..value_class import FrozenValueClass
 
 # Atomic groups and a bounded URL scheme keep every pattern linear in the line's length: a 300k-
 # character line of letters made the unbounded scheme (and a backtracking slug) quadratic.
@@ -27,10 +28,10 @@ _FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _HEADING_MARKER_RE = re.compile(r"^ {0,3}#{1,6}(?=\s|$)")
 
 
-@dataclass(frozen=True)
-class SlugRef:
+class SlugRef(FrozenValueClass):
     """A ``#slug`` occurrence: 1-based line within the scanned text, 1-based column of ``#``."""
 
+    __slots__ = ("slug", "line", "col", "start", "end")
     slug: str
     line: int
     col: int

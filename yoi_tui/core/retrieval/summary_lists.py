@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..store.kinds import RecordKind
 from ..store.records import as_timestamp, parse_record_text
 from ..store.workspace import Workspace
+from ..value_class import FrozenValueClass
 from .listing_cache import ListingCache, ListingFacts
 from .search import decode_text
 
@@ -198,10 +198,10 @@ def _plain_description(frontmatter: str) -> str | None:
     return value
 
 
-@dataclass(frozen=True)
-class KnowledgeFacts:
+class KnowledgeFacts(FrozenValueClass):
     """One knowledge file as the resident context sees it (a pure function of its text)."""
 
+    __slots__ = ("replaced", "resident", "index")
     replaced: bool  # a raw ``replaced_by`` is set
     resident: str | None  # resident (``model_invokation: true``, live): its one-line description
     index: str | None  # otherwise its knowledge-index description (None: unparseable or replaced)
