@@ -18,6 +18,7 @@ from yoi_tui.cli.main import SUMMARIES, build_parser
 from yoi_tui.core.store.config import CACHE_NAME, load_config
 
 HEAVY = ("pydantic", "pydantic_core", "rich", "pydantic_ai", "anthropic", "openai", "textual", "mcp", "rapidfuzz",
+         "dataclasses",  # imports inspect, ast and dis (~5 ms): core/value_class.py instead
          # what a retrieval command needs no more: PyYAML (simple frontmatter), logging (no warning),
          # shutil (argparse's width), hashlib (OpenSSL; BLAKE2 is built in), uuid, tempfile (writers only)
          "yaml", "logging", "shutil", "hashlib", "uuid", "tempfile",

@@ -183,10 +183,16 @@ class YoiApp(App[str | None]):
 
     @work(thread=True, exclusive=True, group="lint", exit_on_error=False)
     def _lint_worker(self, generation: int) -> None:
-        # Same findings as `yoi lint`: real usage frequencies (compressible) and the per-file cache.
-        report = lint_workspace(self.ws, frequencies=UsageFrequencies(self.ws), cache=True)
+        # `yoi lint` in a child process (lint_process: its memory peak and its Python work stay out
+        # of the app's process); in-process, with the same inputs, when the child gives nothing.
+        from .lint_process import lint_in_child
+
+        diagnostics = lint_in_child(self.ws)
+        if diagnostics is None:
+            report = lint_workspace(self.ws, frequencies=UsageFrequencies(self.ws), cache=True)
+            diagnostics = report.diagnostics
         if not get_current_worker().is_cancelled:
-            self.post_message(WorkspaceLinted(generation, report.diagnostics))
+            self.post_message(WorkspaceLinted(generation, diagnostics))
 
     @on(WorkspaceLinted)
     def _on_linted(self, message: WorkspaceLinted) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
+from ..value_class import ValueClass
 from .kinds import RecordKind, kind_for_path, slug_of
 from .safe_read import NotRegularFile, read_regular_bytes
 from .simple_yaml import parse_simple
@@ -177,10 +177,10 @@ class Record:
         return self.key_lines.get(key, (1, 1))
 
 
-@dataclass
-class ReadResult:
+class ReadResult(ValueClass):
     """A record (None when it could not be parsed) and what was found on the way."""
 
+    __slots__ = ("record", "diagnostics")
     record: Record | None
     diagnostics: list[Diagnostic]
 
