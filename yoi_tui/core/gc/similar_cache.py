@@ -11,12 +11,11 @@ missing, corrupt or foreign file is empty; failing to write it only costs the ne
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from ..lint.cache import updated_similar_pairs
-from ..store.atomic import temp_prefix
+from ..store.json_cache import load_cache, save_cache
 from ..store.workspace import Workspace
 
 CACHE_NAME = "gc-similar-v1.json"
@@ -28,16 +27,8 @@ class SimilarPairs:
 
     def __init__(self, ws: Workspace) -> None:
         self.path = ws.state_dir / "cache" / CACHE_NAME if ws.yoi_dir.is_dir() else None
-        self._kinds: dict[str, Any] = {}
+        self._kinds: dict[str, Any] = load_cache(self.path, _VERSION, "kinds") or {}
         self._dirty = False
-        if self.path is None:
-            return
-        try:
-            data = json.loads(self.path.read_bytes())
-            if isinstance(data, dict) and data.get("version") == _VERSION and isinstance(data.get("kinds"), dict):
-                self._kinds = data["kinds"]
-        except (OSError, ValueError):
-            pass
 
     def pairs(self, kind: str, slugs: Iterable[str], ratio: float) -> list[tuple[str, str, float]]:
         """The near-duplicate pairs ``(a, b, score)``, a < b, among the distinct ``slugs``."""
@@ -57,14 +48,4 @@ class SimilarPairs:
     def save(self) -> None:
         if self.path is None or not self._dirty:
             return
-        temp = self.path.with_name(f"{temp_prefix(self.path.name)}tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temp.write_bytes(json.dumps({"version": _VERSION, "kinds": self._kinds}, ensure_ascii=True,
-                                        separators=(",", ":")).encode("ascii"))
-            temp.replace(self.path)
-        except (OSError, ValueError):
-            try:
-                temp.unlink(missing_ok=True)
-            except OSError:
-                pass
+        save_cache(self.path, _VERSION, "kinds", self._kinds)

@@ -22,7 +22,6 @@ only the files whose signature changed. It is never trusted beyond that:
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import time
@@ -30,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from ..store.json_cache import load_cache, save_cache
 from ..store.workspace import Workspace
 from ..value_class import FrozenValueClass
 from .search import iter_entries_bytes
@@ -90,13 +90,7 @@ class ListingCache:
         if not ws.yoi_dir.is_dir():
             return cls(None)
         path = ws.state_dir / "cache" / CACHE_NAME
-        try:
-            data = json.loads(path.read_bytes())
-            if isinstance(data, dict) and data.get("version") == _VERSION and isinstance(data.get("files"), dict):
-                return cls(path, data["files"])
-        except (OSError, ValueError):
-            pass
-        return cls(path)
+        return cls(path, load_cache(path, _VERSION, "files"))
 
     def scan(self, ws: Workspace, folder: Path, prefix: str, compute: Compute[F],
              revive: Callable[[Any], F | None], problems: list[str] | None = None) -> list[tuple[str, F]]:
@@ -152,16 +146,4 @@ class ListingCache:
         """Keep the facts of the files listed this run (best effort: temp file + rename)."""
         if self.path is None or not (self._dirty or len(self._kept) != len(self._stored)):
             return
-        from ..store.atomic import temp_prefix
-
-        temp = self.path.with_name(f"{temp_prefix(self.path.name)}tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temp.write_bytes(json.dumps({"version": _VERSION, "files": self._kept}, ensure_ascii=True,
-                                        separators=(",", ":")).encode("ascii"))
-            temp.replace(self.path)
-        except (OSError, ValueError):
-            try:
-                temp.unlink(missing_ok=True)
-            except OSError:
-                pass
+        save_cache(self.path, _VERSION, "files", self._kept)

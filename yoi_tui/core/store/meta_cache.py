@@ -25,6 +25,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from .json_cache import load_cache, save_cache
 from .workspace import Workspace
 
 CACHE_NAME = "frontmatter-v1.json"
@@ -89,13 +90,7 @@ class MetaCache:
         if not ws.yoi_dir.is_dir():
             return cls(None)
         path = ws.state_dir / "cache" / CACHE_NAME
-        try:
-            data = json.loads(path.read_bytes())
-            if isinstance(data, dict) and data.get("version") == _VERSION and isinstance(data.get("entries"), dict):
-                return cls(path, data["entries"])
-        except (OSError, ValueError):
-            pass
-        return cls(path)
+        return cls(path, load_cache(path, _VERSION, "entries"))
 
     def get(self, fm_text: str) -> tuple[dict[str, Any], dict[str, tuple[int, int]]] | None:
         """``(meta, key_lines)`` parsed from ``fm_text`` earlier, as fresh objects; None when unknown."""
@@ -158,16 +153,4 @@ class MetaCache:
         """Write the entries this run used (best effort: temp file + rename; a failure is ignored)."""
         if self.path is None or not (self._dirty or self._stored):  # nothing new, nothing left unused
             return
-        from .atomic import temp_prefix
-
-        temp = self.path.with_name(f"{temp_prefix(self.path.name)}tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temp.write_bytes(json.dumps({"version": _VERSION, "entries": self._used},
-                                        ensure_ascii=True, separators=(",", ":")).encode("ascii"))
-            temp.replace(self.path)
-        except (OSError, ValueError):
-            try:
-                temp.unlink(missing_ok=True)
-            except OSError:
-                pass
+        save_cache(self.path, _VERSION, "entries", self._used)
