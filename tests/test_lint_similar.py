@@ -43,3 +43,22 @@ def test_realistic_slugs() -> None:
     slugs += ["drop-redis-caches", "adopt-queue-workers", "retry-polcy-token", "cache-redis-dro"]
     for ratio in (85.0, 90.0, 95.0):
         assert sorted(similar_slug_pairs(slugs, ratio)) == all_pairs(slugs, ratio)
+
+
+_edit = st.tuples(st.sampled_from("id"), st.integers(0, 60), st.sampled_from("abcd-"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(base=st.lists(st.from_regex(r"[a-c][a-c\-]{4,34}", fullmatch=True), min_size=1, max_size=12),
+       copies=st.lists(st.tuples(st.integers(0, 11), st.lists(_edit, max_size=5)), max_size=20),
+       ratio=st.sampled_from([75.0, 80.0, 85.0, 88.0, 90.0, 92.5, 95.0]))
+def test_blocking_finds_pairs_several_insertions_and_deletions_apart(
+        base: list[str], copies: list[tuple[int, list[tuple[str, int, str]]]], ratio: float) -> None:
+    slugs = list(base)
+    for which, edits in copies:  # edits anywhere, before and after each segment of the partner
+        text = base[which % len(base)]
+        for op, at, char in edits:
+            at %= len(text) + 1
+            text = text[:at] + char + text[at:] if op == "i" or len(text) < 2 else text[:at] + text[at + 1:]
+        slugs.append(text)
+    assert sorted(similar_slug_pairs(slugs, ratio)) == all_pairs(slugs, ratio)

@@ -11,7 +11,10 @@ The blocking is the pigeonhole argument of PassJoin: cut each slug ``s`` of leng
 ``d(r, s) ≤ τ`` then at most ``τ`` segments are touched by an edit, so one of any ``τ + 1``
 segments occurs unchanged in ``r``, shifted by ``shift`` with ``|shift| + |Δ − shift| ≤ τ``
 (``Δ = |r| − L``: edits before the segment move it, edits after it make up the rest of the length
-difference). Each slug probes, for each partner length, those few substrings of itself in a dict.
+difference). Taking the *first* intact segment ``i`` of the first ``τ+1``, the ``i−1`` before it each
+hold an edit, so at most ``τ−i+1`` edits follow it and ``|Δ − shift| ≤ τ−i+1`` (PassJoin's
+multi-match-aware bound, its right half): later segments get narrower windows. Each slug probes,
+for each partner length, those few substrings of itself in a dict.
 """
 
 from __future__ import annotations
@@ -110,8 +113,12 @@ def _unique_pairs(slugs: list[str], ratio: float) -> Iterator[tuple[str, str, fl
                 candidates = set()
                 half = (tau - (length - own)) // 2
                 delta = own - length
-                for start, size, table in tables[:tau + 1]:
-                    low, high = max(0, start + delta - half), min(own - size, start + half)
+                for number, (start, size, table) in enumerate(tables[:tau + 1]):
+                    # Position-aware (|shift| + |delta - shift| <= tau), and the first intact segment's
+                    # bound: the `number` segments before it each hold an edit, so at most
+                    # tau - number edits follow it and its shift is within that of delta.
+                    low = max(0, start + delta - half, start + delta - (tau - number))
+                    high = min(own - size, start + half, start + delta + (tau - number))
                     # The probes of one segment in one go (map and a comprehension run in C-level
                     # loops; a Python loop per probe was most of a cold lint's similar-slugs time).
                     for hit in map(table.get, [slug[pos:pos + size] for pos in range(low, high + 1)]):
