@@ -74,18 +74,25 @@ async def runs_mid_progress(app: Any, pilot: Any) -> None:
     await wait_for(pilot, lambda: len(screen.lines) == 4, what="the progress lines")
 
 
-async def phase2_review(app: Any, pilot: Any) -> None:
-    """Run Phase 2 (2, ctrl+s) and stop on the review with the new decision's diff shown."""
+async def open_review(app: Any, pilot: Any, key: str) -> Any:
+    """Open the runs screen with ``key`` (2 Phase 2, g GC), run it (ctrl+s) and wait for the review's
+    first diff; the review screen."""
     from .screens.review import ReviewScreen
     from .screens.runs import RunsScreen
 
     await linted(app, pilot)
-    await pilot.press("2")
+    await pilot.press(key)
     await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), what="the runs screen")
     await pilot.press("ctrl+s")
     await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), what="the review screen")
     screen = app.screen
     await wait_for(pilot, lambda: screen.shown is not None, what="the first diff")
+    return screen
+
+
+async def phase2_review(app: Any, pilot: Any) -> None:
+    """Run Phase 2 (2, ctrl+s) and stop on the review with the new decision's diff shown."""
+    screen = await open_review(app, pilot, "2")
     await pilot.press("a")  # accept the first file; the cursor moves to the new decision
     await wait_for(pilot, lambda: screen.shown == "memory/decisions/render-pdfs-in-a-separate-service.md",
                    what="the decision's diff")
@@ -128,16 +135,7 @@ async def revert_confirm(app: Any, pilot: Any) -> None:
 
 async def gc_review(app: Any, pilot: Any) -> None:
     """Run GC (g, ctrl+s): operations grouped by category, a drop highlighted."""
-    from .screens.review import ReviewScreen
-    from .screens.runs import RunsScreen
-
-    await linted(app, pilot)
-    await pilot.press("g")
-    await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), what="the runs screen")
-    await pilot.press("ctrl+s")
-    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), what="the review screen")
-    screen = app.screen
-    await wait_for(pilot, lambda: screen.shown is not None, what="the first diff")
+    await open_review(app, pilot, "g")
 
 
 async def gc_decided(app: Any, pilot: Any) -> None:

@@ -14,8 +14,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from ..core.errors import YoiError
-from ..core.runs.changeset import list_runs, read_run, revert
-from .result import Reverted, confirm_revert, describe_revert
+from ..core.runs.changeset import list_runs, read_run
+from .result import Reverted, confirm_revert, describe_revert, revert_run
 from .review import ReviewScreen
 from .review_items import journal_items
 
@@ -111,10 +111,7 @@ class HistoryScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="revert", exit_on_error=False)
     def _revert_worker(self, run_id: str) -> None:
-        try:
-            self.post_message(Reverted(revert(self.app.ws, run_id)))  # type: ignore[attr-defined]
-        except YoiError as exc:
-            self.post_message(Reverted(None, exc.message))
+        self.post_message(revert_run(self.app.ws, run_id))  # type: ignore[attr-defined]
 
     @on(Reverted)
     def _reverted(self, message: Reverted) -> None:

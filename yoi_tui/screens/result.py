@@ -71,6 +71,14 @@ def confirm_revert(screen: Screen, run_id: str, then: Any) -> None:
         lambda value: then() if value == "revert" else None)
 
 
+def revert_run(ws: Any, run_id: str) -> Reverted:
+    """Revert ``run_id`` (from a screen's worker thread) as the message the screen then handles."""
+    try:
+        return Reverted(revert(ws, run_id))
+    except YoiError as exc:
+        return Reverted(None, exc.message)
+
+
 class ResultScreen(Screen[None]):
     """The outcome of one apply (see the module docstring)."""
 
@@ -106,10 +114,7 @@ class ResultScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="revert", exit_on_error=False)
     def _revert_worker(self, run_id: str) -> None:
-        try:
-            self.post_message(Reverted(revert(self.app.ws, run_id)))  # type: ignore[attr-defined]
-        except YoiError as exc:
-            self.post_message(Reverted(None, exc.message))
+        self.post_message(revert_run(self.app.ws, run_id))  # type: ignore[attr-defined]
 
     @on(Reverted)
     def _reverted(self, message: Reverted) -> None:
