@@ -9,10 +9,15 @@ plugin is pinned to 1.1.0 for this). Other fixtures may be added here by other t
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+# Every ``yoi`` the tests run works in its own process; tests/test_server.py turns the command
+# server on for itself (a server shared across tests would outlive them).
+os.environ["YOI_SERVER"] = "0"
 
 SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
 

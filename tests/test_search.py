@@ -359,3 +359,13 @@ def test_big_files(ws: Workspace) -> None:
     problems: list[str] = []
     assert slugs(knowledge_search(ws, "needle", record=False, problems=problems)) == ["long"]
     assert any("knowledge/huge.md: over 1 MiB" in p for p in problems)
+
+
+def test_cli_query_words_may_follow_options(ws: Workspace) -> None:
+    # argparse alone matched the empty QUERY before --kind, leaving "pytest" unrecognized (exit 2)
+    before = run_yoi("search", "knowledge", "pytest", "root", "--json", "-w", str(ws.root))
+    after = run_yoi("search", "knowledge", "--json", "pytest", "-w", str(ws.root), "root")
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == before.stdout and json.loads(after.stdout)
+    done = run_yoi("search", "knowledge", "--json", "pytest", "--bogus", "-w", str(ws.root))
+    assert done.returncode == 2 and "unrecognized arguments: --bogus" in done.stderr

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or folders to read (default: the workspace root)")
     parser.add_argument("--dry-run", action="store_true", help="show the diff; write nothing")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, trailing_words="paths")
 
 
 def run(args: argparse.Namespace) -> int:

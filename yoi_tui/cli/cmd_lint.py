@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--no-cache", action="store_false", dest="cache",
                         help="re-read every file; by default a whole-workspace lint keeps per-file results in "
                              ".yoi/state/cache/ and re-reads only changed files (same findings)")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, trailing_words="paths")
 
 
 def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:

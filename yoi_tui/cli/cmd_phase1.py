@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("logs", nargs="+", metavar="LOG", help="session log files")
     parser.add_argument("--force", action="store_true", help="ignore the token threshold")
     parser.add_argument("--engine", choices=("rules", "llm"), help="extraction engine (default: phase1.engine)")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, trailing_words="logs")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--context", type=int, metavar="N", dest="context_lines",
                         help="lines of context around the match (default: [search] context_lines)")
     parser.add_argument("--include-replaced", action="store_true", help="also return replaced records")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, trailing_words="query")
 
 
 def run(args: argparse.Namespace) -> int:

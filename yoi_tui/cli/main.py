@@ -10,34 +10,41 @@ and when argv names a known command, not even built (16 parsers, ~5 ms).
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
 
-from ..core.errors import YoiError
-from .common import EXIT_USAGE, YoiParser, common_parent
+from .server_client import SERVED
+from .server_client import enabled as server_enabled
+
+TYPE_CHECKING = False  # not typing's: importing typing costs ~3 ms of every served call
+if TYPE_CHECKING:  # argparse is imported when a parser is built: a served command needs none
+    import argparse
+    from collections.abc import Sequence
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
             "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver")
 
 
-class _Version(argparse.Action):
-    """``--version``: read from the installed metadata only when asked (keeps start-up fast)."""
+def _version_action() -> type[argparse.Action]:
+    import argparse
 
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]
+    class Version(argparse.Action):
+        """``--version``: read from the installed metadata only when asked (keeps start-up fast)."""
 
-    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        from importlib.metadata import PackageNotFoundError, version
+        def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+            super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]
 
-        try:
-            found = version("yoi-tui")
-        except PackageNotFoundError:  # running from a source tree that was never installed
-            found = "unknown"
-        print(f"yoi {found}")
-        parser.exit()
+        def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                found = version("yoi-tui")
+            except PackageNotFoundError:  # running from a source tree that was never installed
+                found = "unknown"
+            print(f"yoi {found}")
+            parser.exit()
+
+    return Version
 
 
 # The ``help=`` each ``cmd_<name>.register`` gives its parser. A command missing here is imported
@@ -64,6 +71,8 @@ SUMMARIES: dict[str, str] = {
 
 
 def _register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], name: str) -> None:
+    import importlib
+
     module_name = f"{__package__}.cmd_{name.replace('-', '_')}"  # merge-driver → cmd_merge_driver
     try:
         module = importlib.import_module(module_name)
@@ -86,6 +95,8 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``yoi`` parser. With ``argv``, only the subcommand it names is imported and complete."""
+    from .common import YoiParser, common_parent
+
     parser = YoiParser(
         prog="yoi",
         description="File-based project memory for coding agents: records in memory/ and knowledge/, "
@@ -93,7 +104,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 1 findings (lint errors, conflicts), 2 usage or environment error. "
                "Run 'yoi COMMAND --help' for each command.",
     )
-    parser.add_argument("--version", action=_Version, help="show the installed version and exit")
+    parser.add_argument("--version", action=_version_action(), help="show the installed version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parents = [common_parent()]
     running = _command_in(argv) if argv is not None else None
@@ -123,12 +134,13 @@ def _fewer_full_collections() -> None:
     gc.set_threshold(100_000, 100, 100)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if _command_in(argv) != "mcp":  # a one-shot command, not the long-running server
-        _fewer_full_collections()
+def run_command(argv: list[str]) -> int:
+    """Parse ``argv`` and run its command here, mapping expected errors to exit codes."""
+    from ..core.errors import YoiError
+    from .common import EXIT_USAGE
+
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     try:
         return int(args.handler(args) or 0)
     except YoiError as exc:
@@ -139,6 +151,63 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parse_args``, except that words after an option still join a command's trailing list
+    (``set_defaults(trailing_words=DEST)``): argparse gives ``yoi search knowledge --json quokka``
+    no place for ``quokka``, because ``query`` (``nargs="*"``) was already matched, empty, before
+    ``--json``."""
+    args, extras = parser.parse_known_args(argv)
+    dest = getattr(args, "trailing_words", None)
+    words = [word for word in extras if word == "-" or not word.startswith("-")]
+    if extras and (dest is None or len(words) != len(extras)):
+        unknown = extras if dest is None else [word for word in extras if word not in words]
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    if words:
+        setattr(args, dest, [*(getattr(args, dest) or []), *words])
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_in(argv)
+    served = command in SERVED and not any(word in ("-h", "--help") for word in argv) and server_enabled()
+    if served:
+        answered = _ask_server(argv)
+        if answered is not None:
+            return answered
+    if command != "mcp":  # a one-shot command, not the long-running server
+        _fewer_full_collections()
+    code = run_command(argv)
+    if served:
+        from .server_client import start_server
+
+        start_server()  # the next call is answered by it (docs/performance.md, "The command server")
+    return code
+
+
+def _ask_server(argv: list[str]) -> int | None:
+    """The exit status of ``argv`` run by the command server, its output written here; None when
+    no server answered (nothing was written)."""
+    from .server_client import ask
+
+    try:
+        reply = ask(argv)
+    except KeyboardInterrupt:
+        print("yoi: interrupted", file=sys.stderr)
+        return 130
+    if reply is None:
+        return None
+    code, output = reply
+    try:
+        for is_stderr, text in output:  # in the order the command wrote them
+            stream = sys.stderr if is_stderr else sys.stdout
+            stream.write(text)
+            stream.flush()
+    except BrokenPipeError:
+        return 0
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

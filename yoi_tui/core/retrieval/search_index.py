@@ -152,6 +152,7 @@ class SearchIndex:
             # Nothing changed on disk (the kernel would have queued an event) and the database is
             # the one that listing was checked against (another process may have rebuilt it).
             if not feed.changed() and self._meta(digest_key) == digest:
+                _STEADY[steady_key] = _STEADY.pop(steady_key)  # most recently used last
                 return known
             feed.close()
             del _STEADY[steady_key]
@@ -160,6 +161,9 @@ class SearchIndex:
         if feed is not None:
             stored = self._meta(self._digest_key(folders, summary)) if found is not None else None
             if found is not None and stored:  # "" or None: racy or unlistable, check everything next time
+                while len(_STEADY) >= STEADY_LIMIT:  # the command server sees many workspaces
+                    oldest = next(iter(_STEADY))
+                    _STEADY.pop(oldest)[0].close()
                 _STEADY[steady_key] = (feed, found, self._digest_key(folders, summary), stored)
             else:
                 feed.close()
@@ -288,6 +292,7 @@ class SearchIndex:
 # ---------------------------------------------------------------- steady state (long-running processes)
 
 _watching = False
+STEADY_LIMIT = 16  # folder sets watched at once (each an inotify instance: 128 per user by default)
 LISTINGS = 0  # full listings made by this process (the steady state makes none; tests read it)
 _STEADY: dict[tuple[str, tuple[str, ...], str], tuple[ChangeFeed, dict[str, Found], str, str]] = {}
 

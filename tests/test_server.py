@@ -1,0 +1,299 @@
+"""The command server (``cli/server.py``, ``cli/server_client.py``): a served ``yoi search`` answers
+exactly what the command answers in its own process, after any change to the files, and the server
+goes away when it should.
+
+Every test runs real processes: the first ``yoi search`` runs itself and starts the server; a probe
+then runs ``yoi`` with its in-process runner replaced by one that fails, so its answer can only have
+come from the server (and it also reports whether argparse or the core were imported).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
+
+from yoi_tui.core.store.workspace import Workspace
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify and SO_PEERCRED: Linux")
+
+_PROBE = """
+import json, sys
+import yoi_tui.cli.main as cli
+
+def ran_here(argv):
+    raise SystemExit("ran in its own process")
+
+cli.run_command = ran_here
+code = cli.main(sys.argv[1:])
+sys.stderr.write("\\n" + json.dumps([code, "argparse" in sys.modules,
+                                     any(name.startswith("yoi_tui.core") for name in sys.modules)]))
+"""
+
+
+@pytest.fixture
+def server_env() -> Iterator[dict[str, str]]:
+    """Environment for a server of its own (a short private runtime folder: socket paths are limited
+    to 108 bytes); every server started under it is stopped afterwards."""
+    run = Path(tempfile.mkdtemp(prefix="yoi-rt-", dir="/tmp"))
+    run.chmod(0o700)
+    env = {"YOI_SERVER": "1", "XDG_RUNTIME_DIR": str(run)}
+    yield env
+    for lock in (run / "yoi").glob("*.lock"):
+        pid = _pid(lock)
+        if pid and _alive(pid):
+            os.kill(pid, signal.SIGTERM)
+            _wait_for(lambda pid=pid: not _alive(pid), "server stopped")  # type: ignore[misc]
+    shutil.rmtree(run, ignore_errors=True)
+
+
+def _pid(lock: Path) -> int | None:
+    try:
+        return int(lock.read_text().strip() or 0) or None
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (this test process is not its parent, but be safe): gone for our purposes
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _wait_for(condition: object, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for: {what}")
+
+
+def _server_pid(env: dict[str, str]) -> int | None:
+    locks = list((Path(env["XDG_RUNTIME_DIR"]) / "yoi").glob("*.lock"))
+    return _pid(locks[0]) if locks else None
+
+
+def start_server(env: dict[str, str], ws: Workspace) -> int:
+    """Run one search (which starts the server) and wait until the server answers."""
+    first = run_yoi("search", "knowledge", "--workspace", str(ws.root), env=env)
+    assert first.returncode == 0, first.stderr
+    _wait_for(lambda: probe(env, "search", "knowledge", "--workspace", str(ws.root))[0] == 0, "server answering")
+    pid = _server_pid(env)
+    assert pid is not None and _alive(pid)
+    return pid
+
+
+def probe(env: dict[str, str], *argv: str, cwd: Path | None = None) -> tuple[int | str, str, str]:
+    """``yoi ARGV`` answered by the server: (exit code, stdout, stderr); the code is the text
+    "ran in its own process" when the server did not answer."""
+    proc = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, **env}, timeout=120)
+    err, _, marker = proc.stderr.rpartition("\n")
+    if not marker.startswith("["):
+        return "ran in its own process", proc.stdout, proc.stderr
+    code, imported_argparse, imported_core = json.loads(marker)
+    assert not imported_argparse and not imported_core, "a served call imported the command code"
+    return code, proc.stdout, err
+
+
+def local(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    proc = run_yoi(*argv, cwd=cwd, env={**(env or {}), "YOI_SERVER": "0"})
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _workspace(tmp_path: Path) -> Workspace:
+    ws = make_ws(tmp_path)
+    for number in range(12):
+        write_record(ws, f"knowledge/topic-{number}.md", knowledge_meta(),
+                     f"\nTopic {number} notes. {'quokka lives here. ' if number % 3 == 0 else ''}\n")
+        write_record(ws, f"memory/decisions/choice-{number}.md", decision_meta(),
+                     f"\nChoice {number}. {'quokka chosen.' if number % 4 == 0 else ''}\n")
+    return ws
+
+
+QUERIES = (("knowledge", "quokka"), ("memory", "quokka"), ("knowledge", "topic", "notes"), ("memory", "zebra"),
+           ("knowledge", "--json", "quokka"), ("memory", "--kind", "decision", "--limit", "2", "choice"))
+
+
+def test_second_search_is_served_with_the_same_answer(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    start_server(server_env, ws)
+    for query in QUERIES:
+        argv = ("search", *query, "--workspace", str(ws.root))
+        assert probe(server_env, *argv) == local(*argv), query
+
+
+def test_served_search_sees_every_change_made_by_any_program(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    start_server(server_env, ws)
+    rng = random.Random(1515)
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nkind: fact\n---\nzebra outside the workspace\n", encoding="utf-8")
+
+    def edits() -> Iterator[str]:
+        for step in range(24):
+            folder = ws.knowledge_dir if step % 2 else ws.decisions_dir
+            files = sorted(folder.glob("*.md"))
+            target = rng.choice(files)
+            action = rng.choice(("append", "same-size", "atomic-save", "rename", "delete", "create", "symlink"))
+            if action == "append":
+                with target.open("a", encoding="utf-8") as handle:
+                    handle.write("\nzebra quokka appended\n")
+            elif action == "same-size":  # same size and mtime: only the kernel's event tells
+                info = target.stat()
+                text = target.read_text(encoding="utf-8")
+                target.write_text(text.replace("Topic", "Zebra").replace("Choice", "Zebra"), encoding="utf-8")
+                os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+            elif action == "atomic-save":  # how editors save: a new file renamed over the old one
+                temporary = target.with_suffix(".tmp")
+                temporary.write_text(target.read_text(encoding="utf-8") + "\nzebra saved\n", encoding="utf-8")
+                os.replace(temporary, target)
+            elif action == "rename":
+                target.rename(folder / f"renamed-{step}.md")
+            elif action == "delete" and len(files) > 2:
+                target.unlink()
+            elif action == "symlink":
+                (folder / f"link-{step}.md").symlink_to(outside)
+            else:
+                meta = knowledge_meta() if folder == ws.knowledge_dir else decision_meta()
+                write_record(ws, f"{folder.relative_to(ws.root).as_posix()}/new-{step}.md", meta,
+                             "\nzebra quokka new\n")
+            yield f"step {step}: {action} {target.name}"
+
+    for what in edits():
+        for query in (("knowledge", "zebra"), ("memory", "zebra"), ("memory", "quokka")):
+            argv = ("search", *query, "--workspace", str(ws.root))
+            assert probe(server_env, *argv) == local(*argv), (what, query)
+
+
+def test_caller_folder_environment_and_errors_go_with_the_request(tmp_path: Path,
+                                                                 server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    start_server(server_env, ws)
+    inside = ws.knowledge_dir
+    # the workspace is found from the caller's folder, as the command would
+    assert probe(server_env, "search", "knowledge", "quokka", cwd=inside) == local("search", "knowledge", "quokka",
+                                                                                   cwd=inside)
+    # an agent's session id comes from the caller's environment: its hits are recorded as invokes
+    session = {**server_env, "YOI_SESSION_ID": "served-session-1"}
+    code, out, _ = probe(session, "search", "knowledge", "quokka", cwd=inside)
+    assert code == 0 and out
+    recorded = (ws.usage_dir / "served-session-1.jsonl").read_text(encoding="utf-8")
+    assert '"slug":"topic-0"' in recorded
+    # expected errors: exit status and message as the command gives them
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    assert probe(server_env, "search", "knowledge", "x", cwd=nowhere) == local("search", "knowledge", "x", cwd=nowhere)
+    bad = ("search", "everything", "x", "--workspace", str(ws.root))
+    code, _, err = probe(server_env, *bad)
+    assert (code, err) == local(*bad)[::2] and code == 2 and "invalid choice" in err
+
+
+def test_concurrent_callers_each_get_their_own_answer(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    start_server(server_env, ws)
+    argvs = [("search", *query, "--workspace", str(ws.root)) for query in QUERIES]
+    procs = [subprocess.Popen([sys.executable, "-c", _PROBE, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env={**os.environ, **server_env}) for argv in argvs]
+    for argv, proc in zip(argvs, procs, strict=True):
+        out, err = proc.communicate(timeout=120)
+        assert out == local(*argv)[1], argv
+        assert json.loads(err.rpartition("\n")[2])[0] == 0
+
+
+def test_help_is_not_served(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    start_server(server_env, ws)
+    assert probe(server_env, "search", "--help")[0] == "ran in its own process"
+
+
+def test_a_change_to_yoi_itself_retires_the_server(tmp_path: Path, server_env: dict[str, str]) -> None:
+    import yoi_tui.cli.server_client as client_module
+
+    ws = _workspace(tmp_path)
+    pid = start_server(server_env, ws)
+    source = Path(client_module.__file__)
+    info = source.stat()
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))  # an attribute event, content unchanged
+    argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
+    assert probe(server_env, *argv)[0] == "ran in its own process"  # declined: runs with the new code
+    _wait_for(lambda: not _alive(pid), "the old server exited")
+    assert run_yoi(*argv, env=server_env).returncode == 0  # starts a new one
+    _wait_for(lambda: probe(server_env, *argv)[0] == 0, "a new server answering")
+    assert _server_pid(server_env) != pid
+
+
+def test_idle_server_stops_and_removes_its_socket(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    env = {**server_env, "YOI_SERVER_IDLE": "1"}
+    assert run_yoi("search", "knowledge", "x", "--workspace", str(ws.root), env=env).returncode == 0
+    folder = Path(env["XDG_RUNTIME_DIR"]) / "yoi"
+    _wait_for(lambda: list(folder.glob("*.lock")) and _server_pid(env), "server started")
+    pid = _server_pid(env)
+    assert pid is not None
+    _wait_for(lambda: not _alive(pid), "idle server exited")
+    assert not list(folder.glob("*.sock"))
+
+
+def test_terminated_server_removes_its_socket(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    pid = start_server(server_env, ws)
+    os.kill(pid, signal.SIGTERM)
+    _wait_for(lambda: not _alive(pid), "server exited")
+    assert not list((Path(server_env["XDG_RUNTIME_DIR"]) / "yoi").glob("*.sock"))
+    argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
+    assert probe(server_env, *argv)[0] == "ran in its own process"
+
+
+def test_no_server_where_the_socket_folder_is_not_private(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    folder = Path(server_env["XDG_RUNTIME_DIR"]) / "yoi"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
+    assert run_yoi(*argv, env=server_env).returncode == 0
+    time.sleep(1.0)
+    assert not list(folder.iterdir())
+    assert probe(server_env, *argv)[0] == "ran in its own process"
+
+
+def test_turned_off_by_environment(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    env = {**server_env, "YOI_SERVER": "off"}
+    assert run_yoi("search", "knowledge", "quokka", "--workspace", str(ws.root), env=env).returncode == 0
+    time.sleep(1.0)
+    assert not (Path(env["XDG_RUNTIME_DIR"]) / "yoi").exists()
+
+
+def test_warnings_and_hits_come_in_the_order_the_command_wrote_them(tmp_path: Path,
+                                                                   server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    (ws.knowledge_dir / "latin1.md").write_bytes("---\nkind: fact\n---\nquokka caf\xe9\n".encode("latin-1"))
+    start_server(server_env, ws)
+    argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
+    merged = subprocess.run([sys.executable, "-c", _PROBE, *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env={**os.environ, **server_env}, timeout=120).stdout
+    text, _, marker = merged.rpartition("\n")
+    assert json.loads(marker)[0] == 0
+    warning = text.index("yoi: warning:")
+    assert "latin1.md" in text[warning:].splitlines()[0]
+    assert warning < text.index("#topic-0")  # as the command writes them: problems first, then hits
+    code, out, err = local(*argv)
+    assert code == 0 and text == err + out

@@ -1,0 +1,285 @@
+"""The command server: one background process per installed ``yoi`` and user that runs served
+commands (``server_client.SERVED``) in-process, with the code imported and the search index kept
+fresh by kernel notification instead of per-call ``lstat`` passes.
+
+Started by ``server_client.start_server`` as ``python -m yoi_tui.cli.server SOCKET``. It answers
+exactly what the command would print in its own process — each request carries the caller's argv,
+working folder, environment and umask, which are put in place before the command runs, and its
+stdout, stderr and exit status go back — one request at a time. It stops:
+
+* after ``IDLE_SECONDS`` without a request;
+* when its socket is removed or replaced (another server took over, the folder was cleaned);
+* when a file of the ``yoi_tui`` package changes (an upgrade, an edit to a development checkout):
+  the request that notices gets "declined" and runs in its own process with the new code;
+* on SIGTERM / SIGINT.
+
+Only the same user may talk to it: the socket folder is private (``server_client.private_dir``) and
+each connection's peer credentials are checked. When the search index cannot be watched (no
+inotify, a network or FUSE file system) the command simply checks every file as it would alone.
+"""
+
+from __future__ import annotations
+
+import io
+import marshal
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+from pathlib import Path
+
+from . import server_client
+
+_DECLINED: tuple[int, list[tuple[bool, str]]] = (-1, [])
+_READ_TIMEOUT = 10.0
+_CHECK_EVERY = 30.0  # seconds between checks that the socket is still ours when idle
+
+
+class _RequestStream(io.TextIOBase):
+    """``sys.stdout`` / ``sys.stderr`` of the server: writes go to the current request's output,
+    in the order they were made, tagged with the stream (logging handlers that captured the stream
+    object still write to the right request)."""
+
+    def __init__(self, is_stderr: bool) -> None:
+        super().__init__()
+        self.is_stderr = is_stderr
+        self.target: list[tuple[bool, str]] | None = None
+
+    def write(self, text: str) -> int:
+        if self.target is not None and text:
+            if self.target and self.target[-1][0] == self.is_stderr:
+                self.target[-1] = (self.is_stderr, self.target[-1][1] + text)
+            else:
+                self.target.append((self.is_stderr, text))
+        return len(text)
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+
+class Server:
+    def __init__(self, path: str, listener: socket.socket) -> None:
+        self.path = path
+        self.listener = listener
+        self.inode = os.stat(path).st_ino
+        self.stdout = _RequestStream(is_stderr=False)
+        self.stderr = _RequestStream(is_stderr=True)
+        self.code_feed = _watch_package()
+        self.stopping = False
+        self.busy = False
+
+    def serve(self) -> None:
+        from ..core.retrieval.search_index import watch_for_changes
+
+        watch_for_changes()
+        sys.stdout = self.stdout  # type: ignore[assignment]
+        sys.stderr = self.stderr  # type: ignore[assignment]
+        idle = _idle_seconds()
+        check_every = min(_CHECK_EVERY, idle)
+        last_request = last_check = time.monotonic()
+        while not self.stopping:
+            now = time.monotonic()
+            idle_left = idle - (now - last_request)
+            if idle_left <= 0:
+                return
+            if now - last_check >= check_every:
+                last_check = now
+                if not self._still_ours():
+                    return
+            self.listener.settimeout(min(idle_left, check_every))
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            except InterruptedError:
+                continue
+            except OSError:
+                return
+            self.busy = True
+            try:
+                with conn:
+                    self._handle(conn)
+            finally:
+                self.busy = False
+            last_request = time.monotonic()
+
+    def _still_ours(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
+
+    def _handle(self, conn: socket.socket) -> None:
+        if not _same_user(conn):
+            return
+        conn.settimeout(_READ_TIMEOUT)
+        try:
+            request = server_client._receive(conn)
+        except OSError:
+            return
+        reply = self._answer(request)
+        conn.settimeout(_READ_TIMEOUT)
+        data = marshal.dumps(reply)
+        try:
+            conn.sendall(len(data).to_bytes(8, "big") + data)
+        except OSError:
+            pass  # the caller went away (Ctrl-C): nothing to tell
+        if reply == _DECLINED and self.code_changed:
+            self.stopping = True
+
+    code_changed = False
+
+    def _answer(self, request: bytes | None) -> tuple[int, list[tuple[bool, str]]]:
+        if request is None:
+            return _DECLINED
+        try:
+            protocol, argv, cwd, environ, umask = marshal.loads(request)
+        except (EOFError, ValueError, TypeError):
+            return _DECLINED
+        if protocol != server_client.PROTOCOL or not isinstance(argv, list):
+            return _DECLINED
+        if self.code_feed is not None and self.code_feed.changed():
+            self.code_changed = True
+            return _DECLINED
+        try:
+            os.chdir(cwd)
+        except OSError:
+            return _DECLINED
+        os.environ.clear()
+        os.environ.update(environ)
+        os.umask(umask)
+        _forget_process_state()
+        output: list[tuple[bool, str]] = []
+        self.stdout.target = self.stderr.target = output
+        try:
+            code = _run(argv)
+        except Exception:  # noqa: BLE001 - an unexpected error: let the command run alone and show it
+            return _DECLINED
+        finally:
+            self.stdout.target = self.stderr.target = None
+            os.chdir("/")  # hold no caller's folder (it may be removed or unmounted)
+        return code, output
+
+
+def _forget_process_state() -> None:
+    """What a command keeps for the life of its process and a request must not inherit: the usage
+    session id made up once per process (each caller is a process of its own)."""
+    usage = sys.modules.get("yoi_tui.core.retrieval.usage")
+    if usage is not None:
+        usage._process_session_id = None  # type: ignore[attr-defined]
+
+
+def _idle_seconds() -> float:
+    try:
+        value = float(os.environ.get("YOI_SERVER_IDLE", ""))
+    except ValueError:
+        return server_client.IDLE_SECONDS
+    return value if value > 0 else server_client.IDLE_SECONDS
+
+
+def _run(argv: list[str]) -> int:
+    from .main import run_command
+
+    try:
+        return run_command(argv)
+    except SystemExit as exc:  # argparse: a usage error (its message is already on stderr)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+
+
+def _same_user(conn: socket.socket) -> bool:
+    try:
+        credentials = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (OSError, AttributeError):  # no SO_PEERCRED (not Linux): the private folder is the guard
+        return True
+    _pid, uid, _gid = struct.unpack("3i", credentials)
+    return uid == os.getuid()
+
+
+def _watch_package() -> object | None:
+    """A change feed over the ``yoi_tui`` package's source files (None: cannot watch)."""
+    from ..core.retrieval.change_feed import ChangeFeed
+
+    root = Path(__file__).resolve().parent.parent
+    folders: list[tuple[str, frozenset[str] | None]] = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        folders.append((folder, frozenset(name for name in files if not name.endswith(".pyc"))))
+    feed = ChangeFeed.open(folders)
+    if feed is not None:
+        feed.changed()
+    return feed
+
+
+def _listen(path: str) -> socket.socket | None:
+    """Bind ``path`` under the start lock; None when another server holds it or binding fails."""
+    import fcntl
+
+    lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock)
+        return None
+    # The lock stays held (its descriptor open) for the server's life: a second start exits here.
+    # It holds the server's process id, for whoever wants to stop it.
+    os.ftruncate(lock, 0)
+    os.write(lock, f"{os.getpid()}\n".encode())
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        try:
+            os.unlink(path)  # a server that died without cleaning up
+        except FileNotFoundError:
+            pass
+        old = os.umask(0o177)
+        try:
+            listener.bind(path)
+        finally:
+            os.umask(old)
+        listener.listen(64)
+    except OSError:
+        listener.close()
+        return None
+    return listener
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m yoi_tui.cli.server SOCKET (started by yoi itself)", file=sys.stderr)
+        return 2
+    path = argv[0]
+    if not server_client.private_dir(os.path.dirname(path)):
+        return 2
+    listener = _listen(path)
+    if listener is None:
+        return 0
+    server = Server(path, listener)
+
+    def stop(_signum: int, _frame: object) -> None:
+        server.stopping = True
+        if not server.busy:  # waiting in accept(): leave now; a request in hand is finished first
+            raise InterruptedError
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        server.serve()
+    except InterruptedError:
+        pass
+    finally:
+        if server._still_ours():
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        listener.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,153 @@
+"""The ``yoi`` side of the command server: hand a command to a running server, or start one.
+
+A whole ``yoi search`` process spends most of its time starting Python and importing the search
+code, then ``lstat``-ing every record to be sure the index is fresh. The command server
+(``cli/server.py``) is one background process per installed ``yoi`` and user that keeps the code
+imported and the index fresh by kernel notification (``core/retrieval/change_feed``), so a command
+it answers costs a connect and one round trip. This module is what every ``yoi`` call runs first
+for a served command, and it is kept to builtin modules (``_socket``, ``marshal``): anything else
+it imported would be paid again on every call.
+
+* ``ask(argv)`` returns ``(exit code, output)`` from the server — output as ``(is_stderr, text)``
+  pieces in the order the command wrote them — or None — no server, a
+  stale one, a refused or broken exchange — and the caller then runs the command itself, as before.
+* ``start_server()`` starts one in the background (after a command ran itself), detached from the
+  terminal and from the caller's pipes; it stops by itself after ``IDLE_SECONDS`` without a request.
+* ``YOI_SERVER=0`` (or ``off``/``no``/``false``) turns both off: every command runs in its own
+  process. The server is also never used where its socket folder is not private to this user.
+
+The socket lives in ``$XDG_RUNTIME_DIR/yoi/`` or ``/tmp/yoi-<uid>/`` (a folder of mode 0700 owned
+by this user, checked before every connect), named after the Python executable and the package's
+location, so each virtual environment has its own server running its own code.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+PROTOCOL = 1
+SERVED = frozenset({"search"})  # commands the server answers; every other runs in its own process
+IDLE_SECONDS = 900.0  # $YOI_SERVER_IDLE (seconds) when the server starts
+REPLY_TIMEOUT = 300.0  # a first search at 50,000 records builds the index (~30 s): never cut that off
+_DISABLED = ("0", "off", "no", "false")
+_MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS
+
+
+def enabled() -> bool:
+    return os.environ.get("YOI_SERVER", "").strip().lower() not in _DISABLED and hasattr(os, "getuid")
+
+
+def runtime_dir() -> str:
+    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    if base and os.path.isabs(base):
+        return os.path.join(base, "yoi")
+    return os.path.join(os.environ.get("TMPDIR") or "/tmp", f"yoi-{os.getuid()}")
+
+
+def _fingerprint() -> str:
+    """Which ``yoi``: this environment, Python and package folder (FNV-1a, no hashlib import)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    value = 0xCBF29CE484222325
+    for byte in f"{sys.prefix}\0{package}\0{sys.version}".encode("utf-8", "surrogateescape"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def socket_path() -> str | None:
+    path = os.path.join(runtime_dir(), f"{_fingerprint()}.sock")
+    return path if len(os.fsencode(path)) <= _MAX_SOCKET_PATH else None
+
+
+def private_dir(folder: str) -> bool:
+    """True when ``folder`` is a real folder owned by this user that no one else may enter."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    return (info.st_mode & 0o170000) == 0o040000 and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def ask(argv: list[str]) -> tuple[int, list[tuple[bool, str]]] | None:
+    """Run ``argv`` in the server; None when it cannot answer (the caller runs it itself)."""
+    path = socket_path()
+    if path is None or not private_dir(os.path.dirname(path)):
+        return None
+    try:
+        import _socket
+    except ImportError:  # pragma: no cover - a Python built without sockets
+        return None
+    if not hasattr(_socket, "AF_UNIX"):  # pragma: no cover - Windows
+        return None
+    umask = os.umask(0o022)
+    os.umask(umask)
+    try:
+        request = marshal.dumps((PROTOCOL, argv, os.getcwd(), dict(os.environ), umask))
+        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    except (OSError, ValueError):  # the working folder was removed; out of descriptors
+        return None
+    try:
+        conn.settimeout(REPLY_TIMEOUT)
+        conn.connect(path)
+        conn.sendall(len(request).to_bytes(8, "big") + request)
+        reply = _receive(conn)
+    except (OSError, ValueError):
+        return None
+    finally:
+        conn.close()
+    if reply is None:
+        return None
+    try:
+        code, output = marshal.loads(reply)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(code, int) or code < 0:  # the server declined (stale code, could not run it)
+        return None
+    return code, output
+
+
+def _receive(conn: object) -> bytes | None:
+    """One length-prefixed message; None when the peer closed early."""
+    header = _read_exactly(conn, 8)
+    if header is None:
+        return None
+    return _read_exactly(conn, int.from_bytes(header, "big"))
+
+
+def _read_exactly(conn: object, size: int) -> bytes | None:
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining:
+        chunk = conn.recv(min(remaining, 1 << 20))  # type: ignore[attr-defined]
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def start_server() -> None:
+    """Start a server in the background unless one is running or starting (it holds a lock).
+
+    Never raises: a server that cannot start only means every command runs in its own process."""
+    path = socket_path()
+    if path is None:
+        return
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError:
+        return
+    if not private_dir(folder):
+        return
+    devnull = os.devnull
+    try:
+        os.posix_spawn(
+            sys.executable, [sys.executable, "-m", "yoi_tui.cli.server", path], os.environ,
+            file_actions=[(os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
+                          (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
+                          (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0)],
+            setsid=True)
+    except (OSError, AttributeError, NotImplementedError):
+        return
