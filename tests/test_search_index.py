@@ -205,3 +205,21 @@ def test_a_long_running_process_lists_nothing_until_something_changes(tmp_path: 
     assert [h.slug for h in knowledge_search(ws, "wombt", record=False)] == ["notes", "other"]
     path.unlink()
     assert [h.slug for h in knowledge_search(ws, "wombt", record=False)] == ["other"]
+
+
+def test_the_feed_is_not_trusted_on_file_systems_changed_from_elsewhere(tmp_path: Path) -> None:
+    from yoi_tui.core.retrieval import change_feed
+
+    if change_feed._load_libc() is None:
+        pytest.skip("no inotify here")
+    assert change_feed.file_system_type("/proc") == 0x9FA0  # statfs's f_type is read, not a stray field
+    local = change_feed.file_system_type(str(tmp_path))
+    assert local is not None and local not in change_feed.REMOTE_FILE_SYSTEMS
+    assert change_feed.ChangeFeed.open([(str(tmp_path), None)]) is not None
+    # an NFS, SMB, 9p or FUSE folder: no feed, so searches check every file themselves
+    real = change_feed.file_system_type
+    try:
+        change_feed.file_system_type = lambda folder: 0x6969 if folder == str(tmp_path) else real(folder)  # type: ignore[assignment]
+        assert change_feed.ChangeFeed.open([(str(tmp_path), None)]) is None
+    finally:
+        change_feed.file_system_type = real  # type: ignore[assignment]

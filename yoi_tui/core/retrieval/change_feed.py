@@ -10,7 +10,8 @@ changed since the last drain", not a guess that could answer before a notificati
 
 What it cannot see, and where the caller must fall back to ``lstat``-ing everything: changes made
 through a shared writable ``mmap`` (no editor does that), file systems whose changes come from
-elsewhere (NFS, sshfs, some container mounts), a queue overflow (reported, and treated as "changed"),
+elsewhere (NFS, SMB, 9p, FUSE such as sshfs: ``open`` checks each folder's file system type with
+``statfs`` and returns None on these), a queue overflow (reported, and treated as "changed"),
 a watched folder that was removed or moved (the feed then always says "changed"), systems without
 inotify (``open`` returns None). Linux only, through ``ctypes`` — nothing to install.
 """
@@ -42,7 +43,28 @@ _WATCH = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO |
 _LOST = IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF  # the watch no longer tells everything
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of name)
 
+# statfs f_type values of file systems whose files may change without this kernel seeing it
+REMOTE_FILE_SYSTEMS = frozenset({
+    0x6969,  # NFS
+    0x517B, 0xFF534D42, 0xFE534D42,  # SMB, CIFS, SMB2
+    0x65735546,  # FUSE (sshfs, rclone, virtiofs, ...)
+    0x01021997,  # 9p (WSL2's Windows drives, some VMs and containers)
+    0x00C36400, 0x5346414F, 0x73757245, 0x564C,  # Ceph, AFS, Coda, NCP
+    0x01161970, 0x7461636F, 0x0BD00BD0, 0x47504653,  # GFS2, OCFS2, Lustre, GPFS
+})
+
 _libc: ctypes.CDLL | None = None
+
+
+def file_system_type(folder: str) -> int | None:
+    """``statfs(folder).f_type`` (the first field of ``struct statfs``), None when unknown."""
+    libc = _load_libc()
+    if libc is None:
+        return None
+    buffer = ctypes.create_string_buffer(256)  # struct statfs is 120 bytes on 64-bit Linux
+    if libc.statfs(os.fsencode(folder), buffer) != 0:
+        return None
+    return ctypes.c_long.from_buffer(buffer).value & 0xFFFFFFFF
 
 
 def _load_libc() -> ctypes.CDLL | None:
@@ -52,6 +74,7 @@ def _load_libc() -> ctypes.CDLL | None:
             _libc = ctypes.CDLL(None, use_errno=True)
             _libc.inotify_init1.argtypes = [ctypes.c_int]
             _libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+            _libc.statfs.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
         except (OSError, AttributeError):
             _libc = None
     return _libc
@@ -70,10 +93,13 @@ class ChangeFeed:
     def open(cls, folders: list[tuple[str, frozenset[str] | None]]) -> ChangeFeed | None:
         """Watch ``(folder, names)`` pairs (names: only events for these entries count; None: any).
 
-        None when inotify is not available or a folder cannot be watched (missing, no permission,
-        out of watches): the caller then checks the files itself."""
+        None when inotify is not available, a folder cannot be watched (missing, no permission,
+        out of watches) or lies on a file system changed from elsewhere (``REMOTE_FILE_SYSTEMS``):
+        the caller then checks the files itself."""
         libc = _load_libc()
         if libc is None:
+            return None
+        if any(file_system_type(folder) in REMOTE_FILE_SYSTEMS for folder, _wanted in folders):
             return None
         fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if fd < 0:
