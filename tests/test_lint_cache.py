@@ -402,3 +402,20 @@ def test_record_signatures_are_record_files_with_their_lstat(tmp_path: Path) -> 
     expected = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
     assert lint_stored.record_signatures(ws) == expected
     assert any(sig is None for _rel, _path, sig in expected)  # the folder and the link are never cached
+
+
+def test_a_record_made_unparsable_loses_its_similar_slugs_findings(tmp_path: Path, no_racy: None) -> None:
+    # The incremental path kept every similar-slugs finding of the previous result, also for an
+    # edited record that no longer parses (an unparsable record gets none) — and the reverse.
+    root = tmp_path / "gen"
+    generate.generate(60, root, seed=3)
+    ws = Workspace(root)
+    ws.config_path.write_text("[records]\nsimilar_slug_ratio = 40\n", encoding="utf-8")
+    ws = Workspace(root)
+    path = sorted(ws.knowledge_dir.glob("*.md"))[0]
+    assert any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))
+    text = path.read_text(encoding="utf-8")
+    _write(path, text.replace("---\n", "---\n\tbad: [\n", 1))
+    assert not any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))
+    _write(path, text)
+    assert any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))

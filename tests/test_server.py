@@ -297,3 +297,26 @@ def test_warnings_and_hits_come_in_the_order_the_command_wrote_them(tmp_path: Pa
     assert warning < text.index("#topic-0")  # as the command writes them: problems first, then hits
     code, out, err = local(*argv)
     assert code == 0 and text == err + out
+
+
+def test_served_lint_answers_as_the_command_and_writes_its_cache_when_idle(tmp_path: Path,
+                                                                          server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    write_record(ws, "knowledge/dangling.md", knowledge_meta(), "\nSee #nowhere.\n")
+    start_server(server_env, ws)
+    argv = ("lint", "--workspace", str(ws.root))
+    cache_file = ws.state_dir / "cache" / "lint-v1.json"
+    for step in range(6):
+        code, out, err = probe(server_env, *argv)
+        assert (code, out, err) == local(*argv), step
+        assert code == 1 and "dangling-ref" in out
+        target = ws.knowledge_dir / f"topic-{step}.md"
+        target.write_text(target.read_text(encoding="utf-8") + f"\nSee #topic-{step + 1} and #gone-{step}.\n",
+                          encoding="utf-8")
+    cache_file.unlink(missing_ok=True)
+    assert probe(server_env, *argv) == local(*argv)
+    # the per-file cache a one-shot lint reads is written once the server has been idle a moment
+    _wait_for(cache_file.exists, "the deferred lint cache written")
+    one_file = ("lint", "--format", "json", "knowledge/topic-1.md")
+    answer = probe(server_env, *one_file, cwd=ws.root)
+    assert answer == local(*one_file, cwd=ws.root) and "gone-1" in answer[1]

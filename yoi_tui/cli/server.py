@@ -35,6 +35,7 @@ from . import server_client
 _DECLINED: tuple[int, list[tuple[bool, str]]] = (-1, [])
 _READ_TIMEOUT = 10.0
 _CHECK_EVERY = 30.0  # seconds between checks that the socket is still ours when idle
+_FLUSH_AFTER = 1.0  # seconds without a request before deferred cache files are written
 
 
 class _RequestStream(io.TextIOBase):
@@ -75,9 +76,11 @@ class Server:
         self.busy = False
 
     def serve(self) -> None:
+        from ..core.lint import resident
         from ..core.retrieval.search_index import watch_for_changes
 
         watch_for_changes()
+        resident.enable()
         sys.stdout = self.stdout  # type: ignore[assignment]
         sys.stderr = self.stderr  # type: ignore[assignment]
         idle = _idle_seconds()
@@ -92,10 +95,15 @@ class Server:
                 last_check = now
                 if not self._still_ours():
                     return
-            self.listener.settimeout(min(idle_left, check_every))
+            wait = min(idle_left, check_every)
+            if resident.has_pending():  # a lint's cache file, written once requests pause
+                wait = min(wait, max(0.0, _FLUSH_AFTER - (now - last_request)))
+            self.listener.settimeout(wait)
             try:
                 conn, _ = self.listener.accept()
             except TimeoutError:
+                if resident.has_pending() and time.monotonic() - last_request >= _FLUSH_AFTER:
+                    resident.flush()
                 continue
             except InterruptedError:
                 continue
@@ -173,6 +181,15 @@ def _forget_process_state() -> None:
     usage = sys.modules.get("yoi_tui.core.retrieval.usage")
     if usage is not None:
         usage._process_session_id = None  # type: ignore[attr-defined]
+
+
+def _flush_quietly() -> None:
+    lint = sys.modules.get("yoi_tui.core.lint.resident")
+    if lint is not None:
+        try:
+            lint.flush()  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - a cache file is only ever a speed-up
+            pass
 
 
 def _idle_seconds() -> float:
@@ -267,11 +284,15 @@ def main(argv: list[str]) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    import gc
+
+    gc.set_threshold(100_000, 100, 100)  # as a one-shot command: kept lint facts are walked seldom
     try:
         server.serve()
     except InterruptedError:
         pass
     finally:
+        _flush_quietly()
         if server._still_ours():
             try:
                 os.unlink(path)

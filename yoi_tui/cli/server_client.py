@@ -28,7 +28,7 @@ import os
 import sys
 
 PROTOCOL = 1
-SERVED = frozenset({"search"})  # commands the server answers; every other runs in its own process
+SERVED = frozenset({"search", "lint"})  # commands the server answers; every other runs in its own process
 IDLE_SECONDS = 900.0  # $YOI_SERVER_IDLE (seconds) when the server starts
 REPLY_TIMEOUT = 300.0  # a first search at 50,000 records builds the index (~30 s): never cut that off
 _DISABLED = ("0", "off", "no", "false")

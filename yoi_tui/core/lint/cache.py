@@ -38,7 +38,7 @@ from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
 from ..store.records import read_record
 from ..store.workspace import Workspace
-from . import stored
+from . import resident, stored
 from .index import IndexEntry, WorkspaceIndex
 from .rules import (
     LOCAL_RULES,
@@ -197,13 +197,21 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     result, key, sigs, state, storable, started_ns = checked
     if result is not None:
         return result
-    cached, cached_similar = _load(ws, key)
+    kept = resident.state_for(ws)  # a long-running process's memory of its last lint (None: one-shot)
+    memory = kept.memory if kept is not None else None
+    dirty: set[str] = set()
+    if kept is not None and memory is not None and kept.dirty is not None and memory.key == key:
+        # Every file without an event since that lint has the facts it had then, racy or not.
+        cached, cached_similar, dirty = memory.facts, memory.similar, kept.dirty
+    else:
+        memory = None
+        cached, cached_similar = _load(ws, key)
     ctx = LintContext(frequencies)
     empty_index = WorkspaceIndex()
     facts: dict[str, FileFacts] = {}
     changed = False
     stale = [(rel, path, sig) for rel, path, sig in sigs
-             if sig is None or (old := cached.get(rel)) is None or old.sig != sig]
+             if sig is None or (old := cached.get(rel)) is None or old.sig != sig or rel in dirty]
     def similar_from_names() -> dict[RecordKind, tuple[list[str], tuple[list[list[Any]], bool]]]:
         # Every record path gets an index entry (parsed or not), so the slugs are the file names:
         # the near-duplicate pairs need no parsed record and are computed while the workers parse.
@@ -220,7 +228,7 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     fresh, early_similar = parallel if parallel is not None else (None, None)
     for rel, path, sig in sigs:
         old = cached.get(rel)
-        if sig is not None and old is not None and old.sig == sig:
+        if sig is not None and old is not None and old.sig == sig and rel not in dirty:
             facts[rel] = old
             continue
         facts[rel] = fresh[rel] if fresh is not None else _facts(ws, Path(path), rel, sig, config, empty_index, ctx)
@@ -250,11 +258,13 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     for kind, slug, rel in unparsed:
         index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
 
-    previous = _previous_result(ws, key, cached, facts, frequencies, started_ns)
+    usage = stored._usage_state(frequencies) if kept is not None else None
+    previous = _remembered_result(memory, facts, usage) if memory is not None else \
+        _previous_result(ws, key, cached, facts, frequencies, started_ns)
     if previous is not None:  # a few files were edited: they and the files whose findings follow them
         edited = {rel for rel in facts if facts[rel] is not cached.get(rel)}
         recheck = edited | _dependents(cached, facts, edited)
-        diags = [d for d in previous if d.path not in recheck or d.rule == "similar-slugs"]
+        diags = [d for d in previous if d.path not in recheck]
         diags += _cross_record({rel: facts[rel] for rel in recheck}, index, config, ctx)
     else:
         diags = list(_cross_record(facts, index, config, ctx))
@@ -271,15 +281,37 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         similar_state[kind.value] = {"slugs": slugs, "pairs": pairs}
         for first, second, score in pairs:
             for slug, other in ((first, second), (second, first)):
-                if (kind, slug) in rels and previous is None:  # else: kept from the previous result
+                # With a previous result, the same slugs: only files checked again need theirs (an
+                # edit may have made a record unparsable, which gets none, or parsable again).
+                if (kind, slug) in rels and (previous is None or rels[(kind, slug)] in recheck):
                     diags.append(similar_diagnostic(rels[(kind, slug)], kind, other, score))
     unreadable = sum(1 for d in diags if d.rule == "file-unreadable")
-    if changed:
-        keep = {rel: item for rel, item in facts.items() if _storable(item, started_ns)}
-        _save(ws, key, keep, similar_state)
-    if state is not None and storable:
-        _save_result(ws, key, state, diags, parsed + unreadable)
-    return diags, parsed + unreadable
+    files = parsed + unreadable
+    if kept is not None:
+        # The cache files are for the next one-shot lint: written when the process is idle (a file
+        # racy in memory may be storable by then), with the result if its state may be stored.
+        def save() -> None:
+            # What changed since this lint read the files (the feed is drained as a lint would):
+            # those facts are out of date; every other one is the file's current content, so a
+            # file racy then is stored once its stamp is RACY_NS old (a later write gets a new one).
+            _listing, since = kept.signatures(ws)
+            now = time.time_ns() if since is not None else started_ns
+            _save(ws, key, {rel: item for rel, item in facts.items()
+                            if (since is None or rel not in since) and _storable(item, now)}, similar_state)
+            then, may_store = stored._state_digest(key, [(rel, sig) for rel, _path, sig in sigs], usage, started_ns)
+            if then is not None and may_store:
+                _save_result(ws, key, then, diags, files)
+
+        kept.pending_save = save
+    else:
+        if changed:
+            keep = {rel: item for rel, item in facts.items() if _storable(item, started_ns)}
+            _save(ws, key, keep, similar_state)
+        if state is not None and storable:
+            _save_result(ws, key, state, diags, files)
+    if kept is not None:
+        resident.remember(kept, resident.Memory(key, usage, facts, similar_state, diags, files))
+    return diags, files
 
 
 def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str, str, Sig | None]]
@@ -372,6 +404,18 @@ def _previous_result(ws: Workspace, key: str, cached: Mapping[str, FileFacts], f
                                                    stored._usage_state(frequencies), started_ns)
     found = stored._load_result(ws, key, before) if before is not None else None
     return found[0] if found is not None else None
+
+
+def _remembered_result(memory: resident.Memory, facts: Mapping[str, FileFacts], usage: Any) -> list[Diagnostic] | None:
+    """``_previous_result`` from a long-running process's memory of its last lint: the same
+    conditions, without reading or hashing anything (``memory.facts`` are that lint's own)."""
+    cached = memory.facts
+    if not cached or usage is None or memory.usage != usage or cached.keys() != facts.keys():
+        return None
+    edited = [rel for rel in facts if facts[rel] is not cached[rel]]
+    if not edited or len(edited) > INCREMENTAL_MAX or any(facts[rel].sig is None for rel in edited):
+        return None
+    return memory.diags
 
 
 def _dependents(cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts], edited: set[str]) -> set[str]:

@@ -83,11 +83,12 @@ def _load_libc() -> ctypes.CDLL | None:
 class ChangeFeed:
     """One inotify instance watching some folders; ``changed()`` drains it without blocking."""
 
-    def __init__(self, fd: int, names: dict[int, frozenset[str] | None]) -> None:
+    def __init__(self, fd: int, names: dict[int, frozenset[str] | None], folders: dict[int, str]) -> None:
         self._fd = fd
         self._names = names  # watch descriptor -> the entry names that matter there (None: all)
+        self._folders = folders  # watch descriptor -> the folder as given to open
         self._lost = False
-        self._hit = False
+        self._events: dict[str, set[str]] = {}
 
     @classmethod
     def open(cls, folders: list[tuple[str, frozenset[str] | None]]) -> ChangeFeed | None:
@@ -105,17 +106,25 @@ class ChangeFeed:
         if fd < 0:
             return None
         names: dict[int, frozenset[str] | None] = {}
+        paths: dict[int, str] = {}
         for folder, wanted in folders:
             wd = libc.inotify_add_watch(fd, os.fsencode(folder), _WATCH)
             if wd < 0:
                 os.close(fd)
                 return None
             names[wd] = wanted
-        return cls(fd, names)
+            paths[wd] = folder
+        return cls(fd, names, paths)
 
     def changed(self) -> bool:
         """True when an event that matters arrived since the last call (or the feed is no longer
         complete). Every event queued so far is consumed."""
+        return self.changes() != {}
+
+    def changes(self) -> dict[str, set[str]] | None:
+        """The entry names that had an event since the last call, by watched folder ({} when
+        none); None when the feed is no longer complete (the caller checks everything). Every
+        event queued so far is consumed."""
         try:
             while True:
                 data = os.read(self._fd, 65536)
@@ -126,22 +135,25 @@ class ChangeFeed:
             pass
         except OSError:
             self._lost = True
-        hit, self._hit = self._hit or self._lost, False
-        return hit
+        if self._lost:
+            self._events = {}
+            return None
+        events, self._events = self._events, {}
+        return events
 
     def _scan(self, data: bytes) -> None:
         offset = 0
         size = _HEADER.size
         while offset + size <= len(data):
             wd, mask, _cookie, length = _HEADER.unpack_from(data, offset)
-            name = data[offset + size: offset + size + length].split(b"\0", 1)[0]
+            name = os.fsdecode(data[offset + size: offset + size + length].split(b"\0", 1)[0])
             offset += size + length
             if mask & _LOST:
                 self._lost = True
                 continue
             wanted = self._names.get(wd)
-            if wanted is None or os.fsdecode(name) in wanted:
-                self._hit = True
+            if wanted is None or name in wanted:
+                self._events.setdefault(self._folders[wd], set()).add(name)
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -1,0 +1,213 @@
+"""Lint state kept by a long-running process (``core.lint.resident``, the command server's lint):
+after any sequence of changes its findings are those of a fresh uncached lint, the kernel's change
+feed (not the clock) decides what is read again, and the cache files it defers are right.
+
+Real files in ``tmp_path``; RACY_NS keeps its real value (files here are always "racily clean",
+which is exactly the case the memory must get right without the clock's help).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from yoi_tui.core.lint import cache as lint_cache
+from yoi_tui.core.lint import lint_workspace, resident
+from yoi_tui.core.retrieval import change_feed
+from yoi_tui.core.retrieval.usage import frequencies_for_lint
+from yoi_tui.core.store.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+import generate  # noqa: E402  (bench/generate.py)
+
+pytestmark = pytest.mark.skipif(change_feed._load_libc() is None, reason="no inotify here")
+
+
+@pytest.fixture
+def kept() -> Iterator[None]:
+    resident.enable()
+    yield
+    resident.enable(False)
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    reads: list[str] = []
+    real = lint_cache.read_record
+
+    def counting(ws: Workspace, path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
+        reads.append(ws.rel(path))
+        return real(ws, path, **kwargs)
+
+    monkeypatch.setattr(lint_cache, "read_record", counting)
+    return reads
+
+
+def _same(ws: Workspace, frequencies: object = None) -> list:
+    """The kept-state lint and a fresh uncached lint agree (findings and file counts)."""
+    kept_run = lint_workspace(ws, frequencies=frequencies, cache=True)  # type: ignore[arg-type]
+    plain = lint_workspace(ws, frequencies=frequencies)  # type: ignore[arg-type]  (uncached: no kept state)
+    assert kept_run.diagnostics == plain.diagnostics
+    assert kept_run.files == plain.files
+    return plain.diagnostics
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_an_unchanged_workspace_is_answered_from_memory(tmp_path: Path, kept: None,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "gen"
+    generate.generate(60, root, seed=3)
+    ws = Workspace(root)
+    first = _same(ws)
+    reads = _reads(monkeypatch)
+    cache_file = lint_cache.cache_path(ws)
+    cache_file.unlink(missing_ok=True)  # nothing is read from disk either
+    assert lint_workspace(ws, cache=True).diagnostics == first
+    assert reads == []
+    # one edit: only that file is read again, though its signature is racy
+    path = sorted(ws.decisions_dir.glob("*.md"))[0]
+    _write(path, path.read_text(encoding="utf-8") + "\nSee #no-such-record.\n")
+    after = lint_workspace(ws, cache=True).diagnostics
+    assert reads == [ws.rel(path)]
+    assert any(d.path == ws.rel(path) and d.rule == "dangling-ref" for d in after)
+    resident.enable(False)
+    assert lint_workspace(ws).diagnostics == after
+
+
+def test_a_rewrite_keeping_size_and_mtime_is_read_again(tmp_path: Path, kept: None) -> None:
+    root = tmp_path / "gen"
+    generate.generate(50, root, seed=4)
+    ws = Workspace(root)
+    _same(ws)
+    path = sorted(ws.knowledge_dir.glob("*.md"))[0]
+    info = path.stat()
+    text = path.read_text(encoding="utf-8")
+    _write(path, text.replace("kind: ", "kinz: ", 1))  # same size: an unknown field, kind missing
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    diags = _same(ws)
+    assert any(d.path == ws.rel(path) and d.rule == "missing-field" for d in diags)
+
+
+def test_random_operations_match_an_uncached_lint(tmp_path: Path, kept: None) -> None:
+    root = tmp_path / "gen"
+    generate.generate(150, root, seed=12)
+    ws = Workspace(root)
+    rng = random.Random(8)
+    frequencies = frequencies_for_lint(ws)
+    _same(ws, frequencies)
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nkind: fact\n---\nnot a record of this workspace\n", encoding="utf-8")
+    for step in range(40):
+        files = sorted(p for p in root.rglob("*.md") if p.is_file() and not p.is_symlink())
+        path = rng.choice(files)
+        op = rng.choice(("append-ref", "rename", "delete", "twin", "replace", "break", "touch", "same-size",
+                         "symlink", "atomic-save", "usage", "config", "drop-cache", "folder"))
+        text = path.read_text(encoding="utf-8")
+        if op == "append-ref":
+            target = rng.choice(sorted((root / "knowledge").glob("*.md"))).stem
+            _write(path, text + f"\nSee #{target} and #no-such-{rng.randint(1, 9)}.\n")
+        elif op == "rename" and path.name != "summary.md":
+            path.rename(path.with_name(f"renamed-{step}.md"))
+        elif op == "delete" and path.name != "summary.md":
+            path.unlink()
+        elif op == "twin" and path.name != "summary.md":
+            shutil.copy(path, path.with_name(path.stem + "s.md"))
+        elif op == "replace" and path.parent.name == "decisions":
+            other = rng.choice(sorted(path.parent.glob("*.md"))).stem
+            _write(path, text.replace("status: open", f"status: replaced\nreplaced_by: {other}")
+                   .replace("status: resolved", f"status: replaced\nreplaced_by: {other}"))
+        elif op == "break":
+            _write(path, text.replace("---\n", "---\n\tbad: [\n", 1))
+        elif op == "same-size":
+            info = path.stat()
+            _write(path, text.replace("description:", "descriptiom:", 1))
+            os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+        elif op == "symlink":
+            (root / "knowledge" / f"link-{step}.md").symlink_to(outside)
+        elif op == "atomic-save":
+            temporary = path.with_name(".save.tmp")
+            temporary.write_text(text + "\nSaved by an editor.\n", encoding="utf-8")
+            os.replace(temporary, path)
+        elif op == "usage":  # compressible follows the usage log
+            usage = ws.usage_dir / f"session-{step}.jsonl"
+            usage.parent.mkdir(parents=True, exist_ok=True)
+            slug = rng.choice(sorted((root / "knowledge").glob("*.md"))).stem
+            event = {"id": f"e{step}", "type": "invoke", "slug": slug, "record_kind": "knowledge", "via": "search"}
+            usage.write_text(json.dumps(event) + "\n", encoding="utf-8")
+            frequencies = frequencies_for_lint(ws)
+        elif op == "config":
+            ws.config_path.parent.mkdir(parents=True, exist_ok=True)
+            ratio = rng.choice(("0.8", "0.9"))
+            ws.config_path.write_text(f"[records]\nsimilar_slug_ratio = {ratio}\n", encoding="utf-8")
+            ws = Workspace(root)
+            frequencies = frequencies_for_lint(ws)
+        elif op == "drop-cache":
+            shutil.rmtree(ws.state_dir / "cache", ignore_errors=True)
+        elif op == "folder":  # a record folder replaced wholesale (a checkout of another branch)
+            folder = root / "memory" / "requests"
+            moved = root / "memory" / "requests-old"
+            folder.rename(moved)
+            shutil.copytree(moved, folder)
+            shutil.rmtree(moved)
+        else:
+            os.utime(path)
+        _same(ws, frequencies)
+
+
+def test_deferred_cache_files_serve_a_later_one_shot_lint(tmp_path: Path, kept: None,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from yoi_tui.core.lint import stored
+
+    monkeypatch.setattr(stored, "RACY_NS", 0)  # files written just now may be stored
+    root = tmp_path / "gen"
+    generate.generate(50, root, seed=5)
+    ws = Workspace(root)
+    expected = _same(ws)
+    path = sorted(ws.requests_dir.glob("*.md"))[0]
+    _write(path, path.read_text(encoding="utf-8") + "\nMore.\n")
+    cache_file = lint_cache.cache_path(ws)
+    before = cache_file.stat().st_mtime_ns if cache_file.exists() else None
+    expected = _same(ws)
+    assert resident.has_pending()
+    assert (cache_file.stat().st_mtime_ns if cache_file.exists() else None) == before  # not written per lint
+    # the file changes again after that lint: the flush must not store its old facts
+    _write(path, path.read_text(encoding="utf-8") + "\nSee #no-such-thing.\n")
+    assert resident.flush() and not resident.has_pending()
+    resident.enable(False)
+    reads = _reads(monkeypatch)
+    one_shot = lint_workspace(ws, cache=True)
+    assert ws.rel(path) in reads  # its facts were out of date at the flush: not stored
+    assert len(reads) < 10  # the rest came from the flushed cache
+    assert one_shot.diagnostics == lint_workspace(ws).diagnostics != expected
+
+
+def test_a_file_with_an_event_is_read_again_whatever_its_signature(tmp_path: Path, kept: None,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two writes in one timestamp tick keep size, mtime and ctime: only the kernel's event tells.
+    # Opening for writing and closing sends that event (IN_CLOSE_WRITE) with the signature unchanged.
+    root = tmp_path / "gen"
+    generate.generate(50, root, seed=6)
+    ws = Workspace(root)
+    _same(ws)
+    path = sorted(ws.knowledge_dir.glob("*.md"))[0]
+    before = path.stat()
+    with path.open("r+b"):
+        pass
+    after = path.stat()
+    assert (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (after.st_size, after.st_mtime_ns,
+                                                                       after.st_ctime_ns)
+    reads = _reads(monkeypatch)
+    _same(ws)
+    assert reads == [ws.rel(path)]

@@ -1,0 +1,196 @@
+"""Lint state a long-running process keeps between whole-workspace lints (the command server).
+
+A one-shot ``yoi lint`` ``lstat``-s every record file, reads the per-file cache (18 MB of JSON at
+50,000 records), and after an edit it redoes the cross-record rules for every file, since the
+just-edited file is "racily clean" and not stored. A process that lints the same workspace again
+and again can do better, and stay exact:
+
+* **Signatures from the kernel.** The record folders are watched (``retrieval.change_feed``): only
+  entries with an event since the last lint are ``lstat``-ed again, and those are *dirty*: read
+  again even when their signature looks unchanged (a second write in the same timestamp tick).
+  When the feed cannot vouch for everything (overflow, a folder replaced, a new folder) the next
+  lint lists everything, as a one-shot lint does.
+* **Facts and findings in memory.** The per-file facts, the similar-slug state and the last
+  findings, with what they were computed from (config and linter fingerprint, usage state), so an
+  unchanged workspace is answered from memory and an edit rechecks only the edited files and their
+  dependents (``cache._dependents``), racy or not: the feed, not the clock, says what changed.
+* **The cache file written when idle.** ``flush()`` writes the per-file cache a later one-shot
+  lint reads (each entry keyed by its file's signature, racy ones left out, as always), so an edit
+  does not rewrite 18 MB; the server calls it when it has nothing else to do and when it stops.
+
+Off unless ``enable()`` is called (the command server does): a one-shot lint has nothing to keep.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .stored import Sig, file_signature, record_signatures
+
+if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
+    from ..retrieval.change_feed import ChangeFeed
+    from ..store.workspace import Workspace
+
+Listing = list[tuple[str, str, "Sig | None"]]
+_RECORD_FOLDERS = (("memory/decisions/", ("memory", "decisions")), ("memory/requests/", ("memory", "requests")),
+                   ("knowledge/", ("knowledge",)))
+WORKSPACES_KEPT = 4  # workspaces whose lint state is kept (least recently linted dropped first)
+
+_enabled = False
+_states: dict[str, _State] = {}
+
+
+def enable(on: bool = True) -> None:
+    global _enabled
+    _enabled = on
+    if not on:
+        for state in _states.values():
+            state.close()
+        _states.clear()
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+class Memory:
+    """One whole-workspace lint's outcome, and what it was computed from."""
+
+    __slots__ = ("key", "usage", "facts", "similar", "diags", "files")
+
+    def __init__(self, key: str, usage: Any, facts: dict[str, Any], similar: dict[str, Any],
+                 diags: list[Diagnostic], files: int) -> None:
+        self.key = key
+        self.usage = usage
+        self.facts = facts  # rel -> cache.FileFacts, racy ones included
+        self.similar = similar
+        self.diags = diags  # unfiltered, as lint_workspace_cached returns them
+        self.files = files
+
+
+class _State:
+    """A workspace's change feed, its current listing and the last lint's memory."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.feed: ChangeFeed | None = None
+        self.listing: Listing | None = None
+        self.entries: dict[str, tuple[str, Sig | None]] = {}
+        self.dirty: set[str] | None = None  # changed since the memory was made (None: anything may have)
+        self.memory: Memory | None = None
+        self.pending_save: Callable[[], None] | None = None
+
+    def close(self) -> None:
+        if self.feed is not None:
+            self.feed.close()
+            self.feed = None
+
+    def _folders(self) -> tuple[list[tuple[str, frozenset[str] | None]], dict[str, str]]:
+        """What to watch, and the rel prefix of each record folder."""
+        root = self.root
+        memory = os.path.join(root, "memory")
+        watched: list[tuple[str, frozenset[str] | None]] = [(root, frozenset({"memory", "knowledge"}))]
+        if os.path.isdir(memory):
+            watched.append((memory, frozenset({"summary.md", "decisions", "requests"})))
+        prefixes: dict[str, str] = {}
+        for prefix, parts in _RECORD_FOLDERS:
+            folder = os.path.join(root, *parts)
+            if os.path.isdir(folder) and not os.path.islink(folder):
+                watched.append((folder, None))
+                prefixes[folder] = prefix
+        return watched, prefixes
+
+    def signatures(self, ws: Workspace) -> tuple[Listing, set[str] | None]:
+        """``stored.record_signatures(ws)`` as of now, and the rels with an event since the memory
+        was made (None: anything may have changed; a full listing was made)."""
+        from ..retrieval.change_feed import ChangeFeed
+
+        changes = self.feed.changes() if self.feed is not None else None
+        if changes is not None and self.listing is not None:
+            if changes and not self._apply(changes):
+                changes = None
+            elif changes:
+                self.listing = [(rel, path, sig) for rel, (path, sig) in sorted(self.entries.items())]
+        if changes is None or self.listing is None:
+            self.close()
+            watched, self._prefixes = self._folders()
+            self.feed = ChangeFeed.open(watched)  # before listing: a change made meanwhile is not missed
+            if self.feed is not None:
+                self.feed.changes()
+            self.listing = record_signatures(ws)
+            self.entries = {rel: (path, sig) for rel, path, sig in self.listing}
+            self.dirty = None
+            self.memory = None
+        return self.listing, (None if self.dirty is None else set(self.dirty))
+
+    def _apply(self, changes: dict[str, set[str]]) -> bool:
+        """Update the listing from the feed's names; False when only a full listing will do."""
+        memory = os.path.join(self.root, "memory")
+        dirty = self.dirty
+        for folder, names in changes.items():
+            if folder == self.root:
+                return False  # memory/ or knowledge/ created, removed or replaced
+            if folder == memory:
+                if names - {"summary.md"}:
+                    return False  # a record folder created, removed or replaced
+                rels = [("memory/summary.md", os.path.join(memory, "summary.md"))]
+            else:
+                prefix = self._prefixes.get(folder)
+                if prefix is None:
+                    return False
+                rels = [(prefix + name, os.path.join(folder, name)) for name in names if name.endswith(".md")]
+            for rel, path in rels:
+                if os.path.lexists(path):
+                    self.entries[rel] = (path, file_signature(path))
+                else:
+                    self.entries.pop(rel, None)
+                if dirty is not None:
+                    dirty.add(rel)
+        return True
+
+
+def state_for(ws: Workspace) -> _State | None:
+    """The kept state of ``ws`` (made on first use); None when not enabled."""
+    if not _enabled:
+        return None
+    root = str(ws.root)
+    state = _states.pop(root, None)
+    if state is None:
+        state = _State(root)
+        while len(_states) >= WORKSPACES_KEPT:
+            oldest = next(iter(_states))
+            dropped = _states.pop(oldest)
+            if dropped.pending_save is not None:
+                dropped.pending_save()
+            dropped.close()
+    _states[root] = state  # most recently used last
+    return state
+
+
+def remember(state: _State, memory: Memory) -> None:
+    """The lint that listed ``state`` last finished with ``memory``: later events are dirt on it."""
+    state.memory = memory
+    state.dirty = set()
+
+
+def forget(state: _State) -> None:
+    state.memory = None
+    state.dirty = None
+
+
+def flush() -> bool:
+    """Write what lints deferred (the per-file cache files). True when something was written."""
+    wrote = False
+    for state in list(_states.values()):
+        if state.pending_save is not None:
+            save, state.pending_save = state.pending_save, None
+            save()
+            wrote = True
+    return wrote
+
+
+def has_pending() -> bool:
+    return any(state.pending_save is not None for state in _states.values())
