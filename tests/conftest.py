@@ -77,3 +77,38 @@ async def _wait_until(pilot: object, predicate: Callable[[], bool], *, timeout: 
 def wait_until() -> Callable[..., object]:
     """The ``wait_until(pilot, predicate, timeout=, what=)`` coroutine function."""
     return _wait_until
+
+
+_SESSION_STARTED = __import__("time").time()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Stop any command server this test session left behind (one started by a test whose
+    environment lost ``YOI_SERVER=0``): found by this package's socket name, started after the
+    session began. A server the developer started earlier is left alone."""
+    import signal
+
+    from yoi_tui.cli import server_client
+
+    saved = os.environ.pop("XDG_RUNTIME_DIR", None)
+    try:
+        folders = {server_client.runtime_dir()}
+    finally:
+        if saved is not None:
+            os.environ["XDG_RUNTIME_DIR"] = saved
+    if saved:
+        folders.add(os.path.join(saved, "yoi"))
+    name = os.path.basename(server_client.socket_path() or "") + ".lock"
+    for folder in folders:
+        lock = Path(folder) / name
+        try:
+            if lock.stat().st_mtime < _SESSION_STARTED:
+                continue
+            pid = int(lock.read_text().strip() or 0)
+        except (OSError, ValueError):
+            continue
+        if pid > 0:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass

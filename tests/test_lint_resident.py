@@ -211,3 +211,33 @@ def test_a_file_with_an_event_is_read_again_whatever_its_signature(tmp_path: Pat
     reads = _reads(monkeypatch)
     _same(ws)
     assert reads == [ws.rel(path)]
+
+
+def test_a_result_stored_by_a_one_shot_lint_is_remembered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from yoi_tui.core.lint import stored
+
+    monkeypatch.setattr(stored, "RACY_NS", 0)
+    root = tmp_path / "gen"
+    generate.generate(50, root, seed=7)
+    ws = Workspace(root)
+    expected = lint_workspace(ws, cache=True).diagnostics  # one-shot: stores its result
+    digests: list[int] = []
+    real = stored._state_digest
+
+    def counted(*args: object) -> object:
+        digests.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stored, "_state_digest", counted)
+    resident.enable()
+    try:
+        assert lint_workspace(ws, cache=True).diagnostics == expected  # the stored result, read once
+        assert len(digests) == 1
+        for _ in range(3):
+            assert lint_workspace(ws, cache=True).diagnostics == expected
+        assert len(digests) == 1  # then answered from memory: no digest of every signature
+        path = sorted(ws.knowledge_dir.glob("*.md"))[0]
+        _write(path, path.read_text(encoding="utf-8") + "\nSee #no-such-one.\n")
+        assert lint_workspace(ws, cache=True).diagnostics == lint_workspace(ws).diagnostics
+    finally:
+        resident.enable(False)

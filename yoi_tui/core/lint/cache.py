@@ -200,7 +200,8 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     kept = resident.state_for(ws)  # a long-running process's memory of its last lint (None: one-shot)
     memory = kept.memory if kept is not None else None
     dirty: set[str] = set()
-    if kept is not None and memory is not None and kept.dirty is not None and memory.key == key:
+    if kept is not None and memory is not None and kept.dirty is not None and memory.key == key \
+            and memory.facts is not None:
         # Every file without an event since that lint has the facts it had then, racy or not.
         cached, cached_similar, dirty = memory.facts, memory.similar, kept.dirty
     else:

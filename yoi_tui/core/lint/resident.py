@@ -61,11 +61,11 @@ class Memory:
 
     __slots__ = ("key", "usage", "facts", "similar", "diags", "files")
 
-    def __init__(self, key: str, usage: Any, facts: dict[str, Any], similar: dict[str, Any],
+    def __init__(self, key: str, usage: Any, facts: dict[str, Any] | None, similar: dict[str, Any] | None,
                  diags: list[Diagnostic], files: int) -> None:
         self.key = key
         self.usage = usage
-        self.facts = facts  # rel -> cache.FileFacts, racy ones included
+        self.facts = facts  # rel -> cache.FileFacts, racy ones included; None: a stored result was read
         self.similar = similar
         self.diags = diags  # unfiltered, as lint_workspace_cached returns them
         self.files = files

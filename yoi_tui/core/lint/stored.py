@@ -313,12 +313,14 @@ def stored_lint(ws: Workspace, frequencies: Mapping[tuple[str, str], float] | No
         if memory is not None and dirty == set() and usage is not None and memory.key == key \
                 and memory.usage == usage:
             return (memory.diags, memory.files), key, sigs, None, False, started_ns
-        if memory is not None and memory.key == key:
+        if memory is not None and memory.key == key and memory.facts is not None:
             # Something changed since a lint this process remembers: no stored result is for the
             # new state, and the one to store is written when idle (cache.py): no digest now.
             return None, key, sigs, None, False, started_ns
     state, storable = _state_digest(key, [(rel, sig) for rel, _path, sig in sigs], usage, started_ns)
     stored = _load_result(ws, key, state) if state is not None else None
+    if kept is not None and stored is not None:  # remembered: the next unchanged lint needs no digest
+        resident.remember(kept, resident.Memory(key, usage, None, None, stored[0], stored[1]))
     return stored, key, sigs, state, storable, started_ns
 
 
