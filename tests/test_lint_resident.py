@@ -241,3 +241,35 @@ def test_a_result_stored_by_a_one_shot_lint_is_remembered(tmp_path: Path, monkey
         assert lint_workspace(ws, cache=True).diagnostics == lint_workspace(ws).diagnostics
     finally:
         resident.enable(False)
+
+
+def test_the_kept_listing_is_the_full_listing_after_any_change(tmp_path: Path, kept: None) -> None:
+    from yoi_tui.core.lint.stored import record_signatures
+
+    root = tmp_path / "gen"
+    generate.generate(50, root, seed=9)
+    ws = Workspace(root)
+    state = resident.state_for(ws)
+    assert state is not None
+    assert state.signatures(ws)[0] == record_signatures(ws)
+    rng = random.Random(21)
+    for step in range(60):
+        folder = rng.choice((ws.decisions_dir, ws.requests_dir, ws.knowledge_dir, ws.memory_dir))
+        present = sorted(p for p in folder.glob("*.md") if p.is_file() and not p.is_symlink())
+        op = rng.choice(("create", "delete", "rename", "modify", "folder-named-md", "symlink", "other-name"))
+        if op == "create" or not present:
+            (folder / f"new-{step}.md").write_text(f"---\nx: {step}\n---\n", encoding="utf-8")
+        elif op == "delete":
+            rng.choice(present).unlink()
+        elif op == "rename":
+            rng.choice(present).rename(folder / f"moved-{step}.md")
+        elif op == "modify":
+            with rng.choice(present).open("a", encoding="utf-8") as handle:
+                handle.write("more\n")
+        elif op == "folder-named-md":
+            (folder / f"dir-{step}.md").mkdir()
+        elif op == "symlink":
+            (folder / f"link-{step}.md").symlink_to(rng.choice(present))
+        else:
+            (folder / f"notes-{step}.txt").write_text("not a record", encoding="utf-8")
+        assert state.signatures(ws)[0] == record_signatures(ws), (step, op)

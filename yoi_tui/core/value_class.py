@@ -11,6 +11,7 @@ field order as a dataclass's would.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, ClassVar
 
 
@@ -42,6 +43,17 @@ class ValueClass:
             else:
                 raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
             object.__setattr__(self, name, value)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        names = cls.__dict__.get("__slots__", ())
+        if len(names) > 1:  # one C call for the field tuple: sorting 3,000 findings compared them 30,000 times
+            get = attrgetter(*names)
+
+            def values(self: ValueClass) -> tuple[Any, ...]:
+                return get(self)  # type: ignore[no-any-return]
+
+            cls._values = values  # type: ignore[method-assign]
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)

@@ -200,14 +200,18 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     kept = resident.state_for(ws)  # a long-running process's memory of its last lint (None: one-shot)
     memory = kept.memory if kept is not None else None
     dirty: set[str] = set()
+    ctx = LintContext(frequencies)
+    usage = kept.usage if kept is not None else None  # as stored_lint found it for this lint
     if kept is not None and memory is not None and kept.dirty is not None and memory.key == key \
             and memory.facts is not None:
+        quick = _lint_from_memory(ws, kept, memory, kept.dirty, usage, ctx, sigs, started_ns)
+        if quick is not None:
+            return quick
         # Every file without an event since that lint has the facts it had then, racy or not.
         cached, cached_similar, dirty = memory.facts, memory.similar, kept.dirty
     else:
         memory = None
         cached, cached_similar = _load(ws, key)
-    ctx = LintContext(frequencies)
     empty_index = WorkspaceIndex()
     facts: dict[str, FileFacts] = {}
     changed = False
@@ -259,7 +263,6 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     for kind, slug, rel in unparsed:
         index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
 
-    usage = stored._usage_state(frequencies) if kept is not None else None
     previous = _remembered_result(memory, facts, usage) if memory is not None else \
         _previous_result(ws, key, cached, facts, frequencies, started_ns)
     if previous is not None:  # a few files were edited: they and the files whose findings follow them
@@ -289,21 +292,7 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     unreadable = sum(1 for d in diags if d.rule == "file-unreadable")
     files = parsed + unreadable
     if kept is not None:
-        # The cache files are for the next one-shot lint: written when the process is idle (a file
-        # racy in memory may be storable by then), with the result if its state may be stored.
-        def save() -> None:
-            # What changed since this lint read the files (the feed is drained as a lint would):
-            # those facts are out of date; every other one is the file's current content, so a
-            # file racy then is stored once its stamp is RACY_NS old (a later write gets a new one).
-            _listing, since = kept.signatures(ws)
-            now = time.time_ns() if since is not None else started_ns
-            _save(ws, key, {rel: item for rel, item in facts.items()
-                            if (since is None or rel not in since) and _storable(item, now)}, similar_state)
-            then, may_store = stored._state_digest(key, [(rel, sig) for rel, _path, sig in sigs], usage, started_ns)
-            if then is not None and may_store:
-                _save_result(ws, key, then, diags, files)
-
-        kept.pending_save = save
+        kept.pending_save = _deferred_save(ws, kept, key, facts, similar_state, sigs, usage, diags, files, started_ns)
     else:
         if changed:
             keep = {rel: item for rel, item in facts.items() if _storable(item, started_ns)}
@@ -311,7 +300,108 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         if state is not None and storable:
             _save_result(ws, key, state, diags, files)
     if kept is not None:
-        resident.remember(kept, resident.Memory(key, usage, facts, similar_state, diags, files))
+        resident.remember(kept, resident.Memory(key, usage, facts, similar_state, diags, files,
+                                                Derived(index, rels, parsed, facts)))
+    return diags, files
+
+
+class Derived:
+    """What a whole lint derives from all the facts, kept so an edit updates it, not rebuilds it."""
+
+    __slots__ = ("index", "rels", "parsed", "unsigned")
+
+    def __init__(self, index: WorkspaceIndex, rels: dict[tuple[RecordKind, str], str], parsed: int,
+                 facts: Mapping[str, FileFacts] | None = None, unsigned: set[str] | None = None) -> None:
+        self.index = index
+        self.rels = rels  # (kind, slug) -> rel of every parsed record
+        self.parsed = parsed
+        # files never cached (symlinks, not regular files): read again by every lint
+        self.unsigned = unsigned if unsigned is not None else \
+            {rel for rel, item in (facts or {}).items() if item.sig is None}
+
+
+def _deferred_save(ws: Workspace, kept: resident.KeptState, key: str, facts: dict[str, FileFacts],
+                   similar_state: dict[str, Any], sigs: list[tuple[str, str, Sig | None]], usage: Any,
+                   diags: list[Diagnostic], files: int, started_ns: int) -> Callable[[], None]:
+    """The cache files of a kept-state lint, for the next one-shot lint, written when the process is
+    idle (``resident.flush``) — with the result, if its state may be stored."""
+
+    def save() -> None:
+        # What changed since this lint read the files (the feed is drained as a lint would):
+        # those facts are out of date; every other one is the file's current content, so a file
+        # racy then is stored once its stamp is RACY_NS old (a later write gets a new stamp).
+        _listing, since = kept.signatures(ws)
+        now = time.time_ns() if since is not None else started_ns
+        _save(ws, key, {rel: item for rel, item in facts.items()
+                        if (since is None or rel not in since) and _storable(item, now)}, similar_state)
+        then, may_store = stored._state_digest(key, [(rel, sig) for rel, _path, sig in sigs], usage, started_ns)
+        if then is not None and may_store:
+            _save_result(ws, key, then, diags, files)
+
+    return save
+
+
+def _lint_from_memory(ws: Workspace, kept: resident.KeptState, memory: resident.Memory, dirty: set[str],
+                      usage: Any, ctx: LintContext, sigs: list[tuple[str, str, Sig | None]],
+                      started_ns: int) -> tuple[list[Diagnostic], int] | None:
+    """The findings after a few files changed in place, from a long-running process's memory,
+    touching only them: they are read again, the index and the findings of them and their
+    dependents updated (``_dependents``), everything else kept. None when it does not apply —
+    files added or removed (slug pairs change), more than ``INCREMENTAL_MAX`` changed, another
+    usage state — and the caller lints from the facts instead."""
+    derived = memory.derived
+    old_facts = memory.facts
+    if not isinstance(derived, Derived) or old_facts is None or memory.similar is None or usage is None \
+            or memory.usage != usage:
+        return None
+    changed = dirty | derived.unsigned
+    if not changed or len(changed) > INCREMENTAL_MAX:
+        return None
+    entries = kept.entries
+    if any((rel in entries) != (rel in old_facts) for rel in changed):
+        return None
+    resident.forget(kept)  # the index is updated in place: a failure must not leave a half memory
+    config = ws.config
+    empty_index = WorkspaceIndex()
+    facts = dict(old_facts)
+    unsigned = set(derived.unsigned)
+    index, rels, parsed = derived.index, derived.rels, derived.parsed
+    for rel in sorted(changed):
+        path, sig = entries[rel]
+        item = facts[rel] = _facts(ws, Path(path), rel, sig, config, empty_index, ctx)
+        (unsigned.add if sig is None else unsigned.discard)(rel)
+        kind = _kind_of_rel(rel)
+        if kind is None:
+            continue
+        slug = "summary" if kind is RecordKind.SUMMARY else slug_of(Path(rel))
+        before = old_facts[rel]
+        if before.entry is not None or before.unparsed:
+            index.entries[kind].pop(slug, None)
+        if before.entry is not None:
+            rels.pop((kind, slug), None)
+            parsed -= 1
+        if item.entry is not None:
+            _kind_value, _slug, replaced_by, status, description, user_invocable, model_invokation, knowledge_kind = \
+                item.entry
+            index.entries[kind][slug] = IndexEntry(kind, slug, rel, replaced_by, status, description, user_invocable,
+                                                   model_invokation, knowledge_kind)
+            rels[(kind, slug)] = rel
+            parsed += 1
+        elif item.unparsed:
+            index.entries[kind][slug] = IndexEntry(kind, slug, rel, None, None, "", False, False, None)
+    recheck = changed | _dependents(old_facts, facts, changed)
+    diags = [d for d in memory.diags if d.path not in recheck]
+    diags += _cross_record({rel: facts[rel] for rel in recheck}, index, config, ctx)
+    for kind in SIMILAR_KINDS:
+        for first, second, score in memory.similar[kind.value]["pairs"]:
+            for slug, other in ((first, second), (second, first)):
+                if (kind, slug) in rels and rels[(kind, slug)] in recheck:
+                    diags.append(similar_diagnostic(rels[(kind, slug)], kind, other, score))
+    files = parsed + sum(1 for d in diags if d.rule == "file-unreadable")
+    key = memory.key
+    kept.pending_save = _deferred_save(ws, kept, key, facts, memory.similar, sigs, usage, diags, files, started_ns)
+    resident.remember(kept, resident.Memory(key, usage, facts, memory.similar, diags, files,
+                                            Derived(index, rels, parsed, unsigned=unsigned)))
     return diags, files
 
 

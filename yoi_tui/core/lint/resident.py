@@ -24,6 +24,7 @@ Off unless ``enable()`` is called (the command server does): a one-shot lint has
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,7 @@ _RECORD_FOLDERS = (("memory/decisions/", ("memory", "decisions")), ("memory/requ
 WORKSPACES_KEPT = 4  # workspaces whose lint state is kept (least recently linted dropped first)
 
 _enabled = False
-_states: dict[str, _State] = {}
+_states: dict[str, KeptState] = {}
 
 
 def enable(on: bool = True) -> None:
@@ -59,19 +60,20 @@ def enabled() -> bool:
 class Memory:
     """One whole-workspace lint's outcome, and what it was computed from."""
 
-    __slots__ = ("key", "usage", "facts", "similar", "diags", "files")
+    __slots__ = ("key", "usage", "facts", "similar", "diags", "files", "derived")
 
     def __init__(self, key: str, usage: Any, facts: dict[str, Any] | None, similar: dict[str, Any] | None,
-                 diags: list[Diagnostic], files: int) -> None:
+                 diags: list[Diagnostic], files: int, derived: Any = None) -> None:
         self.key = key
         self.usage = usage
         self.facts = facts  # rel -> cache.FileFacts, racy ones included; None: a stored result was read
         self.similar = similar
         self.diags = diags  # unfiltered, as lint_workspace_cached returns them
         self.files = files
+        self.derived = derived  # cache.Derived: the index and counts, for an edit to update
 
 
-class _State:
+class KeptState:
     """A workspace's change feed, its current listing and the last lint's memory."""
 
     def __init__(self, root: str) -> None:
@@ -82,6 +84,7 @@ class _State:
         self.dirty: set[str] | None = None  # changed since the memory was made (None: anything may have)
         self.memory: Memory | None = None
         self.pending_save: Callable[[], None] | None = None
+        self.usage: Any = None  # the usage state the running lint found (stored._usage_state)
 
     def close(self) -> None:
         if self.feed is not None:
@@ -109,11 +112,12 @@ class _State:
         from ..retrieval.change_feed import ChangeFeed
 
         changes = self.feed.changes() if self.feed is not None else None
-        if changes is not None and self.listing is not None:
-            if changes and not self._apply(changes):
+        if changes is not None and self.listing is not None and changes:
+            touched = self._apply(changes)
+            if touched is None:
                 changes = None
-            elif changes:
-                self.listing = [(rel, path, sig) for rel, (path, sig) in sorted(self.entries.items())]
+            else:
+                self.listing = _updated(self.listing, self.entries, touched)
         if changes is None or self.listing is None:
             self.close()
             watched, self._prefixes = self._folders()
@@ -126,40 +130,65 @@ class _State:
             self.memory = None
         return self.listing, (None if self.dirty is None else set(self.dirty))
 
-    def _apply(self, changes: dict[str, set[str]]) -> bool:
-        """Update the listing from the feed's names; False when only a full listing will do."""
+    def _apply(self, changes: dict[str, set[str]]) -> set[str] | None:
+        """Update the entries from the feed's names; the rels touched, or None when only a full
+        listing will do."""
         memory = os.path.join(self.root, "memory")
         dirty = self.dirty
+        touched: set[str] = set()
         for folder, names in changes.items():
             if folder == self.root:
-                return False  # memory/ or knowledge/ created, removed or replaced
+                return None  # memory/ or knowledge/ created, removed or replaced
             if folder == memory:
                 if names - {"summary.md"}:
-                    return False  # a record folder created, removed or replaced
+                    return None  # a record folder created, removed or replaced
                 rels = [("memory/summary.md", os.path.join(memory, "summary.md"))]
             else:
                 prefix = self._prefixes.get(folder)
                 if prefix is None:
-                    return False
+                    return None
                 rels = [(prefix + name, os.path.join(folder, name)) for name in names if name.endswith(".md")]
             for rel, path in rels:
                 if os.path.lexists(path):
                     self.entries[rel] = (path, file_signature(path))
                 else:
                     self.entries.pop(rel, None)
+                touched.add(rel)
                 if dirty is not None:
                     dirty.add(rel)
-        return True
+        return touched
 
 
-def state_for(ws: Workspace) -> _State | None:
+def _updated(listing: Listing, entries: dict[str, tuple[str, Sig | None]], touched: set[str]) -> Listing:
+    """``listing`` (sorted by rel) with the ``touched`` rels as ``entries`` now has them: a new
+    list, since an earlier lint may still hold the old one (its deferred save hashes it)."""
+    listing = list(listing)
+    for rel in sorted(touched):
+        at = bisect_left(listing, rel, key=_rel_of)
+        present = at < len(listing) and listing[at][0] == rel
+        if rel in entries:
+            path, sig = entries[rel]
+            if present:
+                listing[at] = (rel, path, sig)
+            else:
+                listing.insert(at, (rel, path, sig))
+        elif present:
+            del listing[at]
+    return listing
+
+
+def _rel_of(item: tuple[str, str, Sig | None]) -> str:
+    return item[0]
+
+
+def state_for(ws: Workspace) -> KeptState | None:
     """The kept state of ``ws`` (made on first use); None when not enabled."""
     if not _enabled:
         return None
     root = str(ws.root)
     state = _states.pop(root, None)
     if state is None:
-        state = _State(root)
+        state = KeptState(root)
         while len(_states) >= WORKSPACES_KEPT:
             oldest = next(iter(_states))
             dropped = _states.pop(oldest)
@@ -170,13 +199,13 @@ def state_for(ws: Workspace) -> _State | None:
     return state
 
 
-def remember(state: _State, memory: Memory) -> None:
+def remember(state: KeptState, memory: Memory) -> None:
     """The lint that listed ``state`` last finished with ``memory``: later events are dirt on it."""
     state.memory = memory
     state.dirty = set()
 
 
-def forget(state: _State) -> None:
+def forget(state: KeptState) -> None:
     state.memory = None
     state.dirty = None
 

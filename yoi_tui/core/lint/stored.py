@@ -209,16 +209,18 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
 
     def signature(self) -> list[Any] | None:
         """``[name, size, mtime_ns, ctime_ns, inode]`` of each usage file (None: not trackable)."""
+        folder = str(self.ws.usage_dir)
         try:
-            with os.scandir(self.ws.usage_dir) as found:
+            with os.scandir(folder) as found:
                 names = sorted(e.name for e in found)
         except (FileNotFoundError, NotADirectoryError):
             return []
         except OSError:
             return None
         out: list[Any] = []
+        base = folder + os.sep
         for name in names:
-            sig = file_signature(os.path.join(self.ws.usage_dir, name))
+            sig = file_signature(base + name)
             if sig is None:
                 return None
             out.append([name, *sig])
@@ -308,7 +310,7 @@ def stored_lint(ws: Workspace, frequencies: Mapping[tuple[str, str], float] | No
         usage = _usage_state(frequencies)
     else:  # a long-running process: the kernel says what changed since its last lint
         sigs, dirty = kept.signatures(ws)
-        usage = _usage_state(frequencies)
+        usage = kept.usage = _usage_state(frequencies)  # the rest of this lint reads it from there
         memory = kept.memory
         if memory is not None and dirty == set() and usage is not None and memory.key == key \
                 and memory.usage == usage:
