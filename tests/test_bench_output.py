@@ -13,7 +13,7 @@ sys.path.insert(0, str(BENCH))
 
 import run as bench_run  # noqa: E402  (bench/run.py)
 
-ALL_FIGURES = ["check", "startup", "search", "lint", "completion", "one-file", "gc", "app", "phase1"]
+ALL_FIGURES = ["check", "startup", "search", "lint", "completion", "one-file", "gc", "phase2", "app", "phase1"]
 
 
 def _git_status() -> str:
