@@ -416,3 +416,22 @@ def test_three_wordings_in_every_order_end_as_one_record(tmp_path: Path) -> None
     ((rel, (_sources, lines)),) = finals[0].items()
     assert rel == "memory/decisions/use-sqlite-for-the-response-cache.md"
     assert "# Use SQLite for the response cache" in lines and "Also titled: Use sqlite for the response caches" in lines
+
+
+def test_attempts_join_the_nearest_record_of_their_session_whatever_its_encoding(tmp_path: Path) -> None:
+    from yoi_tui.core.store.writer import new_record_text
+
+    ws = make_ws(tmp_path)
+    near = write_record(ws, "memory/decisions/near-one.md",
+                        decision_meta(sources=[{"session_id": "sess-x", "range": [0, 5]}]), "\n# Near one\n")
+    near.write_bytes(b"\xef\xbb\xbf" + near.read_bytes())  # saved with a BOM by some editor
+    far = write_record(ws, "memory/decisions/far-one.md",
+                       decision_meta(sources=[{"session_id": "sess-x", "range": [90, 99]}]), "\n# Far one\n")
+    latin = ws.decisions_dir / "latin-one.md"  # nearest of all, but not UTF-8: never picked
+    latin.write_bytes(new_record_text(decision_meta(sources=[{"session_id": "sess-x", "range": [6, 7]}]),
+                                      "\n# Caf\u00e9 one\n").encode("latin-1"))
+    latin_bytes, far_bytes = latin.read_bytes(), far.read_bytes()
+    stage(ws, "sess-x", 6, 7, attempts=[Attempt(trial="pytest -x", result="boom in test_cache", outcome="failure")])
+    run_phase2(ws, flush=True)
+    assert "boom in test_cache" in near.read_text(encoding="utf-8-sig")
+    assert far.read_bytes() == far_bytes and latin.read_bytes() == latin_bytes

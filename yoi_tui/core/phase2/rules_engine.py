@@ -94,7 +94,7 @@ class RulesEngine:
         self.run_sources: dict[tuple[RecordKind, str], list[dict[str, Any]]] = {}
         self.run_staging: dict[tuple[RecordKind, str], set[str]] = {}
         self.changed: set[tuple[RecordKind, str]] = set()
-        self._raw_cache: dict[RecordKind, dict[str, str]] = {}
+        self._raw_cache: dict[RecordKind, dict[str, bytes]] = {}
         self._raw_paths: dict[RecordKind, dict[str, Path]] = {}
         for staging in ctx.staging:
             self._consume(staging)
@@ -502,29 +502,34 @@ class RulesEngine:
         result = self._line(attempt.result).rstrip(".")
         return f"{what}: {self._line(attempt.trial)} — {result}."
 
-    def _raw(self, kind: RecordKind) -> list[tuple[str, Path, str]]:
-        """(slug, path, text) of every record of ``kind``, read as text without parsing (cheap).
+    def _in_session(self, kind: RecordKind, session: str) -> list[str]:
+        """Slugs of ``kind`` whose frontmatter mentions ``session`` (a pre-selection: the matches
+        are parsed and their sources checked by the caller).
 
-        Used to pre-select the few records worth parsing in a large workspace; texts written in
-        this run come from the writer, the rest are read once and cached.
+        Files are read as bytes and only their frontmatter kept, once per run (decoding every
+        record of a 10,000-record workspace cost a tenth of a dry run); texts written in this run
+        come from the writer. A file that is not UTF-8 is skipped, as reading it as text would.
         """
         cache = self._raw_cache.setdefault(kind, {})
         paths = self._raw_paths.setdefault(kind, {})
         folder = folder_for(self.ctx.sws, kind) if kind is not RecordKind.SUMMARY else None
-        found: list[tuple[str, Path, str]] = []
+        needle = session.encode("utf-8", "surrogatepass")
+        found: list[str] = []
         for slug in self.w.index.slugs(kind):
             # One Path per slug for the run (path_for joined three per call: 1 s of a 10k dry run).
             path = paths.get(slug)
             if path is None:
                 path = paths[slug] = folder / f"{slug}.md" if folder is not None else path_for(self.ctx.sws, kind, slug)
-            text = self.w.written.get(path) or cache.get(slug)
-            if text is None:
-                try:
-                    text = path.read_text(encoding="utf-8-sig")
-                except (OSError, UnicodeDecodeError):
-                    continue
-                cache[slug] = text
-            found.append((slug, path, text))
+            written = self.w.written.get(path)
+            if written is not None:
+                if session in raw_frontmatter(written):
+                    found.append(slug)
+                continue
+            head = cache.get(slug)
+            if head is None:
+                head = cache[slug] = _raw_frontmatter_bytes(path)
+            if needle in head and _is_utf8(path):
+                found.append(slug)
         return found
 
     def _nearest_in_session(self, staging: StagingFile, session: str | None = None) -> Target | None:
@@ -535,9 +540,7 @@ class RulesEngine:
         start, end = staging.source.range
         best: tuple[bool, int, int, Record] | None = None
         for kind in (RecordKind.REQUEST, RecordKind.DECISION):
-            for slug, _path, text in self._raw(kind):
-                if session not in raw_frontmatter(text):
-                    continue
+            for slug in self._in_session(kind, session):
                 record = self.w.read(kind, slug)
                 if record is None or record.is_replaced:
                     continue
@@ -672,3 +675,27 @@ def _span(first: tuple[int, int] | None, second: tuple[int, int] | None) -> tupl
     if first is None or second is None:
         return None
     return (min(first[0], second[0]), max(first[1], second[1]))
+
+
+def _raw_frontmatter_bytes(path: Path) -> bytes:
+    """The frontmatter block of a record file as bytes, as ``raw_frontmatter`` cuts it from the
+    text (after a UTF-8 BOM); b"" when there is none or the file cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return b""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.startswith(b"---"):
+        return b""
+    end = data.find(b"\n---", 3)
+    return data[:end] if end > 0 else b""
+
+
+def _is_utf8(path: Path) -> bool:
+    try:
+        path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return True
