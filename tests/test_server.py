@@ -320,3 +320,29 @@ def test_served_lint_answers_as_the_command_and_writes_its_cache_when_idle(tmp_p
     one_file = ("lint", "--format", "json", "knowledge/topic-1.md")
     answer = probe(server_env, *one_file, cwd=ws.root)
     assert answer == local(*one_file, cwd=ws.root) and "gone-1" in answer[1]
+
+
+def test_usage_errors_wrap_at_the_callers_terminal_width(tmp_path: Path, server_env: dict[str, str]) -> None:
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    ws = _workspace(tmp_path)
+    start_server(server_env, ws)
+    argv = ("search", "knowledge", "--limit", "many", "--workspace", str(ws.root))  # argparse: invalid int
+    env = {k: v for k, v in {**os.environ, **server_env}.items() if k not in ("COLUMNS", "LINES")}
+    master, terminal = pty.openpty()
+    try:
+        fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        served = subprocess.run([sys.executable, "-c", _PROBE, *argv], stdout=terminal, stderr=subprocess.PIPE,
+                                text=True, env=env, timeout=120).stderr
+        alone = subprocess.run([sys.executable, "-m", "yoi_tui.cli.main", *argv], stdout=terminal,
+                               stderr=subprocess.PIPE, text=True, env={**env, "YOI_SERVER": "0"}, timeout=120).stderr
+    finally:
+        os.close(master)
+        os.close(terminal)
+    text, _, marker = served.rpartition("\n")
+    assert json.loads(marker)[0] == 2
+    assert text == alone and "invalid int value" in alone
+    assert max(len(line) for line in alone.splitlines()) > 80  # wrapped at 200 columns, not 80

@@ -82,8 +82,14 @@ def ask(argv: list[str]) -> tuple[int, list[tuple[bool, str]]] | None:
         return None
     umask = os.umask(0o022)
     os.umask(umask)
+    environ = dict(os.environ)
+    if "COLUMNS" not in environ:  # usage errors wrap at the caller's terminal width, not the server's
+        try:
+            environ["COLUMNS"] = str(os.get_terminal_size(sys.__stdout__.fileno()).columns)  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
     try:
-        request = marshal.dumps((PROTOCOL, argv, os.getcwd(), dict(os.environ), umask))
+        request = marshal.dumps((PROTOCOL, argv, os.getcwd(), environ, umask))
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except (OSError, ValueError):  # the working folder was removed; out of descriptors
         return None
