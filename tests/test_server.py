@@ -48,7 +48,9 @@ def server_env() -> Iterator[dict[str, str]]:
     to 108 bytes); every server started under it is stopped afterwards."""
     run = Path(tempfile.mkdtemp(prefix="yoi-rt-", dir="/tmp"))
     run.chmod(0o700)
-    env = {"YOI_SERVER": "1", "XDG_RUNTIME_DIR": str(run)}
+    # A loaded test machine may take a while to schedule the server: wait for it rather than have
+    # a call run by itself (test_a_busy_server_is_not_waited_for sets its own).
+    env = {"YOI_SERVER": "1", "XDG_RUNTIME_DIR": str(run), "YOI_SERVER_WAIT": "30"}
     yield env
     for lock in (run / "yoi").glob("*.lock"):
         pid = _pid(lock)
@@ -346,3 +348,48 @@ def test_usage_errors_wrap_at_the_callers_terminal_width(tmp_path: Path, server_
     assert json.loads(marker)[0] == 2
     assert text == alone and "invalid int value" in alone
     assert max(len(line) for line in alone.splitlines()) > 80  # wrapped at 200 columns, not 80
+
+
+def test_a_busy_server_is_not_waited_for(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    start_server(server_env, ws)
+    barrier = tmp_path / "barrier"
+    held = {**server_env, "YOI_PAUSE_AT": "server:request", "YOI_PAUSE_FILE": str(barrier)}
+    argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
+    first = subprocess.Popen([sys.executable, "-c", _PROBE, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env={**os.environ, **held})
+    _wait_for(Path(f"{barrier}.reached").exists, "the server holding the first call")
+    impatient = {**server_env, "YOI_SERVER_WAIT": "0.2"}
+    assert probe(impatient, *argv)[0] == "ran in its own process"  # not queued behind the first
+    barrier.write_text("go", encoding="utf-8")
+    out, err = first.communicate(timeout=120)
+    assert json.loads(err.rpartition("\n")[2])[0] == 0 and out == local(*argv)[1]
+
+
+def test_a_server_that_cannot_listen_is_not_started_again_and_again(tmp_path: Path,
+                                                                    server_env: dict[str, str]) -> None:
+    from yoi_tui.cli import server_client
+
+    ws = _workspace(tmp_path)
+    folder = Path(server_env["XDG_RUNTIME_DIR"]) / "yoi"
+    folder.mkdir(mode=0o700)
+    old = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = server_env["XDG_RUNTIME_DIR"]
+    try:
+        socket_file = Path(server_client.socket_path() or "")
+    finally:
+        if old is None:
+            del os.environ["XDG_RUNTIME_DIR"]
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = old
+    socket_file.mkdir()  # something that is not a socket where the socket goes: binding fails
+    argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
+    assert run_yoi(*argv, env=server_env).returncode == 0
+    failed = Path(f"{socket_file}.failed")
+    _wait_for(failed.exists, "the failed start noted")
+    assert "cannot listen" in Path(f"{socket_file}.log").read_text(encoding="utf-8")
+    noted = failed.stat().st_mtime_ns
+    for _ in range(2):
+        assert run_yoi(*argv, env=server_env).returncode == 0  # answered alone, as before
+    time.sleep(1.0)
+    assert failed.stat().st_mtime_ns == noted  # no new server tried to start

@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..core.crashpoints import crashpoint
 from . import server_client
 
 _DECLINED: tuple[int, list[tuple[bool, str]]] = (-1, [])
@@ -128,6 +129,10 @@ class Server:
             return
         conn.settimeout(_READ_TIMEOUT)
         try:
+            conn.sendall(server_client.GREETING)  # taken now (a caller that gave up has gone: no harm)
+        except OSError:
+            return
+        try:
             request = server_client._receive(conn)
         except OSError:
             return
@@ -163,6 +168,7 @@ class Server:
         os.environ.update(environ)
         os.umask(umask)
         _forget_process_state()
+        crashpoint("server:request")  # the tests' barrier: a server busy with this request
         output: list[tuple[bool, str]] = []
         self.stdout.target = self.stderr.target = output
         try:
@@ -259,8 +265,14 @@ def _listen(path: str) -> socket.socket | None:
         finally:
             os.umask(old)
         listener.listen(64)
-    except OSError:
+    except OSError as exc:
         listener.close()
+        print(f"yoi server: cannot listen on {path}: {exc}", file=sys.stderr)
+        try:  # the clients then do not start a server per call for a while
+            with open(path + ".failed", "w", encoding="utf-8") as marker:
+                marker.write(f"{exc}\n")
+        except OSError:
+            pass
         return None
     return listener
 
@@ -275,6 +287,10 @@ def main(argv: list[str]) -> int:
     listener = _listen(path)
     if listener is None:
         return 0
+    try:
+        os.unlink(path + ".failed")
+    except OSError:
+        pass
     server = Server(path, listener)
 
     def stop(_signum: int, _frame: object) -> None:

@@ -31,6 +31,11 @@ PROTOCOL = 1
 SERVED = frozenset({"search", "lint"})  # commands the server answers; every other runs in its own process
 IDLE_SECONDS = 900.0  # $YOI_SERVER_IDLE (seconds) when the server starts
 REPLY_TIMEOUT = 300.0  # a first search at 50,000 records builds the index (~30 s): never cut that off
+# The server greets a connection as soon as it takes it; one busy with another caller's command
+# (it answers one at a time) does not, and the caller runs its command itself instead of waiting.
+HANDSHAKE_TIMEOUT = 0.25
+GREETING = b"+"
+busy = False  # set when the last ask found a server busy (then there is no need to start one)
 _DISABLED = ("0", "off", "no", "false")
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS
 
@@ -93,9 +98,18 @@ def ask(argv: list[str]) -> tuple[int, list[tuple[bool, str]]] | None:
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except (OSError, ValueError):  # the working folder was removed; out of descriptors
         return None
+    global busy
     try:
-        conn.settimeout(REPLY_TIMEOUT)
+        conn.settimeout(_wait_seconds())
         conn.connect(path)
+        try:
+            greeting = conn.recv(1)
+        except TimeoutError:  # answering someone else (a long lint): do not queue behind it
+            busy = True
+            return None
+        if greeting != GREETING:
+            return None
+        conn.settimeout(REPLY_TIMEOUT)
         conn.sendall(len(request).to_bytes(8, "big") + request)
         reply = _receive(conn)
     except (OSError, ValueError):
@@ -111,6 +125,16 @@ def ask(argv: list[str]) -> tuple[int, list[tuple[bool, str]]] | None:
     if not isinstance(code, int) or code < 0:  # the server declined (stale code, could not run it)
         return None
     return code, output
+
+
+def _wait_seconds() -> float:
+    """How long to wait for a busy server to take the call: ``$YOI_SERVER_WAIT`` seconds, else
+    ``HANDSHAKE_TIMEOUT``."""
+    try:
+        value = float(os.environ.get("YOI_SERVER_WAIT", ""))
+    except ValueError:
+        return HANDSHAKE_TIMEOUT
+    return value if value > 0 else HANDSHAKE_TIMEOUT
 
 
 def _receive(conn: object) -> bytes | None:
@@ -133,13 +157,27 @@ def _read_exactly(conn: object, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
+FAILED_RETRY_SECONDS = 3600.0
+
+
+def _now() -> float:
+    import time
+
+    return time.time()
+
+
 def start_server() -> None:
     """Start a server in the background unless one is running or starting (it holds a lock).
 
     Never raises: a server that cannot start only means every command runs in its own process."""
     path = socket_path()
-    if path is None:
+    if path is None or busy:
         return
+    try:  # a server that could not listen here lately: do not start one per call
+        if os.stat(path + ".failed").st_mtime > _now() - FAILED_RETRY_SECONDS:
+            return
+    except OSError:
+        pass
     folder = os.path.dirname(path)
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -153,7 +191,8 @@ def start_server() -> None:
             sys.executable, [sys.executable, "-m", "yoi_tui.cli.server", path], os.environ,
             file_actions=[(os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
                           (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
-                          (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0)],
+                          # its own errors (a crash report) go to a log beside the socket
+                          (os.POSIX_SPAWN_OPEN, 2, path + ".log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)],
             setsid=True)
     except (OSError, AttributeError, NotImplementedError):
         return
