@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -49,3 +50,51 @@ def run_yoi(*args: str, cwd: Path | None = None, input: str | None = None,
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-m", "yoi_tui.cli.main", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path``, creating its folders: an edit as any editor makes it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def count_lint_reads(monkeypatch: Any) -> list[str]:
+    """The rel of every file the lint cache reads from now on (``lint.cache.read_record``), in order."""
+    from yoi_tui.core.lint import cache as lint_cache
+
+    reads: list[str] = []
+    real = lint_cache.read_record
+
+    def counting(ws: Workspace, path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
+        reads.append(ws.rel(path))
+        return real(ws, path, **kwargs)
+
+    monkeypatch.setattr(lint_cache, "read_record", counting)
+    return reads
+
+
+RECORD_EDITS = ("append-ref", "rename", "delete", "twin", "slug-twin", "replace", "break", "touch")
+
+
+def edit_record(rng: Any, root: Path, path: Path, op: str, tag: str) -> None:
+    """One of ``RECORD_EDITS`` on the record file ``path`` of the workspace at ``root``, as people
+    and tools make them: a reference added (one dangling), a rename, a deletion, a near-duplicate
+    twin, a decision replaced, broken YAML, a touch. ``tag`` makes new file names unique."""
+    text = path.read_text(encoding="utf-8")
+    if op == "append-ref":
+        target = rng.choice(sorted((root / "knowledge").glob("*.md"))).stem
+        write_text(path, text + f"\nSee #{target} and #no-such-{rng.randint(1, 9)}.\n")
+    elif op == "rename" and path.name != "summary.md":
+        path.rename(path.with_name(f"renamed-{tag}.md"))
+    elif op == "delete" and path.name != "summary.md":
+        path.unlink()
+    elif op in ("twin", "slug-twin") and path.name != "summary.md":
+        shutil.copy(path, path.with_name(path.stem + ("s" if op == "twin" else "x") + ".md"))
+    elif op == "replace" and path.parent.name == "decisions":
+        other = rng.choice(sorted(path.parent.glob("*.md"))).stem
+        write_text(path, text.replace("status: open", f"status: replaced\nreplaced_by: {other}")
+                   .replace("status: resolved", f"status: replaced\nreplaced_by: {other}"))
+    elif op == "break":
+        write_text(path, text.replace("---\n", "---\n\tbad: [\n", 1))
+    else:
+        os.utime(path)

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import RECORD_EDITS, count_lint_reads, edit_record, write_text
 
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace
@@ -51,26 +52,11 @@ def _same(ws: Workspace, frequencies: dict | None = None) -> list:
     return plain.diagnostics
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    reads: list[str] = []
-    real = lint_cache.read_record
-
-    def counting(ws: Workspace, path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
-        reads.append(ws.rel(path))
-        return real(ws, path, **kwargs)
-
-    monkeypatch.setattr(lint_cache, "read_record", counting)
-    return reads
 
 
 def test_cold_and_warm_runs_match_the_uncached_lint(tmp_path: Path, no_racy: None,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    reads = _count_reads(monkeypatch)
+    reads = count_lint_reads(monkeypatch)
     for example in ("broken", "workspace"):
         ws = _ws_copy(tmp_path, example)
         first = _same(ws)
@@ -100,7 +86,7 @@ def test_edits_that_change_other_files_findings(tmp_path: Path, no_racy: None) -
     assert not any(d.rule == "similar-slugs" for d in _same(ws))
     # Replacing the knowledge record: references to it become ref-to-replaced in other files.
     text = (ws.knowledge_dir / "usage-token-clock.md").read_text(encoding="utf-8")
-    _write(ws.knowledge_dir / "usage-token-clock.md",
+    write_text(ws.knowledge_dir / "usage-token-clock.md",
            text.replace("created_at:", "replaced_by: atomic-writes\ncreated_at:", 1))
     knowledge.write_text(text, encoding="utf-8")  # and the old name back, so the summary resolves
     diags = _same(ws)
@@ -108,10 +94,10 @@ def test_edits_that_change_other_files_findings(tmp_path: Path, no_racy: None) -
     # A decision's replacement chain: a -> b where b is replaced too.
     decisions = sorted(ws.decisions_dir.glob("*.md"))
     body = decisions[0].read_text(encoding="utf-8")
-    _write(decisions[0], body.replace("status: resolved", f"status: replaced\nreplaced_by: {decisions[1].stem}"))
+    write_text(decisions[0], body.replace("status: resolved", f"status: replaced\nreplaced_by: {decisions[1].stem}"))
     _same(ws)
     # A file that stops parsing, and a file that is deleted.
-    _write(decisions[1], "---\nstatus: [unclosed\n---\nbody\n")
+    write_text(decisions[1], "---\nstatus: [unclosed\n---\nbody\n")
     assert any(d.rule == "frontmatter-invalid" for d in _same(ws))
     decisions[2].unlink()
     _same(ws)
@@ -130,7 +116,7 @@ def test_usage_changes_compressible_without_touching_files(tmp_path: Path, no_ra
     ws = _ws_copy(tmp_path, "workspace")
     path = ws.decisions_dir / "rules-engine-is-the-default.md"
     text = path.read_text(encoding="utf-8")
-    _write(path, text + "\n" + "Long rationale sentence, repeated for size. " * 60 + "\n")
+    write_text(path, text + "\n" + "Long rationale sentence, repeated for size. " * 60 + "\n")
     rel = ws.rel(path)
     rarely = _same(ws, frequencies={})
     assert any(d.rule == "compressible" and d.path == rel for d in rarely)
@@ -144,14 +130,14 @@ def test_same_size_rewrite_with_the_same_mtime_is_detected(tmp_path: Path, no_ra
     _same(ws)
     st = os.stat(path)
     text = path.read_text(encoding="utf-8")
-    _write(path, text.replace("kind: ", "kinz: ", 1))  # same size, now an unknown field + missing kind
+    write_text(path, text.replace("kind: ", "kinz: ", 1))  # same size, now an unknown field + missing kind
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     diags = _same(ws)
     assert any(d.path == ws.rel(path) and d.rule == "missing-field" for d in diags)
 
 
 def test_racily_clean_files_are_not_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    reads = _count_reads(monkeypatch)
+    reads = count_lint_reads(monkeypatch)
     ws = _ws_copy(tmp_path, "workspace")  # every file was written just now
     lint_workspace(ws, cache=True)
     data = json.loads(lint_cache.cache_path(ws).read_text(encoding="ascii"))
@@ -202,28 +188,9 @@ def test_random_operations_on_a_generated_workspace(tmp_path: Path, no_racy: Non
     rng = random.Random(5)
     frequencies = frequencies_for_lint(ws)
     _same(ws, frequencies)
-    for _step in range(25):
+    for step in range(25):
         files = sorted(p for p in root.rglob("*.md") if p.is_file())
-        path = rng.choice(files)
-        op = rng.choice(("append-ref", "rename", "delete", "twin", "replace", "break", "touch", "slug-twin"))
-        text = path.read_text(encoding="utf-8")
-        if op == "append-ref":
-            target = rng.choice(sorted((root / "knowledge").glob("*.md"))).stem
-            _write(path, text + f"\nSee #{target} and #no-such-{rng.randint(1, 9)}.\n")
-        elif op == "rename" and path.name != "summary.md":
-            path.rename(path.with_name(f"renamed-{rng.randint(100, 999)}.md"))
-        elif op == "delete" and path.name != "summary.md":
-            path.unlink()
-        elif op in ("twin", "slug-twin") and path.name != "summary.md":
-            shutil.copy(path, path.with_name(path.stem + ("s" if op == "twin" else "x") + ".md"))
-        elif op == "replace" and path.parent.name == "decisions":
-            other = rng.choice(sorted(path.parent.glob("*.md"))).stem
-            _write(path, text.replace("status: open", f"status: replaced\nreplaced_by: {other}")
-                   .replace("status: resolved", f"status: replaced\nreplaced_by: {other}"))
-        elif op == "break":
-            _write(path, text.replace("---\n", "---\n\tbad: [\n", 1))
-        else:
-            os.utime(path)
+        edit_record(rng, root, rng.choice(files), rng.choice(RECORD_EDITS), str(step))
         _same(ws, frequencies)
 
 
@@ -234,7 +201,7 @@ def test_unchanged_workspace_reuses_the_stored_result(tmp_path: Path, no_racy: N
     loads: list[int] = []
     real_load = lint_cache._load
     monkeypatch.setattr(lint_cache, "_load", lambda *a: loads.append(1) or real_load(*a))
-    reads = _count_reads(monkeypatch)
+    reads = count_lint_reads(monkeypatch)
     frequencies = lint_cache.UsageFrequencies(ws)
     first = lint_workspace(ws, cache=True, frequencies=frequencies).diagnostics
     assert first == lint_workspace(ws, frequencies=frequencies_for_lint(ws)).diagnostics
@@ -252,7 +219,7 @@ def test_usage_log_changes_invalidate_the_stored_result(tmp_path: Path, no_racy:
 
     ws = _ws_copy(tmp_path, "workspace")
     path = ws.decisions_dir / "rules-engine-is-the-default.md"
-    _write(path, path.read_text(encoding="utf-8") + "\n" + "Long rationale sentence, repeated. " * 80 + "\n")
+    write_text(path, path.read_text(encoding="utf-8") + "\n" + "Long rationale sentence, repeated. " * 80 + "\n")
 
     def check() -> list:
         lazy = lint_workspace(ws, cache=True, frequencies=lint_cache.UsageFrequencies(ws)).diagnostics
@@ -271,7 +238,7 @@ def test_usage_log_changes_invalidate_the_stored_result(tmp_path: Path, no_racy:
 def test_given_frequencies_are_part_of_the_stored_state(tmp_path: Path, no_racy: None) -> None:
     ws = _ws_copy(tmp_path, "workspace")
     path = ws.decisions_dir / "rules-engine-is-the-default.md"
-    _write(path, path.read_text(encoding="utf-8") + "\n" + "Long rationale sentence, repeated. " * 80 + "\n")
+    write_text(path, path.read_text(encoding="utf-8") + "\n" + "Long rationale sentence, repeated. " * 80 + "\n")
     for frequencies in ({}, {("decision", path.stem): 9.0}, {}, None, {("decision", path.stem): 9.0}):
         _same(ws, frequencies)
         _same(ws, frequencies)
@@ -337,14 +304,14 @@ def test_after_a_few_edits_only_the_edited_files_are_checked_again(tmp_path: Pat
     # Body edits that keep every slug, replaced_by and status: the incremental path, same findings.
     for n, path in enumerate([decisions[0], knowledge[0], decisions[-1]]):
         text = path.read_text(encoding="utf-8")
-        _write(path, text + f"\nMore text {n}, now naming #no-such-record-{n} and {'x' * 900 * n}.\n")
+        write_text(path, text + f"\nMore text {n}, now naming #no-such-record-{n} and {'x' * 900 * n}.\n")
         _same(ws)
     assert used and all(used)
     # An edit that changes what other files depend on (replaced_by): still incremental — the edited
     # file and the files naming a record whose chain passes through it are checked again.
     used.clear()
     text = knowledge[0].read_text(encoding="utf-8")
-    _write(knowledge[0], text.replace("\n---\n", f"\nreplaced_by: {knowledge[-1].stem}\n---\n", 1))
+    write_text(knowledge[0], text.replace("\n---\n", f"\nreplaced_by: {knowledge[-1].stem}\n---\n", 1))
     _same(ws)
     assert used == [True]
     # A new file: every file is checked again.
@@ -387,10 +354,10 @@ def test_fact_changing_edits_recheck_the_files_that_follow_them(tmp_path: Path, 
         elif op == "break":
             head += "\n\tbad: ["
         elif op == "restore":
-            _write(path, originals[path])
+            write_text(path, originals[path])
             _same(ws)
             continue
-        _write(path, head + sep + rest)
+        write_text(path, head + sep + rest)
         _same(ws)
     assert used and all(used)
 
@@ -415,7 +382,7 @@ def test_a_record_made_unparsable_loses_its_similar_slugs_findings(tmp_path: Pat
     path = sorted(ws.knowledge_dir.glob("*.md"))[0]
     assert any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))
     text = path.read_text(encoding="utf-8")
-    _write(path, text.replace("---\n", "---\n\tbad: [\n", 1))
+    write_text(path, text.replace("---\n", "---\n\tbad: [\n", 1))
     assert not any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))
-    _write(path, text)
+    write_text(path, text)
     assert any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))

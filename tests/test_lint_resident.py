@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import RECORD_EDITS, count_lint_reads, edit_record, write_text
 
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace, resident
@@ -39,16 +40,12 @@ def kept() -> Iterator[None]:
     resident.enable(False)
 
 
-def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    reads: list[str] = []
-    real = lint_cache.read_record
 
-    def counting(ws: Workspace, path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
-        reads.append(ws.rel(path))
-        return real(ws, path, **kwargs)
-
-    monkeypatch.setattr(lint_cache, "read_record", counting)
-    return reads
+def _generated(tmp_path: Path, seed: int, records: int = 50) -> Workspace:
+    """A bench-generator workspace (planted findings included) in ``tmp_path/gen``."""
+    root = tmp_path / "gen"
+    generate.generate(records, root, seed=seed)
+    return Workspace(root)
 
 
 def _same(ws: Workspace, frequencies: object = None) -> list:
@@ -60,25 +57,19 @@ def _same(ws: Workspace, frequencies: object = None) -> list:
     return plain.diagnostics
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
 
 def test_an_unchanged_workspace_is_answered_from_memory(tmp_path: Path, kept: None,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    root = tmp_path / "gen"
-    generate.generate(60, root, seed=3)
-    ws = Workspace(root)
+    ws = _generated(tmp_path, 3, 60)
     first = _same(ws)
-    reads = _reads(monkeypatch)
+    reads = count_lint_reads(monkeypatch)
     cache_file = lint_cache.cache_path(ws)
     cache_file.unlink(missing_ok=True)  # nothing is read from disk either
     assert lint_workspace(ws, cache=True).diagnostics == first
     assert reads == []
     # one edit: only that file is read again, though its signature is racy
     path = sorted(ws.decisions_dir.glob("*.md"))[0]
-    _write(path, path.read_text(encoding="utf-8") + "\nSee #no-such-record.\n")
+    write_text(path, path.read_text(encoding="utf-8") + "\nSee #no-such-record.\n")
     after = lint_workspace(ws, cache=True).diagnostics
     assert reads == [ws.rel(path)]
     assert any(d.path == ws.rel(path) and d.rule == "dangling-ref" for d in after)
@@ -87,23 +78,20 @@ def test_an_unchanged_workspace_is_answered_from_memory(tmp_path: Path, kept: No
 
 
 def test_a_rewrite_keeping_size_and_mtime_is_read_again(tmp_path: Path, kept: None) -> None:
-    root = tmp_path / "gen"
-    generate.generate(50, root, seed=4)
-    ws = Workspace(root)
+    ws = _generated(tmp_path, 4, 50)
     _same(ws)
     path = sorted(ws.knowledge_dir.glob("*.md"))[0]
     info = path.stat()
     text = path.read_text(encoding="utf-8")
-    _write(path, text.replace("kind: ", "kinz: ", 1))  # same size: an unknown field, kind missing
+    write_text(path, text.replace("kind: ", "kinz: ", 1))  # same size: an unknown field, kind missing
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
     diags = _same(ws)
     assert any(d.path == ws.rel(path) and d.rule == "missing-field" for d in diags)
 
 
 def test_random_operations_match_an_uncached_lint(tmp_path: Path, kept: None) -> None:
-    root = tmp_path / "gen"
-    generate.generate(150, root, seed=12)
-    ws = Workspace(root)
+    ws = _generated(tmp_path, 12, 150)
+    root = ws.root
     rng = random.Random(8)
     frequencies = frequencies_for_lint(ws)
     _same(ws, frequencies)
@@ -112,27 +100,14 @@ def test_random_operations_match_an_uncached_lint(tmp_path: Path, kept: None) ->
     for step in range(40):
         files = sorted(p for p in root.rglob("*.md") if p.is_file() and not p.is_symlink())
         path = rng.choice(files)
-        op = rng.choice(("append-ref", "rename", "delete", "twin", "replace", "break", "touch", "same-size",
-                         "symlink", "atomic-save", "usage", "config", "drop-cache", "folder"))
+        op = rng.choice((*RECORD_EDITS, "same-size", "symlink", "atomic-save", "usage", "config", "drop-cache",
+                         "folder"))
         text = path.read_text(encoding="utf-8")
-        if op == "append-ref":
-            target = rng.choice(sorted((root / "knowledge").glob("*.md"))).stem
-            _write(path, text + f"\nSee #{target} and #no-such-{rng.randint(1, 9)}.\n")
-        elif op == "rename" and path.name != "summary.md":
-            path.rename(path.with_name(f"renamed-{step}.md"))
-        elif op == "delete" and path.name != "summary.md":
-            path.unlink()
-        elif op == "twin" and path.name != "summary.md":
-            shutil.copy(path, path.with_name(path.stem + "s.md"))
-        elif op == "replace" and path.parent.name == "decisions":
-            other = rng.choice(sorted(path.parent.glob("*.md"))).stem
-            _write(path, text.replace("status: open", f"status: replaced\nreplaced_by: {other}")
-                   .replace("status: resolved", f"status: replaced\nreplaced_by: {other}"))
-        elif op == "break":
-            _write(path, text.replace("---\n", "---\n\tbad: [\n", 1))
+        if op in RECORD_EDITS:
+            edit_record(rng, root, path, op, str(step))
         elif op == "same-size":
             info = path.stat()
-            _write(path, text.replace("description:", "descriptiom:", 1))
+            write_text(path, text.replace("description:", "descriptiom:", 1))
             os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
         elif op == "symlink":
             (root / "knowledge" / f"link-{step}.md").symlink_to(outside)
@@ -171,22 +146,20 @@ def test_deferred_cache_files_serve_a_later_one_shot_lint(tmp_path: Path, kept: 
     from yoi_tui.core.lint import stored
 
     monkeypatch.setattr(stored, "RACY_NS", 0)  # files written just now may be stored
-    root = tmp_path / "gen"
-    generate.generate(50, root, seed=5)
-    ws = Workspace(root)
+    ws = _generated(tmp_path, 5, 50)
     expected = _same(ws)
     path = sorted(ws.requests_dir.glob("*.md"))[0]
-    _write(path, path.read_text(encoding="utf-8") + "\nMore.\n")
+    write_text(path, path.read_text(encoding="utf-8") + "\nMore.\n")
     cache_file = lint_cache.cache_path(ws)
     before = cache_file.stat().st_mtime_ns if cache_file.exists() else None
     expected = _same(ws)
     assert resident.has_pending()
     assert (cache_file.stat().st_mtime_ns if cache_file.exists() else None) == before  # not written per lint
     # the file changes again after that lint: the flush must not store its old facts
-    _write(path, path.read_text(encoding="utf-8") + "\nSee #no-such-thing.\n")
+    write_text(path, path.read_text(encoding="utf-8") + "\nSee #no-such-thing.\n")
     assert resident.flush() and not resident.has_pending()
     resident.enable(False)
-    reads = _reads(monkeypatch)
+    reads = count_lint_reads(monkeypatch)
     one_shot = lint_workspace(ws, cache=True)
     assert ws.rel(path) in reads  # its facts were out of date at the flush: not stored
     assert len(reads) < 10  # the rest came from the flushed cache
@@ -197,9 +170,7 @@ def test_a_file_with_an_event_is_read_again_whatever_its_signature(tmp_path: Pat
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     # Two writes in one timestamp tick keep size, mtime and ctime: only the kernel's event tells.
     # Opening for writing and closing sends that event (IN_CLOSE_WRITE) with the signature unchanged.
-    root = tmp_path / "gen"
-    generate.generate(50, root, seed=6)
-    ws = Workspace(root)
+    ws = _generated(tmp_path, 6, 50)
     _same(ws)
     path = sorted(ws.knowledge_dir.glob("*.md"))[0]
     before = path.stat()
@@ -208,7 +179,7 @@ def test_a_file_with_an_event_is_read_again_whatever_its_signature(tmp_path: Pat
     after = path.stat()
     assert (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (after.st_size, after.st_mtime_ns,
                                                                        after.st_ctime_ns)
-    reads = _reads(monkeypatch)
+    reads = count_lint_reads(monkeypatch)
     _same(ws)
     assert reads == [ws.rel(path)]
 
@@ -217,9 +188,7 @@ def test_a_result_stored_by_a_one_shot_lint_is_remembered(tmp_path: Path, monkey
     from yoi_tui.core.lint import stored
 
     monkeypatch.setattr(stored, "RACY_NS", 0)
-    root = tmp_path / "gen"
-    generate.generate(50, root, seed=7)
-    ws = Workspace(root)
+    ws = _generated(tmp_path, 7, 50)
     expected = lint_workspace(ws, cache=True).diagnostics  # one-shot: stores its result
     digests: list[int] = []
     real = stored._state_digest
@@ -237,7 +206,7 @@ def test_a_result_stored_by_a_one_shot_lint_is_remembered(tmp_path: Path, monkey
             assert lint_workspace(ws, cache=True).diagnostics == expected
         assert len(digests) == 1  # then answered from memory: no digest of every signature
         path = sorted(ws.knowledge_dir.glob("*.md"))[0]
-        _write(path, path.read_text(encoding="utf-8") + "\nSee #no-such-one.\n")
+        write_text(path, path.read_text(encoding="utf-8") + "\nSee #no-such-one.\n")
         assert lint_workspace(ws, cache=True).diagnostics == lint_workspace(ws).diagnostics
     finally:
         resident.enable(False)
@@ -246,9 +215,7 @@ def test_a_result_stored_by_a_one_shot_lint_is_remembered(tmp_path: Path, monkey
 def test_the_kept_listing_is_the_full_listing_after_any_change(tmp_path: Path, kept: None) -> None:
     from yoi_tui.core.lint.stored import record_signatures
 
-    root = tmp_path / "gen"
-    generate.generate(50, root, seed=9)
-    ws = Workspace(root)
+    ws = _generated(tmp_path, 9, 50)
     state = resident.state_for(ws)
     assert state is not None
     assert state.signatures(ws)[0] == record_signatures(ws)
