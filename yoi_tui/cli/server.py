@@ -98,12 +98,12 @@ class Server:
                     return
             wait = min(idle_left, check_every)
             if resident.has_pending():  # a lint's cache file, written once requests pause
-                wait = min(wait, max(0.0, _FLUSH_AFTER - (now - last_request)))
-            self.listener.settimeout(wait)
+                wait = min(wait, _FLUSH_AFTER - (now - last_request))
+            self.listener.settimeout(max(wait, 0.01))  # never 0: that would make accept non-blocking
             try:
                 conn, _ = self.listener.accept()
-            except TimeoutError:
-                if resident.has_pending() and time.monotonic() - last_request >= _FLUSH_AFTER:
+            except (TimeoutError, BlockingIOError):
+                if resident.has_pending() and time.monotonic() - last_request >= _FLUSH_AFTER * 0.99:
                     resident.flush()
                 continue
             except InterruptedError:
@@ -168,12 +168,16 @@ class Server:
         os.environ.update(environ)
         os.umask(umask)
         _forget_process_state()
-        crashpoint("server:request")  # the tests' barrier: a server busy with this request
+        if os.environ.get("YOI_PAUSE_AT") == "server:request":
+            crashpoint("server:request")  # the tests' barrier: a server busy with this request
         output: list[tuple[bool, str]] = []
         self.stdout.target = self.stderr.target = output
         try:
             code = _run(argv)
         except Exception:  # noqa: BLE001 - an unexpected error: let the command run alone and show it
+            import traceback
+
+            traceback.print_exc(file=sys.__stderr__)  # the server's log (server_client.start_server)
             return _DECLINED
         finally:
             self.stdout.target = self.stderr.target = None
