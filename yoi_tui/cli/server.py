@@ -229,11 +229,13 @@ def _same_user(conn: socket.socket) -> bool:
 
 
 def _watch_package() -> object | None:
-    """A change feed over the ``yoi_tui`` package's source files (None: cannot watch)."""
+    """A change feed over the ``yoi_tui`` package's source files and the folder it is installed in
+    (``site-packages``: a dependency installed, upgraded or removed changes its entries), so code
+    the server has loaded never answers after it changed on disk. None: cannot watch."""
     from ..core.retrieval.change_feed import ChangeFeed
 
     root = Path(__file__).resolve().parent.parent
-    folders: list[tuple[str, frozenset[str] | None]] = []
+    folders: list[tuple[str, frozenset[str] | None]] = [(str(root.parent), None)]
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = [name for name in subfolders if name != "__pycache__"]
         folders.append((folder, frozenset(name for name in files if not name.endswith(".pyc"))))
