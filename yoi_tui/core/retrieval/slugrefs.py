@@ -146,6 +146,12 @@ def iter_slug_refs(text: str) -> Iterator[SlugRef]:
         yield SlugRef(slug, line_no, start + 1, line_start + start, line_start + start + 1 + len(slug))
 
 
+def iter_ref_positions(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """``(slug, line_no, start_in_line, line_start)`` of every reference, as ``iter_slug_refs``
+    finds them (its ``col`` is ``start_in_line + 1``), without an object per reference."""
+    return _iter_refs(text)
+
+
 def find_slug_refs(text: str) -> list[SlugRef]:
     return list(iter_slug_refs(text))
 
