@@ -6,7 +6,7 @@ import string
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support import T0, decision_meta, make_ws, write_record
 
@@ -47,8 +47,14 @@ def _normalise(value: object) -> object:
     return value
 
 
+# YAML 1.1 reads U+2028/U+2029 (and NEL) as line breaks: written raw in a quoted value they were
+# folded and moved every later key a line down (found by hypothesis in CI): they are escaped.
+SEPARATORS = {"b": "\u2028", "a": [False], "c": "x\u2029y\x85", "d": [["\u2028", 1]]}
+
+
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(meta=META, body=BODY)
+@example(meta=SEPARATORS, body="")
 def test_generated_records_round_trip_byte_identical(meta: dict, body: str, tmp_path: Path) -> None:
     text = new_record_text(meta, body)
     record = _parse(text, tmp_path)
@@ -61,6 +67,8 @@ def test_generated_records_round_trip_byte_identical(meta: dict, body: str, tmp_
 
 @settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(meta=META, body=BODY, key=st.sampled_from([0, 1, 2]), new_value=VALUE)
+@example(meta={"b": "\u2028", "a": False}, body="", key=0, new_value=False)
+@example(meta={"b": "\u2028\u2028", "a": [False]}, body="", key=0, new_value="")
 def test_update_changes_only_that_key(meta: dict, body: str, key: int, new_value: object, tmp_path: Path) -> None:
     keys = list(meta)
     target = keys[key % len(keys)]

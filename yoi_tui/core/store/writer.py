@@ -46,8 +46,10 @@ def _scalar(value: Any) -> str:
     return _NON_PRINTABLE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
 
 
-# Characters YAML refuses to read raw (C0/C1 controls, DEL, surrogates, non-characters): escape them.
-_NON_PRINTABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# Characters YAML refuses to read raw (C0/C1 controls, DEL, surrogates, non-characters), and the
+# Unicode line and paragraph separators, which YAML 1.1 reads as line breaks (a raw one inside a
+# quoted value would be folded, and move every line after it): escape them.
+_NON_PRINTABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
 def _plain_roundtrips(text: str) -> bool:
@@ -104,7 +106,8 @@ def _emit_item(item: Any, indent: int) -> list[str]:
 
 
 def _flow_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return _NON_PRINTABLE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _key_spans(record: Record) -> dict[str, tuple[int, int]]:
