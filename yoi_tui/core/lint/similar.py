@@ -99,6 +99,7 @@ def _unique_pairs(slugs: list[str], ratio: float) -> Iterator[tuple[str, str, fl
         index[length] = tables
     for slug in ordered:
         own = len(slug)
+        pieces: dict[int, list[str]] = {}  # size -> every substring of that size, by start (built once per slug)
         for length in range(own, longest_partner(own, ratio) + 1):
             group = by_length.get(length)
             if not group:
@@ -119,9 +120,14 @@ def _unique_pairs(slugs: list[str], ratio: float) -> Iterator[tuple[str, str, fl
                     # tau - number edits follow it and its shift is within that of delta.
                     low = max(0, start + delta - half, start + delta - (tau - number))
                     high = min(own - size, start + half, start + delta + (tau - number))
-                    # The probes of one segment in one go (map and a comprehension run in C-level
-                    # loops; a Python loop per probe was most of a cold lint's similar-slugs time).
-                    for hit in map(table.get, [slug[pos:pos + size] for pos in range(low, high + 1)]):
+                    if low > high:
+                        continue
+                    # The probes of one segment in one go: a slice of the slug's substrings of that
+                    # size, shared by every partner length (map runs the lookups in a C-level loop).
+                    sized = pieces.get(size)
+                    if sized is None:
+                        sized = pieces[size] = [slug[pos:pos + size] for pos in range(own - size + 1)]
+                    for hit in map(table.get, sized[low:high + 1]):
                         if hit:
                             candidates.update(hit)
             if length == own:  # each pair once: from its smaller side
