@@ -98,3 +98,34 @@ def edit_record(rng: Any, root: Path, path: Path, op: str, tag: str) -> None:
         write_text(path, text.replace("---\n", "---\n\tbad: [\n", 1))
     else:
         os.utime(path)
+
+
+def stop_command_servers(runtime: Path) -> None:
+    """Stop every command server whose lock file is under ``runtime`` (an ``XDG_RUNTIME_DIR`` a test
+    gave its ``yoi`` calls), and wait until each has gone: no test leaves a process behind."""
+    import signal
+    import time
+
+    for lock in (runtime / "yoi").glob("*.lock"):
+        try:
+            pid = int(lock.read_text().strip() or 0)
+        except (OSError, ValueError):
+            continue
+        if pid <= 0:
+            continue
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            continue
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and process_running(pid):
+            time.sleep(0.05)
+
+
+def process_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return False
+    return stat.split(") ", 1)[1][:1] != "Z"  # a zombie has exited

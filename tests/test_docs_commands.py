@@ -8,11 +8,12 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import REPO
+from support import REPO, stop_command_servers
 
 MARKED = re.compile(r"<!--\s*runnable(?::\s*(?P<opts>[^>]*?))?\s*-->\s*\n```(?:bash|sh)\n(?P<code>.*?)\n```", re.DOTALL)
 BASH_BLOCK = re.compile(r"^```(?:bash|sh)\s*$", re.MULTILINE)
@@ -66,12 +67,21 @@ def run_block(block: Block, cwd: Path, home: Path, path_prefix: list[Path]) -> N
     env.update(HOME=str(home), PATH=os.pathsep.join([*map(str, path_prefix), "/usr/bin", "/bin"]),
                TERM="xterm-256color", TEXTUAL_SCREENSHOT="1", TEXTUAL_SCREENSHOT_LOCATION=str(home),
                PIPX_HOME=str(home / "pipx"), PIPX_BIN_DIR=str(home / "bin"))
+    # As a user runs them (a second `yoi search` is served by a command server), but the servers
+    # live in a runtime folder of the block's own and are stopped when it ends.
+    runtime = Path(tempfile.mkdtemp(prefix="yoi-docs-rt-", dir="/tmp"))
+    runtime.chmod(0o700)
+    env["XDG_RUNTIME_DIR"] = str(runtime)
     argv = ["bash", "-euo", "pipefail", "-c", block.code]
-    if "yoi-tui" in block.code:  # the app needs a terminal: it draws, screenshots and exits
-        code, output = _run_on_terminal(argv, cwd, env)
-    else:
-        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
-        code, output = done.returncode, done.stdout + done.stderr
+    try:
+        if "yoi-tui" in block.code:  # the app needs a terminal: it draws, screenshots and exits
+            code, output = _run_on_terminal(argv, cwd, env)
+        else:
+            done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+            code, output = done.returncode, done.stdout + done.stderr
+    finally:
+        stop_command_servers(runtime)
+        shutil.rmtree(runtime, ignore_errors=True)
     assert code == 0, f"{block} exited {code}:\n{block.code}\n--- output ---\n{output[-4000:]}"
 
 

@@ -22,7 +22,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
+from support import (
+    decision_meta,
+    knowledge_meta,
+    make_ws,
+    process_running,
+    run_yoi,
+    stop_command_servers,
+    write_record,
+)
 
 from yoi_tui.core.store.workspace import Workspace
 
@@ -52,11 +60,7 @@ def server_env() -> Iterator[dict[str, str]]:
     # a call run by itself (test_a_busy_server_is_not_waited_for sets its own).
     env = {"YOI_SERVER": "1", "XDG_RUNTIME_DIR": str(run), "YOI_SERVER_WAIT": "30"}
     yield env
-    for lock in (run / "yoi").glob("*.lock"):
-        pid = _pid(lock)
-        if pid and _alive(pid):
-            os.kill(pid, signal.SIGTERM)
-            _wait_for(lambda pid=pid: not _alive(pid), "server stopped")  # type: ignore[misc]
+    stop_command_servers(run)
     shutil.rmtree(run, ignore_errors=True)
 
 
@@ -65,17 +69,6 @@ def _pid(lock: Path) -> int | None:
         return int(lock.read_text().strip() or 0) or None
     except (OSError, ValueError):
         return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie (this test process is not its parent, but be safe): gone for our purposes
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def _wait_for(condition: object, what: str, timeout: float = 20.0) -> None:
@@ -98,7 +91,7 @@ def start_server(env: dict[str, str], ws: Workspace) -> int:
     assert first.returncode == 0, first.stderr
     _wait_for(lambda: probe(env, "search", "knowledge", "--workspace", str(ws.root))[0] == 0, "server answering")
     pid = _server_pid(env)
-    assert pid is not None and _alive(pid)
+    assert pid is not None and process_running(pid)
     return pid
 
 
@@ -236,7 +229,7 @@ def test_a_change_to_yoi_itself_retires_the_server(tmp_path: Path, server_env: d
     os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))  # an attribute event, content unchanged
     argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
     assert probe(server_env, *argv)[0] == "ran in its own process"  # declined: runs with the new code
-    _wait_for(lambda: not _alive(pid), "the old server exited")
+    _wait_for(lambda: not process_running(pid), "the old server exited")
     assert run_yoi(*argv, env=server_env).returncode == 0  # starts a new one
     _wait_for(lambda: probe(server_env, *argv)[0] == 0, "a new server answering")
     assert _server_pid(server_env) != pid
@@ -250,7 +243,7 @@ def test_idle_server_stops_and_removes_its_socket(tmp_path: Path, server_env: di
     _wait_for(lambda: list(folder.glob("*.lock")) and _server_pid(env), "server started")
     pid = _server_pid(env)
     assert pid is not None
-    _wait_for(lambda: not _alive(pid), "idle server exited")
+    _wait_for(lambda: not process_running(pid), "idle server exited")
     assert not list(folder.glob("*.sock"))
 
 
@@ -258,7 +251,7 @@ def test_terminated_server_removes_its_socket(tmp_path: Path, server_env: dict[s
     ws = _workspace(tmp_path)
     pid = start_server(server_env, ws)
     os.kill(pid, signal.SIGTERM)
-    _wait_for(lambda: not _alive(pid), "server exited")
+    _wait_for(lambda: not process_running(pid), "server exited")
     assert not list((Path(server_env["XDG_RUNTIME_DIR"]) / "yoi").glob("*.sock"))
     argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
     assert probe(server_env, *argv)[0] == "ran in its own process"
