@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,14 +80,14 @@ def wait_until() -> Callable[..., object]:
     return _wait_until
 
 
-_SESSION_STARTED = __import__("time").time()
+_SESSION_STARTED = time.time()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Stop any command server this test session left behind (one started by a test whose
     environment lost ``YOI_SERVER=0``): found by this package's socket name, started after the
     session began. A server the developer started earlier is left alone."""
-    import signal
+    from support import stop_command_server
 
     from yoi_tui.cli import server_client
 
@@ -104,11 +105,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         try:
             if lock.stat().st_mtime < _SESSION_STARTED:
                 continue
-            pid = int(lock.read_text().strip() or 0)
-        except (OSError, ValueError):
+        except OSError:
             continue
-        if pid > 0:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except OSError:
-                pass
+        stop_command_server(lock)

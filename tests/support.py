@@ -103,23 +103,33 @@ def edit_record(rng: Any, root: Path, path: Path, op: str, tag: str) -> None:
 def stop_command_servers(runtime: Path) -> None:
     """Stop every command server whose lock file is under ``runtime`` (an ``XDG_RUNTIME_DIR`` a test
     gave its ``yoi`` calls), and wait until each has gone: no test leaves a process behind."""
+    for lock in (runtime / "yoi").glob("*.lock"):
+        stop_command_server(lock)
+
+
+def server_pid(lock: Path) -> int | None:
+    """The process id a command server wrote into its lock file (None: none there)."""
+    try:
+        return int(lock.read_text().strip() or 0) or None
+    except (OSError, ValueError):
+        return None
+
+
+def stop_command_server(lock: Path) -> None:
+    """SIGTERM the server of ``lock`` and wait (up to 20 s) until it has gone."""
     import signal
     import time
 
-    for lock in (runtime / "yoi").glob("*.lock"):
-        try:
-            pid = int(lock.read_text().strip() or 0)
-        except (OSError, ValueError):
-            continue
-        if pid <= 0:
-            continue
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except OSError:
-            continue
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and process_running(pid):
-            time.sleep(0.05)
+    pid = server_pid(lock)
+    if pid is None:
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        return
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and process_running(pid):
+        time.sleep(0.05)
 
 
 def process_running(pid: int) -> bool:

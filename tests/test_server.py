@@ -28,6 +28,7 @@ from support import (
     make_ws,
     process_running,
     run_yoi,
+    server_pid,
     stop_command_servers,
     write_record,
 )
@@ -64,13 +65,6 @@ def server_env() -> Iterator[dict[str, str]]:
     shutil.rmtree(run, ignore_errors=True)
 
 
-def _pid(lock: Path) -> int | None:
-    try:
-        return int(lock.read_text().strip() or 0) or None
-    except (OSError, ValueError):
-        return None
-
-
 def _wait_for(condition: object, what: str, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -80,9 +74,9 @@ def _wait_for(condition: object, what: str, timeout: float = 20.0) -> None:
     raise AssertionError(f"timed out waiting for: {what}")
 
 
-def _server_pid(env: dict[str, str]) -> int | None:
+def _running_server(env: dict[str, str]) -> int | None:
     locks = list((Path(env["XDG_RUNTIME_DIR"]) / "yoi").glob("*.lock"))
-    return _pid(locks[0]) if locks else None
+    return server_pid(locks[0]) if locks else None
 
 
 def start_server(env: dict[str, str], ws: Workspace) -> int:
@@ -90,7 +84,7 @@ def start_server(env: dict[str, str], ws: Workspace) -> int:
     first = run_yoi("search", "knowledge", "--workspace", str(ws.root), env=env)
     assert first.returncode == 0, first.stderr
     _wait_for(lambda: probe(env, "search", "knowledge", "--workspace", str(ws.root))[0] == 0, "server answering")
-    pid = _server_pid(env)
+    pid = _running_server(env)
     assert pid is not None and process_running(pid)
     return pid
 
@@ -232,7 +226,7 @@ def test_a_change_to_yoi_itself_retires_the_server(tmp_path: Path, server_env: d
     _wait_for(lambda: not process_running(pid), "the old server exited")
     assert run_yoi(*argv, env=server_env).returncode == 0  # starts a new one
     _wait_for(lambda: probe(server_env, *argv)[0] == 0, "a new server answering")
-    assert _server_pid(server_env) != pid
+    assert _running_server(server_env) != pid
 
 
 def test_idle_server_stops_and_removes_its_socket(tmp_path: Path, server_env: dict[str, str]) -> None:
@@ -240,8 +234,8 @@ def test_idle_server_stops_and_removes_its_socket(tmp_path: Path, server_env: di
     env = {**server_env, "YOI_SERVER_IDLE": "1"}
     assert run_yoi("search", "knowledge", "x", "--workspace", str(ws.root), env=env).returncode == 0
     folder = Path(env["XDG_RUNTIME_DIR"]) / "yoi"
-    _wait_for(lambda: list(folder.glob("*.lock")) and _server_pid(env), "server started")
-    pid = _server_pid(env)
+    _wait_for(lambda: list(folder.glob("*.lock")) and _running_server(env), "server started")
+    pid = _running_server(env)
     assert pid is not None
     _wait_for(lambda: not process_running(pid), "idle server exited")
     assert not list(folder.glob("*.sock"))

@@ -45,25 +45,12 @@ def test_the_three_readers_agree_on_what_is_code() -> None:
 
 
 def _walked_paths(body: str) -> list[str]:
-    """``named_paths`` as it was: every prose line walked (the original loop, copied)."""
-    from yoi_tui.core.gc.facts import _CODE_SPAN_RE, _EXT_RE, _PATH_RE, _SUFFIX_RE
+    """``named_paths`` without its shortcuts: every prose line walked, as it was."""
+    from yoi_tui.core.gc.facts import paths_in_line
 
     found: list[str] = []
     for _, _, line in iter_prose_lines(body):
-        if "`" not in line:
-            continue
-        for match in _CODE_SPAN_RE.finditer(line):
-            candidate = _SUFFIX_RE.sub("", match.group(2).strip())
-            if "/" not in candidate.removeprefix("./") or not _PATH_RE.match(candidate):
-                continue
-            parts = candidate.rstrip("/").split("/")
-            if any(part in ("..", ".") for part in parts[1 if parts[0] == "." else 0:]) or parts[0] == "..":
-                continue
-            if not candidate.endswith("/") and not _EXT_RE.search(parts[-1]):
-                continue
-            candidate = candidate[2:] if candidate.startswith("./") else candidate
-            if candidate not in found:
-                found.append(candidate)
+        paths_in_line(line, found)
     return found
 
 

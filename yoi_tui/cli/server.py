@@ -75,6 +75,7 @@ class Server:
         self.code_feed = _watch_package()
         self.stopping = False
         self.busy = False
+        self.code_changed = False  # a yoi file changed: decline, then stop
 
     def serve(self) -> None:
         from ..core.lint import resident
@@ -145,8 +146,6 @@ class Server:
             pass  # the caller went away (Ctrl-C): nothing to tell
         if reply == _DECLINED and self.code_changed:
             self.stopping = True
-
-    code_changed = False
 
     def _answer(self, request: bytes | None) -> tuple[int, list[tuple[bool, str]]]:
         if request is None:

@@ -231,21 +231,26 @@ def named_paths(body: str) -> list[str]:
     fenced = "```" in body or "~~~" in body
     lines = (line for _, _, line in iter_prose_lines(body)) if fenced else iter(body.split("\n"))
     for line in lines:
-        if "`" not in line:
-            continue
-        for match in _CODE_SPAN_RE.finditer(line):
-            candidate = _SUFFIX_RE.sub("", match.group(2).strip())
-            if "/" not in candidate.removeprefix("./") or not _PATH_RE.match(candidate):
-                continue
-            parts = candidate.rstrip("/").split("/")
-            if any(part in ("..", ".") for part in parts[1 if parts[0] == "." else 0:]) or parts[0] == "..":
-                continue
-            if not candidate.endswith("/") and not _EXT_RE.search(parts[-1]):
-                continue
-            candidate = candidate[2:] if candidate.startswith("./") else candidate
-            if candidate not in found:
-                found.append(candidate)
+        if "`" in line:
+            paths_in_line(line, found)
     return found
+
+
+def paths_in_line(line: str, found: list[str]) -> None:
+    """Append to ``found`` the repository paths named in the inline code spans of one prose line
+    (``named_paths``'s rules), each once."""
+    for match in _CODE_SPAN_RE.finditer(line):
+        candidate = _SUFFIX_RE.sub("", match.group(2).strip())
+        if "/" not in candidate.removeprefix("./") or not _PATH_RE.match(candidate):
+            continue
+        parts = candidate.rstrip("/").split("/")
+        if any(part in ("..", ".") for part in parts[1 if parts[0] == "." else 0:]) or parts[0] == "..":
+            continue
+        if not candidate.endswith("/") and not _EXT_RE.search(parts[-1]):
+            continue
+        candidate = candidate[2:] if candidate.startswith("./") else candidate
+        if candidate not in found:
+            found.append(candidate)
 
 
 def root_has_code(root: Path) -> bool:

@@ -263,8 +263,8 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     for kind, slug, rel in unparsed:
         index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
 
-    previous = _remembered_result(memory, facts, usage) if memory is not None else \
-        _previous_result(ws, key, cached, facts, frequencies, started_ns)
+    # With a kept memory, every case a previous result could serve went through _lint_from_memory.
+    previous = None if memory is not None else _previous_result(ws, key, cached, facts, frequencies, started_ns)
     if previous is not None:  # a few files were edited: they and the files whose findings follow them
         edited = {rel for rel in facts if facts[rel] is not cached.get(rel)}
         recheck = edited | _dependents(cached, facts, edited)
@@ -495,18 +495,6 @@ def _previous_result(ws: Workspace, key: str, cached: Mapping[str, FileFacts], f
                                                    stored._usage_state(frequencies), started_ns)
     found = stored._load_result(ws, key, before) if before is not None else None
     return found[0] if found is not None else None
-
-
-def _remembered_result(memory: resident.Memory, facts: Mapping[str, FileFacts], usage: Any) -> list[Diagnostic] | None:
-    """``_previous_result`` from a long-running process's memory of its last lint: the same
-    conditions, without reading or hashing anything (``memory.facts`` are that lint's own)."""
-    cached = memory.facts
-    if not cached or usage is None or memory.usage != usage or cached.keys() != facts.keys():
-        return None
-    edited = [rel for rel in facts if facts[rel] is not cached[rel]]
-    if not edited or len(edited) > INCREMENTAL_MAX or any(facts[rel].sig is None for rel in edited):
-        return None
-    return memory.diags
 
 
 def _dependents(cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts], edited: set[str]) -> set[str]:

@@ -53,10 +53,6 @@ def enable(on: bool = True) -> None:
         _states.clear()
 
 
-def enabled() -> bool:
-    return _enabled
-
-
 class Memory:
     """One whole-workspace lint's outcome, and what it was computed from."""
 

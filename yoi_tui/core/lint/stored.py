@@ -27,6 +27,7 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..store.atomic import temp_prefix
 from ..store.config import Config
+from ..store.folder_listing import md_entries, open_folder
 from ..store.workspace import Workspace
 
 CACHE_VERSION = 1
@@ -62,8 +63,7 @@ def record_files(ws: Workspace) -> list[tuple[str, str]]:
 
 def record_signatures(ws: Workspace) -> list[tuple[str, str, Sig | None]]:
     """``(rel, path, file_signature(path))`` of every ``record_files`` entry, sorted by rel: each
-    folder listed once and its entries ``lstat``-ed relative to it (``fstatat``: the kernel does not
-    walk the parent folders again for each of 50,000 files)."""
+    folder listed once (``store.folder_listing``)."""
     root = str(ws.root)
     found: list[tuple[str, str, Sig | None]] = []
     summary = os.path.join(root, "memory", "summary.md")
@@ -72,26 +72,18 @@ def record_signatures(ws: Workspace) -> list[tuple[str, str, Sig | None]]:
     for prefix in _FOLDERS:
         folder = os.path.join(root, *prefix.strip("/").split("/"))
         try:
-            fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+            fd = open_folder(folder)
         except (FileNotFoundError, NotADirectoryError):
             continue
-        except OSError:  # unlistable: as record_files (the scandir below would fail the same way)
+        except OSError:  # unlistable: as record_files (the listing below would fail the same way)
             found.extend((rel, path, file_signature(path)) for rel, path in _listed(folder, prefix))
             continue
         base = folder + os.sep
         try:
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if not name.endswith(".md"):
-                        continue
-                    try:
-                        st = entry.stat(follow_symlinks=False)
-                        sig: Sig | None = ([st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
-                                           if stat.S_ISREG(st.st_mode) else None)
-                    except OSError:
-                        sig = None
-                    found.append((prefix + name, base + name, sig))
+            for name, st in md_entries(fd):
+                sig: Sig | None = ([st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
+                                   if st is not None and stat.S_ISREG(st.st_mode) else None)
+                found.append((prefix + name, base + name, sig))
         finally:
             os.close(fd)
     found.sort()

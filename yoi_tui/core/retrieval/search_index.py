@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..store.folder_listing import md_entries, open_folder
 from ..store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -73,30 +74,21 @@ def index_path(ws: Workspace) -> Path:
 
 
 def _list(folder: Path, prefix: str, found: dict[str, Found], values: list[int]) -> bool | None:
-    """Add every ``*.md`` of ``folder`` to ``found`` and its ``lstat`` fields to ``values``.
-
-    ``lstat`` relative to the open folder (``fstatat``) rather than by full path: the kernel does
-    not walk the parent folders again for each of 40,000 files. None: the folder cannot be listed.
-    """
+    """Add every ``*.md`` of ``folder`` to ``found`` and its ``lstat`` fields to ``values``
+    (``store.folder_listing``). False: no such folder; None: it cannot be listed."""
     try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = open_folder(str(folder))
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError:
         return None
     base = str(folder) + os.sep
     try:
-        with os.scandir(fd) as it:
-            for entry in it:
-                name = entry.name
-                if not name.endswith(".md"):
-                    continue
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue  # vanished while listed: as if listed a moment later
-                found[prefix + name] = (base + name, st.st_mode)
-                values += (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+        for name, st in md_entries(fd):
+            if st is None:
+                continue  # vanished while listed: as if listed a moment later
+            found[prefix + name] = (base + name, st.st_mode)
+            values += (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
     except OSError:
         return None
     finally:
