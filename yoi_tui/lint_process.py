@@ -22,7 +22,10 @@ TIMEOUT_SECONDS = 1800.0
 
 
 def lint_in_child(ws: Workspace) -> list[Diagnostic] | None:
-    """The findings of ``yoi lint`` on ``ws`` (sorted), or None when the child did not give them."""
+    """The findings of ``yoi lint`` on ``ws`` (sorted), or None when the child did not give them.
+
+    Like any ``yoi lint`` it is answered by the command server after the first call
+    (``cli/server.py``): the kept lint state makes a refresh after an edit cheap."""
     command = [sys.executable, "-m", "yoi_tui.cli.main", "lint", "--format", "json", "--workspace", str(ws.root)]
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     try:
