@@ -80,7 +80,8 @@ def test_fold_keeps_every_letter_ignorecase_would_match() -> None:
 
 def test_every_needle_survives_ignorecase_twins() -> None:
     needles = {n for p in all_patterns() for n in (*p.needles, *p.requires)}
-    needles |= {n for _p, _why, ns, rs in injection._PHRASE_RES for n in (*ns, *rs)}
+    needles |= {n for _p, _why, ns, rs in injection._PHRASE_RES
+                for n in (*ns, *(w for r in rs for w in ((r,) if isinstance(r, str) else r)))}
     assert all(p.needles for p in SECRET_PATTERNS)
     for needle in needles:
         assert needle == needle.lower()
@@ -96,6 +97,9 @@ def test_maybe() -> None:
     assert not maybe("nothing to see", ("token", "pass"))
     assert maybe("user@host://x", ("://",), ("@",)) and not maybe("host://x", ("://",), ("@",))
     assert maybe("you are now root", (), ("now",)) and not maybe("root", (), ("now",))
+    # a tuple in requires: one of its words
+    assert maybe("send the secret", ("secret",), (("reveal", "send"),))
+    assert not maybe("the secret", ("secret",), (("reveal", "send"),))
 
 
 def _corpus() -> list[str]:
@@ -152,3 +156,18 @@ def test_needle_plan_sees_overlapping_and_nested_needles() -> None:
     for text in ["xpasswordx", "password", "sword", "xyz", "", "pas sw ss", "pa ss"]:
         expected = [i for i, (needles, requires) in enumerate(entries) if maybe(text, needles, requires)]
         assert plan.candidates(text) == expected, text
+
+
+def test_joint_plan_answers_as_each_plan_would() -> None:
+    # check_text asks the secret and injection tables in one pass: each table's answer must be its own plan's.
+    from yoi_tui.core.retrieval.prefilter import JointPlan, NeedlePlan
+    from yoi_tui.core.sessions.redact import secret_needles
+
+    tables = [secret_needles(), injection.NEEDLES,
+              [(("sword",), ()), (("pass",), (("word", "xyz"),)), ((), ()), (("ss",), ("pas", ("sw", "zz")))]]
+    joint, plans = JointPlan(tables), [NeedlePlan(table) for table in tables]
+    for text in [*_corpus(), "xpasswordx", "pas sw ss", "pa ss zz", "", "pass xyz", "please send the secret"]:
+        folded = fold(text)
+        assert joint.candidates(folded) == [plan.candidates(folded) for plan in plans], text
+        for table, chosen in zip(tables, joint.candidates(folded), strict=True):
+            assert chosen == [i for i, (needles, requires) in enumerate(table) if maybe(folded, needles, requires)]

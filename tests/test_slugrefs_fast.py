@@ -4,20 +4,25 @@ per-line masking gives (checked against that original loop, copied here, on gene
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yoi_tui.core.retrieval.slugrefs import (
     _HEADING_MARKER_RE,
-    _INLINE_CODE_RE,
-    _REF_RE,
     _URL_RE,
     SlugRef,
     _mask,
+    _url_spans,
     iter_lines,
     iter_slug_refs,
     referenced_slugs,
 )
+
+# The patterns as first written: the module's are rewritten to start with a literal (faster to find).
+_REF_RE = re.compile(r"(?<![\w/#&\]])#((?>[a-z0-9]+(?:-[a-z0-9]+)*))(?![\w-]*[A-Za-z0-9_])")
+_INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 def _plain(text: str) -> list[SlugRef]:
@@ -57,3 +62,15 @@ def test_same_references_as_the_plain_masking(pieces: list[str]) -> None:
 def test_urls_code_spans_and_headings_still_mask() -> None:
     text = "see #keep `#code` https://x.org/p#frag www.y.org#w WWW.z#up\n## #head\n[a](#anchor) #12 #end"
     assert referenced_slugs(text) == ["keep", "head", "end"]
+
+
+URL_PIECES = ["://", "www.", "http", "h", "W", "ww", "w", ".", "+", "-", "9", "a" * 31, "b" * 32, "x" * 40, " ", "\t",
+              "<", ">", "(", ")", "[", "]", "#", "é", ":", "/", "s:/", "ftp", "Z://", "1://", "\n", "`"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(URL_PIECES), max_size=30))
+def test_url_spans_are_the_url_pattern_matches(pieces: list[str]) -> None:
+    # _url_spans tries _URL_RE only where a match can start: it must find exactly what finditer finds.
+    line = "".join(pieces)
+    assert _url_spans(line) == [match.span() for match in _URL_RE.finditer(line)]

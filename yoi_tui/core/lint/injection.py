@@ -13,7 +13,8 @@ from ..retrieval.markers import FORGED_MARKER_RE, HARNESS_TAG_RE, HARNESS_TAGS
 from ..retrieval.prefilter import NeedlePlan, fold
 
 # (pattern, reason, needles, requires): any match holds one of the lower-case ``needles`` and all of
-# ``requires`` (core.retrieval.prefilter), so a text lacking them is not scanned with that pattern.
+# ``requires`` (a tuple there: one of its words; core.retrieval.prefilter), so a text lacking them is
+# not scanned with that pattern.
 _PHRASES = [
     (r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|preceding)"
      r"\s+(?:instructions?|prompts?|rules|messages?|context)", "asks to ignore earlier instructions",
@@ -26,7 +27,8 @@ _PHRASES = [
      ("<|", "inst]", "sys>>"), ()),
     (r"\bnew\s+(?:system\s+)?instructions\s*:", "announces new instructions", ("instructions",), ()),
     (r"\b(?:reveal|print|exfiltrate|send)\s+(?:your|the)\s+(?:system\s+prompt|api\s+keys?|secrets?|credentials)",
-     "asks to reveal the system prompt or secrets", ("system", "api", "secret", "credentials"), ()),
+     "asks to reveal the system prompt or secrets", ("system", "api", "secret", "credentials"),
+     (("reveal", "print", "exfiltrate", "send"),)),
 ]
 _PHRASE_RES = [(re.compile(pattern, re.IGNORECASE | re.MULTILINE), why, needles, requires)
                for pattern, why, needles, requires in _PHRASES]
@@ -38,15 +40,17 @@ _PHRASE_RES += [
      tuple(sorted({t.lower().split()[0] for t in HARNESS_TAGS})), ("<",)),
 ]
 
-_PLAN = NeedlePlan([(needles, requires) for _p, _w, needles, requires in _PHRASE_RES])
+NEEDLES = [(needles, requires) for _p, _w, needles, requires in _PHRASE_RES]
+_PLAN = NeedlePlan(NEEDLES)
 
 # Zero-width, bidi overrides/isolates, word joiners, BOM inside text, and Unicode tag characters.
 _INVISIBLE_RE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 
 
-def find_injections(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, reason) of each injection-shaped span in ``text``."""
-    for index in _PLAN.candidates(fold(text)):
+def find_injections(text: str, ranks: list[int] | None = None) -> Iterator[tuple[int, str]]:
+    """(offset, reason) of each injection-shaped span in ``text``. ``ranks``: the phrases the
+    prefilter admits, when the caller asked it already (``NEEDLES``, in a ``JointPlan``)."""
+    for index in _PLAN.candidates(fold(text)) if ranks is None else ranks:
         pattern, why, _needles, _requires = _PHRASE_RES[index]
         for match in pattern.finditer(text):
             yield match.start(), why

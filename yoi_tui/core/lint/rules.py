@@ -9,12 +9,14 @@ from collections.abc import Callable, Iterator, Mapping
 from rapidfuzz import fuzz, process
 
 from ..diagnostics import Diagnostic
+from ..retrieval.prefilter import JointPlan, fold
 from ..retrieval.slugrefs import iter_ref_positions
 from ..store.config import Config
 from ..store.kinds import SLUG_MAX, RecordKind, is_valid_slug
 from ..store.meta_fields import DECISION_STATUSES, KNOWN_KEYS, REQUIRED_KEYS, meta_is_valid
 from ..store.records import Record
 from .index import WorkspaceIndex
+from .injection import NEEDLES as INJECTION_NEEDLES
 from .injection import find_injections
 
 RecordRule = Callable[[Record, WorkspaceIndex, Config, "LintContext"], Iterator[Diagnostic]]
@@ -216,6 +218,21 @@ def check_caps(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
                   f"{config.records.sources_max}, git has the rest", severity="warning")
 
 
+_TEXT_PLAN: tuple[object, JointPlan] | None = None
+
+
+def _text_plan() -> JointPlan:
+    """One prefilter pass for the secret and the injection scans of ``check_text`` (built on first
+    use: the secret table comes from the detect-secrets cache)."""
+    global _TEXT_PLAN
+    from ..sessions.redact import all_patterns, secret_needles
+
+    patterns = all_patterns()
+    if _TEXT_PLAN is None or _TEXT_PLAN[0] is not patterns:
+        _TEXT_PLAN = (patterns, JointPlan([secret_needles(), INJECTION_NEEDLES]))
+    return _TEXT_PLAN[1]
+
+
 def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     """conflict-markers, secret, injection-pattern over the whole file text."""
     text = record.text.replace("\r\n", "\n")
@@ -224,14 +241,15 @@ def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
         line = text.count("\n", 0, match.start()) + 1
         yield Diagnostic(record.rel, line, 1, "conflict-markers", "error",
                          f"git merge-conflict marker '{match.group()[:7]}'", "resolve the merge and remove the markers")
+    secret_ranks, injection_ranks = _text_plan().candidates(fold(text))
     from ..sessions.redact import find_secrets  # the same patterns Phase 1 redacts with
 
-    for kind, start, _end in find_secrets(text):
+    for kind, start, _end in find_secrets(text, secret_ranks):
         line = text.count("\n", 0, start) + 1
         col = start - (text.rfind("\n", 0, start) + 1) + 1
         yield Diagnostic(record.rel, line, col, "secret", "error", f"secret-shaped string ({kind})",
                          "remove it and rotate the secret if it was real")
-    for start, why in find_injections(text):
+    for start, why in find_injections(text, injection_ranks):
         line = text.count("\n", 0, start) + 1
         col = start - (text.rfind("\n", 0, start) + 1) + 1
         yield Diagnostic(record.rel, line, col, "injection-pattern", "warning",

@@ -39,11 +39,15 @@ def unfolds_exactly(text: str) -> bool:
     return text.isascii() or not any(char in text for char in _FOLDS_TO_ASCII)
 
 
-def maybe(folded: str, needles: Iterable[str], requires: Iterable[str] = ()) -> bool:
+def _has(folded: str, required: str | tuple[str, ...]) -> bool:
+    return required in folded if isinstance(required, str) else any(word in folded for word in required)
+
+
+def maybe(folded: str, needles: Iterable[str], requires: Iterable[str | tuple[str, ...]] = ()) -> bool:
     """True when one of the lower-case ``needles`` (none given: no condition) and all of ``requires``
-    occur in ``folded``."""
-    for needle in requires:
-        if needle not in folded:
+    occur in ``folded``; a tuple in ``requires`` asks for one of its words."""
+    for required in requires:
+        if not _has(folded, required):
             return False
     found = None
     for needle in needles:
@@ -64,10 +68,11 @@ class NeedlePlan:
     ``entries`` are ``(needles, requires)`` pairs with ``maybe``'s meaning.
     """
 
-    def __init__(self, entries: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
+    def __init__(self, entries: Sequence[tuple[Sequence[str], Sequence[str | tuple[str, ...]]]]) -> None:
         self.entries = [(tuple(needles), tuple(requires)) for needles, requires in entries]
         self.always = [i for i, (needles, requires) in enumerate(self.entries) if not needles and not requires]
-        every = sorted({n for needles, requires in self.entries for n in (*needles, *requires)})
+        every = sorted({n for needles, requires in self.entries
+                        for n in (*needles, *(w for r in requires for w in ((r,) if isinstance(r, str) else r)))})
         self.short = [n for n in every if len(n) <= 2]
         self.long = [n for n in every if len(n) > 2]
         self.memo: dict[frozenset[str], list[int]] = {}
@@ -92,7 +97,10 @@ class NeedlePlan:
 
     def candidates(self, folded: str) -> list[int]:
         """Indexes of the entries whose scan can match ``folded``, in table order."""
-        present = self.present(folded)
+        return self.chosen(self.present(folded))
+
+    def chosen(self, present: frozenset[str]) -> list[int]:
+        """Indexes of the entries the needles ``present`` admit, in table order."""
         if not present:
             return self.always
         chosen = self.memo.get(present)
@@ -101,5 +109,35 @@ class NeedlePlan:
                 self.memo.clear()
             chosen = self.memo[present] = [
                 i for i, (needles, requires) in enumerate(self.entries)
-                if all(n in present for n in requires) and (not needles or not present.isdisjoint(needles))]
+                if all((r in present) if isinstance(r, str) else not present.isdisjoint(r) for r in requires)
+                and (not needles or not present.isdisjoint(needles))]
         return chosen
+
+
+class JointPlan:
+    """The ``NeedlePlan``s of several tables answered from one pass over a text.
+
+    The linter asks both the secret and the injection tables about every file: one plan over
+    their entries folds the text once and runs one Aho-Corasick scan instead of two, and
+    ``candidates`` gives each table's indexes as its own plan would (memoised per needle set).
+    """
+
+    def __init__(self, tables: Sequence[Sequence[tuple[Sequence[str], Sequence[str | tuple[str, ...]]]]]) -> None:
+        self.bounds: list[tuple[int, int]] = []
+        entries: list[tuple[Sequence[str], Sequence[str | tuple[str, ...]]]] = []
+        for table in tables:
+            self.bounds.append((len(entries), len(entries) + len(table)))
+            entries.extend(table)
+        self.plan = NeedlePlan(entries)
+        self.memo: dict[frozenset[str], list[list[int]]] = {}
+
+    def candidates(self, folded: str) -> list[list[int]]:
+        """For each table, the indexes of its entries whose scan can match ``folded``."""
+        present = self.plan.present(folded)
+        split = self.memo.get(present)
+        if split is None:
+            if len(self.memo) > 4096:
+                self.memo.clear()
+            chosen = self.plan.chosen(present)
+            split = self.memo[present] = [[i - low for i in chosen if low <= i < high] for low, high in self.bounds]
+        return split

@@ -19,10 +19,15 @@ from ..value_class import FrozenValueClass
 
 # Atomic groups and a bounded URL scheme keep every pattern linear in the line's length: a 300k-
 # character line of letters made the unbounded scheme (and a backtracking slug) quadratic.
-_REF_RE = re.compile(r"(?<![\w/#&\]])#((?>[a-z0-9]+(?:-[a-z0-9]+)*))(?![\w-]*[A-Za-z0-9_])")
+# The "#" comes first and the look-behind after it (the same test: the character before the "#"),
+# so ``re`` finds candidates by a literal search instead of trying the pattern at every position.
+_REF_RE = re.compile(r"#(?<![\w/#&\]]#)((?>[a-z0-9]+(?:-[a-z0-9]+)*))(?![\w-]*[A-Za-z0-9_])")
 _LINK_ANCHOR_RE = re.compile(r"\]\(#")
 _URL_RE = re.compile(r"(?:[a-zA-Z][a-zA-Z0-9+.-]{0,31}://|www\.)[^\s<>()\[\]]+")
-_INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+# A URL's scheme ending where a "://" starts (searched with endpos at that "://"): where a
+# ``_URL_RE`` match through that "://" can start (``_url_spans``).
+_SCHEME_TAIL_RE = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{0,31}\Z")
+_INLINE_CODE_RE = re.compile(r"(``*)(?:(?!\1).)+?\1")  # "``*", not "`+": a literal first (found by search)
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _HEADING_MARKER_RE = re.compile(r"^ {0,3}#{1,6}(?=\s|$)")
@@ -122,12 +127,50 @@ def _iter_refs(text: str) -> Iterator[tuple[str, int, int, int]]:
         hash_at = text.find("#", line_end)
 
 
+def _url_spans(line: str) -> list[tuple[int, int]]:
+    """``[m.span() for m in _URL_RE.finditer(line)]``, trying the pattern only where a match can start.
+
+    ``_URL_RE`` has no literal to look for first, so ``finditer`` tries it at every position (a
+    third of the ``#slug`` scan of a cold lint). A match starts either at a "www." or at a letter
+    followed by at most 31 scheme characters up to a "://" (":" is not one, so that "://" is where
+    the run of scheme characters ends): for the next "://" the leftmost such letter is found by
+    ``_SCHEME_TAIL_RE``, and the pattern itself decides at the earlier of the two candidates — as
+    ``finditer`` would, resuming after a match or one position after a failed start.
+    """
+    spans: list[tuple[int, int]] = []
+    pos, length = 0, len(line)
+    while pos < length:
+        start = line.find("www.", pos)
+        scheme = line.find("://", pos + 1)
+        while scheme >= 0 and (start < 0 or scheme - 32 < start):
+            tail = _SCHEME_TAIL_RE.search(line, max(pos, scheme - 32), scheme)
+            if tail is not None:
+                if start < 0 or tail.start() < start:
+                    start = tail.start()
+                break
+            scheme = line.find("://", scheme + 1)
+        if start < 0:
+            break
+        match = _URL_RE.match(line, start)
+        if match is None:
+            pos = start + 1
+            continue
+        spans.append(match.span())
+        pos = match.end()
+    return spans
+
+
 def _line_refs(line: str, line_no: int, line_start: int) -> Iterator[tuple[str, int, int, int]]:
     masked = line
     if "`" in masked:  # no backtick, no code span: the substitution would change nothing
         masked = _INLINE_CODE_RE.sub(_mask, masked)
     if "://" in masked or "www." in masked:  # every URL the pattern matches holds one of these
-        masked = _URL_RE.sub(_mask, masked)
+        cut = 0
+        parts: list[str] = []
+        for start, end in _url_spans(masked):
+            parts += (masked[cut:start], " " * (end - start))
+            cut = end
+        masked = "".join(parts) + masked[cut:]
     if masked[:4].lstrip(" ").startswith("#"):  # a heading marker starts the line after at most 3 spaces
         masked = _HEADING_MARKER_RE.sub(_mask, masked)
     for match in _REF_RE.finditer(masked):

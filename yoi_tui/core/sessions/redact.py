@@ -378,14 +378,22 @@ _PLAN: NeedlePlan | None = None  # which patterns a text can match, from one pas
 _PLANNED: tuple[SecretPattern, ...] | None = None
 
 
-def find_secrets(text: str) -> list[Span]:
-    """Every secret in ``text`` as ``(kind, start, end)``, sorted, never overlapping."""
+def secret_needles() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """``(needles, requires)`` of each pattern of ``all_patterns()``, in order (a ``NeedlePlan``'s table)."""
+    return [(p.needles, p.requires) for p in all_patterns()]
+
+
+def find_secrets(text: str, ranks: list[int] | None = None) -> list[Span]:
+    """Every secret in ``text`` as ``(kind, start, end)``, sorted, never overlapping. ``ranks``: the
+    patterns the prefilter admits, when the caller asked it already (``secret_needles`` in a ``JointPlan``)."""
     global _PLAN, _PLANNED
     patterns = all_patterns()
-    if _PLAN is None or _PLANNED is not patterns:
-        _PLAN, _PLANNED = NeedlePlan([(p.needles, p.requires) for p in patterns]), patterns
+    if ranks is None:
+        if _PLAN is None or _PLANNED is not patterns:
+            _PLAN, _PLANNED = NeedlePlan(secret_needles()), patterns
+        ranks = _PLAN.candidates(fold(text))
     candidates: list[tuple[int, int, int, str]] = []
-    for rank in _PLAN.candidates(fold(text)):
+    for rank in ranks:
         for kind, start, end in patterns[rank].finditer(text):
             candidates.append((start, -(end - start), rank, kind))
     candidates.sort()
