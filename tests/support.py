@@ -59,17 +59,23 @@ def write_text(path: Path, text: str) -> None:
 
 
 def count_lint_reads(monkeypatch: Any) -> list[str]:
-    """The rel of every file the lint cache reads from now on (``lint.cache.read_record``), in order."""
+    """The rel of every file the lint cache reads from now on (``lint.cache.read_record`` and
+    ``read_listed_record``, its short way for regular files), in order."""
     from yoi_tui.core.lint import cache as lint_cache
 
     reads: list[str] = []
-    real = lint_cache.read_record
+    real, real_listed = lint_cache.read_record, lint_cache.read_listed_record
 
     def counting(ws: Workspace, path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
         reads.append(ws.rel(path))
         return real(ws, path, **kwargs)
 
+    def counting_listed(ws: Workspace, path: str, rel: str, kind: Any):  # type: ignore[no-untyped-def]
+        reads.append(rel)
+        return real_listed(ws, path, rel, kind)
+
     monkeypatch.setattr(lint_cache, "read_record", counting)
+    monkeypatch.setattr(lint_cache, "read_listed_record", counting_listed)
     return reads
 
 

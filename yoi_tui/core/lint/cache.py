@@ -36,7 +36,7 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
-from ..store.records import read_record
+from ..store.records import read_listed_record, read_record
 from ..store.workspace import Workspace
 from . import resident, stored
 from .index import IndexEntry, WorkspaceIndex
@@ -113,9 +113,11 @@ def _kind_of_rel(rel: str) -> RecordKind | None:
     return None
 
 
-def _facts(ws: Workspace, path: Path, rel: str, sig: Sig | None, config: Config,
+def _facts(ws: Workspace, path: str, rel: str, sig: Sig | None, config: Config,
            empty_index: WorkspaceIndex, ctx: LintContext) -> FileFacts:
-    result = read_record(ws, path)
+    # A signature means the listing saw a regular file: read it the short way (read_listed_record).
+    kind = _kind_of_rel(rel) if sig is not None else None
+    result = read_listed_record(ws, path, rel, kind) if kind is not None else read_record(ws, Path(path))
     facts = FileFacts(sig=sig)
     found = list(result.diagnostics)
     record = result.record
@@ -130,7 +132,7 @@ def _facts(ws: Workspace, path: Path, rel: str, sig: Sig | None, config: Config,
             facts.replaced = [target, *record.line_of("replaced_by")]
         facts.body = [len(record.body), record.body_line]
     else:
-        facts.unparsed = kind_for_path(ws, path) is not None
+        facts.unparsed = (kind or kind_for_path(ws, Path(path))) is not None
     facts.diags = [[d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in found]
     return facts
 
@@ -236,7 +238,7 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         if sig is not None and old is not None and old.sig == sig and rel not in dirty:
             facts[rel] = old
             continue
-        facts[rel] = fresh[rel] if fresh is not None else _facts(ws, Path(path), rel, sig, config, empty_index, ctx)
+        facts[rel] = fresh[rel] if fresh is not None else _facts(ws, path, rel, sig, config, empty_index, ctx)
         # Only what will be stored is worth rewriting the cache for: a file edited moments ago is
         # racy (not stored), and its old entry no longer matches its signature anyway.
         changed = changed or _storable(facts[rel], started_ns)
@@ -368,7 +370,7 @@ def _lint_from_memory(ws: Workspace, kept: resident.KeptState, memory: resident.
     index, rels, parsed = derived.index, derived.rels, derived.parsed
     for rel in sorted(changed):
         path, sig = entries[rel]
-        item = facts[rel] = _facts(ws, Path(path), rel, sig, config, empty_index, ctx)
+        item = facts[rel] = _facts(ws, path, rel, sig, config, empty_index, ctx)
         (unsigned.add if sig is None else unsigned.discard)(rel)
         kind = _kind_of_rel(rel)
         if kind is None:
@@ -411,7 +413,7 @@ def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str
     ws = Workspace(Path(root), _config=Config.from_dict(config_values))
     empty_index = WorkspaceIndex()
     ctx = LintContext(None)  # the file-local rules never ask for a usage frequency
-    return [(rel, _facts(ws, Path(path), rel, sig, ws.config, empty_index, ctx).to_json()) for rel, path, sig in items]
+    return [(rel, _facts(ws, path, rel, sig, ws.config, empty_index, ctx).to_json()) for rel, path, sig in items]
 
 
 def _idle_cores() -> int:

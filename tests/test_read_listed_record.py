@@ -1,0 +1,88 @@
+"""``read_listed_record`` (the cold lint's short way to read a file a listing saw) must give exactly
+what ``read_record`` gives, whatever is at the path by the time it is opened."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from yoi_tui.core.store.kinds import RecordKind
+from yoi_tui.core.store.records import MAX_RECORD_BYTES, read_listed_record, read_record
+from yoi_tui.core.store.workspace import Workspace
+
+GOOD = "---\ncreated_at: 2026-01-05T10:00:00+00:00\nupdated_at: 2026-01-05T10:00:00+00:00\nsources: []\n" \
+       "status: open\n---\n\n# Title\n\nBody with #a-ref.\n"
+
+
+def _cases(root: Path, outside: Path) -> dict[str, Path]:
+    folder = root / "memory" / "decisions"
+    folder.mkdir(parents=True)
+    (outside / "secret.md").write_text(GOOD, encoding="utf-8")
+    made: dict[str, Path] = {}
+
+    def file(name: str, data: bytes) -> None:
+        made[name] = folder / f"{name}.md"
+        made[name].write_bytes(data)
+
+    file("plain", GOOD.encode())
+    file("crlf", GOOD.replace("\n", "\r\n").encode())
+    file("bom", b"\xef\xbb\xbf" + GOOD.encode())
+    file("latin", GOOD.encode() + b"caf\xe9\n")
+    file("binary", b"---\n\x00\x01\x02")
+    file("empty", b"")
+    file("broken", b"---\nkey: [unclosed\n---\nbody\n")
+    file("huge", b"---\n" + b"x" * (MAX_RECORD_BYTES + 10))
+    made["inside-link"] = folder / "inside-link.md"
+    made["inside-link"].symlink_to(made["plain"])
+    made["outside-link"] = folder / "outside-link.md"
+    made["outside-link"].symlink_to(outside / "secret.md")
+    made["dangling"] = folder / "dangling.md"
+    made["dangling"].symlink_to(folder / "nowhere.md")
+    made["folder"] = folder / "folder.md"
+    made["folder"].mkdir()
+    made["gone"] = folder / "gone.md"
+    if hasattr(os, "mkfifo"):
+        made["fifo"] = folder / "fifo.md"
+        os.mkfifo(made["fifo"])
+    return made
+
+
+def test_same_result_as_read_record_for_every_kind_of_entry(tmp_path: Path) -> None:
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    made = _cases(root, outside)
+    ws = Workspace(root)
+    for name, path in made.items():
+        rel = f"memory/decisions/{name}.md"
+        listed = read_listed_record(ws, str(path), rel, RecordKind.DECISION)
+        assert listed == read_record(ws, path), name
+        if listed.record is not None:
+            assert listed.record.path == path and isinstance(listed.record.path, Path)
+    assert read_listed_record(ws, str(made["outside-link"]), "memory/decisions/outside-link.md",
+                              RecordKind.DECISION).record is None  # never read through a link out of the workspace
+
+
+def test_a_record_keeps_its_path_as_read(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "knowledge").mkdir(parents=True)
+    target = root / "knowledge" / "k.md"
+    target.write_text("---\nkind: fact\n---\nbody\n", encoding="utf-8")
+    record = read_listed_record(Workspace(root), str(target), "knowledge/k.md", RecordKind.KNOWLEDGE).record
+    assert record is not None and record.slug == "k" and record.rel == "knowledge/k.md"
+    assert record.path == target and record.path.parent == target.parent
+
+
+@pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="no O_NOFOLLOW: every read goes through read_record")
+def test_a_file_swapped_for_a_link_after_the_listing_is_not_followed(tmp_path: Path) -> None:
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    (root / "knowledge").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "private.md").write_text("---\nkind: fact\n---\nprivate\n", encoding="utf-8")
+    path = root / "knowledge" / "k.md"
+    path.symlink_to(outside / "private.md")  # what the listing saw as a file is a link by now
+    result = read_listed_record(Workspace(root), str(path), "knowledge/k.md", RecordKind.KNOWLEDGE)
+    assert result.record is None and [d.rule for d in result.diagnostics] == ["file-unreadable"]
+    assert "outside the workspace" in result.diagnostics[0].message
