@@ -71,3 +71,43 @@ def test_never_passes_what_the_model_rejects(kind: RecordKind, changes: dict[str
     meta = {**(_valid(kind) if start_valid else {}), **changes}
     if meta_is_valid(kind, meta):
         assert _model_accepts(kind, meta), meta
+
+
+def _model_errors(kind: RecordKind, meta: dict[str, Any]) -> list[dict[str, Any]]:
+    try:
+        META_MODELS[kind].model_validate(meta)
+    except ValidationError as exc:
+        return list(exc.errors())
+    return []
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(list(RecordKind)), st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES)),
+       st.booleans(), st.sets(st.sampled_from(KEYS)))
+def test_missing_ok_passes_only_what_the_model_finds_missing(kind: RecordKind, changes: dict[str, Any],
+                                                              start_valid: bool, dropped: set[str]) -> None:
+    # The linter skips pydantic when the fields present are valid: the model must then report
+    # nothing but missing fields (which check_fields reports).
+    meta = {key: value for key, value in {**(_valid(kind) if start_valid else {}), **changes}.items()
+            if key not in dropped}
+    if meta_is_valid(kind, meta, missing_ok=True):
+        errors = _model_errors(kind, meta)
+        assert all(error["type"] == "missing" and len(error["loc"]) == 1 for error in errors), (meta, errors)
+    assert meta_is_valid(kind, meta) == (meta_is_valid(kind, meta, missing_ok=True)
+                                         and all(key in meta for key in REQUIRED_KEYS[kind]))
+
+
+def test_a_record_missing_a_field_is_linted_without_pydantic(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    record = tmp_path / "memory" / "decisions" / "no-status.md"
+    record.parent.mkdir(parents=True)
+    record.write_text("---\ncreated_at: 2026-01-05T10:00:00+00:00\nupdated_at: 2026-01-05T10:00:00+00:00\n"
+                      "sources: []\n---\n\nbody\n", encoding="utf-8")
+    code = ("import sys; from pathlib import Path; from yoi_tui.core.lint import lint_workspace; "
+            "from yoi_tui.core.store.workspace import Workspace; "
+            f"r = lint_workspace(Workspace(Path({str(tmp_path)!r}))); "
+            "print([d.rule for d in r.diagnostics]); print('pydantic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "['missing-field']" and out[1] == "False"

@@ -81,8 +81,8 @@ def check_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: Lin
 def _field_types(record: Record) -> Iterator[Diagnostic]:
     """field-type for each value the kind's pydantic model rejects (pydantic is imported only for a
     frontmatter the plain check in ``store.meta_fields`` cannot pass)."""
-    if meta_is_valid(record.kind, record.meta):
-        return
+    if meta_is_valid(record.kind, record.meta, missing_ok=True):
+        return  # the model would report only missing fields: check_fields reports those
     from pydantic import ValidationError
 
     from ..store.models import META_MODELS

@@ -57,24 +57,34 @@ def _optional_str(meta: Mapping[str, Any], key: str) -> bool:
     return value is None or type(value) is str
 
 
-def meta_is_valid(kind: RecordKind, meta: Mapping[str, Any]) -> bool:
+def meta_is_valid(kind: RecordKind, meta: Mapping[str, Any], *, missing_ok: bool = False) -> bool:
     """True only when ``meta`` has every required field with a valid value (the pydantic model of
-    ``kind`` then reports nothing). False means "ask the model", not "invalid"."""
-    if any(key not in meta for key in REQUIRED_KEYS[kind]):
+    ``kind`` then reports nothing). False means "ask the model", not "invalid".
+
+    ``missing_ok``: required fields may be missing, every field present must be valid — the model
+    would then report nothing but the missing fields, which the linter reports itself
+    (``missing-field``): a record without its ``status`` does not need pydantic imported.
+    """
+    if not missing_ok and any(key not in meta for key in REQUIRED_KEYS[kind]):
         return False
     if kind is RecordKind.SUMMARY:
         rewritten = meta.get("last_rewritten_from_range")
-        return timestamp_problem(meta["updated_at"]) is None and (
+        return ("updated_at" not in meta or timestamp_problem(meta["updated_at"]) is None) and (
             rewritten is None or type(rewritten) is dict
             or (type(rewritten) is list and all(type(n) is int for n in rewritten)))
-    if any(timestamp_problem(meta[key]) is not None for key in _TIMESTAMPS):
+    if any(key in meta and timestamp_problem(meta[key]) is not None for key in _TIMESTAMPS):
         return False
     if not _optional_str(meta, "replaced_by"):
         return False
     if kind is RecordKind.KNOWLEDGE:
-        return (type(meta["kind"]) is str and type(meta["description"]) is str
-                and type(meta["model_invokation"]) is bool and type(meta["user_invocable"]) is bool
-                and _sources_ok(meta["last_sources"]))
-    if kind is RecordKind.DECISION and type(meta["status"]) is not str:
+        return (_present_is(meta, "kind", str) and _present_is(meta, "description", str)
+                and _present_is(meta, "model_invokation", bool) and _present_is(meta, "user_invocable", bool)
+                and ("last_sources" not in meta or _sources_ok(meta["last_sources"])))
+    if kind is RecordKind.DECISION and not _present_is(meta, "status", str):
         return False
-    return _sources_ok(meta["sources"])
+    return "sources" not in meta or _sources_ok(meta["sources"])
+
+
+def _present_is(meta: Mapping[str, Any], key: str, kind: type) -> bool:
+    """The value of ``key`` is exactly of type ``kind``, or the key is missing."""
+    return key not in meta or type(meta[key]) is kind
