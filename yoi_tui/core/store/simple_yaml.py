@@ -120,7 +120,26 @@ def _item(lines: list[str], i: int) -> tuple[int, Any]:
             raise _NotSimple
 
 
+# Scalars read before (session ids, statuses, kinds, booleans repeat across records) -> their
+# value; only immutable values (never a list), so records may share them. Cleared when full.
+_SEEN: dict[str, Any] = {}
+_SEEN_MAX = 1 << 15
+_UNSEEN = object()
+
+
 def _scalar(raw: str, *, flow_ok: bool) -> Any:
+    value = _SEEN.get(raw, _UNSEEN)
+    if value is not _UNSEEN:
+        return value
+    value = _read_scalar(raw, flow_ok=flow_ok)
+    if type(value) is not list:  # flow_ok only decides for "[...]", which is never kept
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[raw] = value
+    return value
+
+
+def _read_scalar(raw: str, *, flow_ok: bool) -> Any:
     if not raw or raw != raw.strip():
         raise _NotSimple
     first = raw[0]
@@ -141,16 +160,23 @@ def _scalar(raw: str, *, flow_ok: bool) -> Any:
         inner = match.group(1)
         return [int(part) for part in inner.split(", ")] if inner else []
     if first.isdigit() or first == "-":
+        # The four forms exclude one another (an integer is digits alone, a timestamp has its "T"
+        # at 10, a session id its first "-" at 8, a date is 10 characters): each is tried only
+        # where its shape fits, the timestamps and session ids of every record first.
+        size = len(raw)
+        if size >= 20 and raw[10] == "T":
+            stamp = _TIMESTAMP.fullmatch(raw)
+            if stamp is not None:
+                return _timestamp(stamp)
+        elif size == 36:
+            if _UUID.fullmatch(raw):  # 8 characters before the first "-": no number or date reading
+                return sys.intern(raw)  # a session id repeats across the records of its session
+        elif size == 10:
+            day = _DATE.fullmatch(raw)
+            if day is not None:
+                return date(int(day.group(1)), int(day.group(2)), int(day.group(3)))
         if _INT.fullmatch(raw):
             return int(raw)
-        stamp = _TIMESTAMP.fullmatch(raw)
-        if stamp is not None:
-            return _timestamp(stamp)
-        if _UUID.fullmatch(raw):  # 8 characters before the first "-": no number or date reading
-            return sys.intern(raw)  # a session id repeats across the records of its session
-        day = _DATE.fullmatch(raw)
-        if day is not None:
-            return date(int(day.group(1)), int(day.group(2)), int(day.group(3)))
         raise _NotSimple
     return _plain(raw)
 
