@@ -281,7 +281,8 @@ def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
     items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
     result = lint_cache._facts_in_parallel(ws, items, lambda: "computed while the workers ran")
     assert result is not None
-    fresh, meanwhile = result
+    fresh, meanwhile, encoded = result
+    assert encoded == ""  # not asked to encode the cache's members
     assert set(fresh) == {rel for rel, _path, _sig in items}  # ran in the workers
     assert meanwhile == "computed while the workers ran"
     ctx, empty = lint_cache.LintContext(None), lint_cache.WorkspaceIndex()
@@ -290,6 +291,19 @@ def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
     assert any(d.rule == "similar-slugs" for d in serial)  # pairs computed from the file names meanwhile
     assert lint_workspace(ws, cache=True).diagnostics == serial
     assert lint_cache.cache_path(ws).is_file()
+    # The cache the workers encoded is the one a serial lint writes.
+    encoded = json.loads(lint_cache.cache_path(ws).read_bytes())
+    lint_cache.cache_path(ws).unlink()
+    lint_stored._result_path(ws).unlink()
+    monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 10 ** 9)
+    assert lint_workspace(ws, cache=True).diagnostics == serial
+    assert json.loads(lint_cache.cache_path(ws).read_bytes()) == encoded and encoded["files"]
+    # Files changed moments ago are not stored, by the workers either.
+    monkeypatch.setattr(lint_stored, "RACY_NS", 10 ** 18)
+    monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
+    lint_cache.cache_path(ws).unlink()
+    assert lint_workspace(ws, cache=True).diagnostics == serial
+    assert json.loads(lint_cache.cache_path(ws).read_bytes())["files"] == {}
 
 
 def test_after_a_few_edits_only_the_edited_files_are_checked_again(tmp_path: Path, no_racy: None,

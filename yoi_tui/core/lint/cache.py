@@ -149,13 +149,24 @@ def _load(ws: Workspace, key: str) -> tuple[dict[str, FileFacts], dict[str, Any]
         return {}, {}
 
 
-def _save(ws: Workspace, key: str, files: Mapping[str, FileFacts], similar: dict[str, Any]) -> None:
+def _save(ws: Workspace, key: str, files: Mapping[str, FileFacts], similar: dict[str, Any],
+          *, files_json: str | None = None) -> None:
+    """Write the cache. ``files_json``: the members of its ``"files"`` object already encoded (by
+    the workers of a cold lint, ``_facts_batch``), used instead of encoding ``files`` here."""
     if not ws.yoi_dir.is_dir():
         return  # no .yoi/ (a bare memory/ folder): do not create state the user did not ask for
     target = cache_path(ws)
+    if files_json is not None:
+        head = _json_compact({"version": CACHE_VERSION, "key": key})[:-1]
+        _store(target, None, encoded=f'{head},"files":{{{files_json}}},"similar":{_json_compact(similar)}}}')
+        return
     data = {"version": CACHE_VERSION, "key": key, "files": {rel: f.to_json() for rel, f in files.items()},
             "similar": similar}
     _store(target, data)
+
+
+def _json_compact(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
 
 
 def _similar_pairs(kind: RecordKind, slugs: list[str], ratio: float, cached: Any) -> tuple[list[list[Any]], bool]:
@@ -238,8 +249,11 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
             len(frequencies)
         return similar_from_names()
 
-    parallel = _facts_in_parallel(ws, stale, meanwhile) if len(stale) >= PARALLEL_MIN else None
-    fresh, early_similar = parallel if parallel is not None else (None, None)
+    # The workers encode the cache's members only when the parent would write them all as they are.
+    encode = kept is None and len(stale) == len(sigs)
+    parallel = _facts_in_parallel(ws, stale, meanwhile, started_ns - stored.RACY_NS if encode else None) \
+        if len(stale) >= PARALLEL_MIN else None
+    fresh, early_similar, files_json = parallel if parallel is not None else (None, None, None)
     for rel, path, sig in sigs:
         old = cached.get(rel)
         if sig is not None and old is not None and old.sig == sig and rel not in dirty:
@@ -303,7 +317,9 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     if kept is not None:
         kept.pending_save = _deferred_save(ws, kept, key, facts, similar_state, sigs, usage, diags, files, started_ns)
     else:
-        if changed:
+        if changed and encode and files_json is not None:  # every file read by the workers
+            _save(ws, key, {}, similar_state, files_json=files_json)
+        elif changed:
             keep = {rel: item for rel, item in facts.items() if _storable(item, started_ns)}
             _save(ws, key, keep, similar_state)
         if state is not None and storable:
@@ -414,13 +430,20 @@ def _lint_from_memory(ws: Workspace, kept: resident.KeptState, memory: resident.
     return diags, files
 
 
-def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str, str, Sig | None]]
-                 ) -> list[tuple[str, list[Any]]]:
-    """A worker's share of a cold lint: the facts of ``items`` (runs in a child process)."""
+def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str, str, Sig | None]],
+                 store_before_ns: int | None = None) -> tuple[list[tuple[str, list[Any]]], str]:
+    """A worker's share of a cold lint (runs in a child process): the facts of ``items``, and the
+    cache's JSON members for those that may be stored (changed before ``store_before_ns``; ``""``
+    without it) — encoded here, on every core, not by the parent after the workers are done."""
     ws = Workspace(Path(root), _config=Config.from_dict(config_values))
     empty_index = WorkspaceIndex()
     ctx = LintContext(None)  # the file-local rules never ask for a usage frequency
-    return [(rel, _facts(ws, path, rel, sig, ws.config, empty_index, ctx).to_json()) for rel, path, sig in items]
+    found = [(rel, _facts(ws, path, rel, sig, ws.config, empty_index, ctx).to_json()) for rel, path, sig in items]
+    if store_before_ns is None:
+        return found, ""
+    keep = {rel: data for rel, data in found
+            if data[0] is not None and max(data[0][1], data[0][2]) < store_before_ns}  # _storable
+    return found, _json_compact(keep)[1:-1]
 
 
 def _idle_cores() -> int:
@@ -444,9 +467,11 @@ def _idle_cores() -> int:
 
 
 def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
-                       meanwhile: Callable[[], Any] | None = None) -> tuple[dict[str, FileFacts], Any] | None:
-    """The facts of many files read on every core (a cold lint), and what ``meanwhile`` computed in
-    this process while the workers ran; None: do it all in this process.
+                       meanwhile: Callable[[], Any] | None = None, store_before_ns: int | None = None
+                       ) -> tuple[dict[str, FileFacts], Any, str] | None:
+    """The facts of many files read on every core (a cold lint), what ``meanwhile`` computed in
+    this process while the workers ran, and the cache's JSON members of the facts that may be
+    stored (``_facts_batch``); None: do it all in this process.
 
     Parsing and the per-file rules are pure Python, so threads would share one core; worker
     processes each take every n-th chunk. Any failure to run them (no ``fork``, a sandbox without
@@ -472,13 +497,15 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
     extra = None
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            pending = pool.map(_facts_batch, [str(ws.root)] * len(parts), [values] * len(parts), parts)
+            pending = pool.map(_facts_batch, [str(ws.root)] * len(parts), [values] * len(parts), parts,
+                               [store_before_ns] * len(parts))
             if meanwhile is not None:  # the parent would only wait: give it the work that needs no facts
                 extra = meanwhile()
             batches = list(pending)
     except Exception:  # noqa: BLE001 - BrokenProcessPool, OSError, PermissionError: lint serially instead
         return None
-    return {rel: FileFacts.from_json(data) for batch in batches for rel, data in batch}, extra
+    encoded = ",".join(members for _found, members in batches if members)
+    return {rel: FileFacts.from_json(data) for found, _members in batches for rel, data in found}, extra, encoded
 
 
 def _cross_key(item: FileFacts) -> tuple[Any, ...]:

@@ -324,13 +324,14 @@ def filter_disabled(diags: list[Diagnostic], config: Config) -> list[Diagnostic]
     return sorted(d for d in diags if d.rule not in disabled) if disabled else sorted(diags)
 
 
-def _store(target: Path, data: object) -> None:
-    """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run."""
+def _store(target: Path, data: object, *, encoded: str | None = None) -> None:
+    """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run.
+    ``encoded``: ``data`` already encoded as ``json.dumps(data, separators=(",", ":"))`` does."""
     temp = target.with_name(f"{temp_prefix(target.name)}tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
-        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
+        temp.write_bytes((json.dumps(data, separators=(",", ":")) if encoded is None else encoded).encode("ascii"))
         os.replace(temp, target)
     except (OSError, ValueError):
         try:
