@@ -86,3 +86,23 @@ def test_a_file_swapped_for_a_link_after_the_listing_is_not_followed(tmp_path: P
     result = read_listed_record(Workspace(root), str(path), "knowledge/k.md", RecordKind.KNOWLEDGE)
     assert result.record is None and [d.rule for d in result.diagnostics] == ["file-unreadable"]
     assert "outside the workspace" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("text", [
+    GOOD, "---\n---\n", "---\n---", "---\n\n---\nbody", "---\nkind: fact\n...\nbody\n", "---\na: b\n---\na: b\n",
+    "---\nkind: fact\n---   \n\n\nbody\n---\nkind: x\n---\n", "---\nkind: fact\n---\n", "---\nk: v\n---\nb\n\n",
+])
+def test_a_parsed_record_is_the_record_its_parts_make(text: str) -> None:
+    # LF records are built from positions in their text: the same record as the parts give.
+    from yoi_tui.core.store.records import Record, parse_record_text
+
+    record, _diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path="/ws/knowledge/k.md",
+                                       rel="knowledge/k.md")
+    assert record is not None
+    close = text.split("\n").index(next(line for line in text.split("\n")[1:] if line.rstrip() in ("---", "...")), 1)
+    lines = text.split("\n")
+    assert record.frontmatter_lines == lines[1:close] and record.body == "\n".join(lines[close + 1:])
+    built = Record(kind=record.kind, slug=record.slug, path=Path("/ws/knowledge/k.md"), rel=record.rel,
+                   meta=record.meta, body=record.body, text=text, key_lines=record.key_lines,
+                   frontmatter_lines=lines[1:close], body_line=record.body_line)
+    assert built == record and record.path == Path("/ws/knowledge/k.md")

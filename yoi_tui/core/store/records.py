@@ -402,7 +402,7 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path | str, rel: st
                        meta_cache: MetaCache | None = None) -> tuple[Record | None, list[Diagnostic]]:
     newline = "\r\n" if "\r\n" in text else "\n"
     normalized = text.replace("\r\n", "\n") if newline == "\r\n" else text
-    if not normalized.strip():
+    if not normalized or normalized.isspace():  # as `not normalized.strip()`, without copying the text
         return None, [_diag(rel, "frontmatter-invalid", "empty file; a record starts with a '---' frontmatter block",
                             hint="create records with `yoi-tui` (n) or copy a template")]
     # Positions, not a list of every line: the body is the rest of the text after the closing fence.
@@ -417,13 +417,12 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path | str, rel: st
     fm_text = normalized[first_end + 1:fence.start() - 1] if close > 1 else ""
     fm_lines = fm_text.split("\n") if close > 1 else []
     body_start = normalized.find("\n", fence.start())
-    body = normalized[body_start + 1:] if body_start >= 0 else ""
     body_line = close + 2
     if len(fm_text) > MAX_FRONTMATTER_CHARS:
         return None, [_diag(rel, "frontmatter-invalid", f"frontmatter is over {MAX_FRONTMATTER_CHARS} characters")]
     # The simple frontmatter yoi writes is parsed without PyYAML; anything else (and every error)
     # goes through PyYAML, or the cache of what it parsed before.
-    cached = parse_simple(fm_text)
+    cached = parse_simple(fm_text, fm_lines)
     if cached is None and meta_cache is not None:
         cached = meta_cache.get(fm_text)
     if cached is not None:
@@ -441,9 +440,19 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path | str, rel: st
     if second is not None:
         diags.append(_diag(rel, "frontmatter-invalid", "more than one frontmatter block", line=second,
                            hint="merge the keys into the first block and delete the second"))
-    record = Record(kind=kind, slug=slug_of(path) if kind is not RecordKind.SUMMARY else "summary",
-                    path=path, rel=rel, meta=meta, body=body, text=text, key_lines=key_lines,
-                    frontmatter_lines=fm_lines, body_line=body_line, newline=newline, bom=bom)
+    slug = slug_of(path) if kind is not RecordKind.SUMMARY else "summary"
+    body_at = body_start + 1 if body_start >= 0 else len(normalized)
+    if newline == "\n":  # the text is the normalized text: the parts are positions in it
+        record = Record.__new__(Record)
+        record.kind, record.slug, record._path, record.rel, record.meta = kind, slug, path, rel, meta
+        record._text, record.key_lines, record.body_line, record.newline, record.bom = text, key_lines, body_line, \
+            newline, bom
+        record._body, record._body_at = None, body_at
+        record._fm, record._fm_span = (None, (first_end + 1, first_end + 1 + len(fm_text))) if fm_lines else ([], (0, 0))
+    else:
+        record = Record(kind=kind, slug=slug, path=path, rel=rel, meta=meta, body=normalized[body_at:], text=text,
+                        key_lines=key_lines, frontmatter_lines=fm_lines, body_line=body_line, newline=newline,
+                        bom=bom)
     return record, diags
 
 

@@ -49,13 +49,15 @@ class _NotSimple(Exception):
     """The text uses YAML this reader does not read exactly; PyYAML must."""
 
 
-def parse_simple(fm_text: str) -> tuple[dict[str, Any], dict[str, tuple[int, int]]] | None:
+def parse_simple(fm_text: str, lines: list[str] | None = None
+                 ) -> tuple[dict[str, Any], dict[str, tuple[int, int]]] | None:
     """The mapping and each top-level key's (line, column) — line counted in the file, the
-    frontmatter starting on line 2 — or None when the text is not in the simple subset."""
+    frontmatter starting on line 2 — or None when the text is not in the simple subset.
+    ``lines``: ``fm_text.split("\\n")``, when the caller has it."""
     if not fm_text or _AWKWARD.search(fm_text) or _NON_PRINTABLE.search(fm_text):
         return None
     try:
-        return _parse(fm_text.split("\n"))
+        return _parse(fm_text.split("\n") if lines is None else lines)
     except (_NotSimple, ValueError, OverflowError):
         return None
 
