@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.retrieval import usage
@@ -377,3 +379,28 @@ def test_append_without_lock_still_writes(ws: Workspace, monkeypatch: pytest.Mon
     assert "could not lock" in caplog.text
     events, _ = load_events(ws)
     assert [e["input_tokens"] for e in events] == [5]
+
+
+def _uuid_verdict(event_id: str) -> bool:
+    import uuid
+
+    try:
+        return uuid.UUID(event_id).version == 7
+    except ValueError:
+        return False
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(
+    st.uuids().map(str), st.uuids().map(lambda u: str(u).upper()), st.uuids().map(lambda u: "{" + str(u) + "}"),
+    st.builds(lambda u, c, i: (str(u)[:i] + c + str(u)[i + 1:]), st.uuids(), st.sampled_from("7789abAB-x\n "),
+              st.integers(0, 35)),
+    st.builds(lambda u: str(u)[:14] + "7" + str(u)[15:], st.uuids()),
+    st.builds(lambda u, v: str(u)[:14] + "7" + str(u)[15:19] + v + str(u)[20:], st.uuids(), st.sampled_from("0123456789abcdefABCDEF")),
+    st.text(max_size=40)))
+def test_event_ids_are_judged_as_uuid_judges_them(event_id: str) -> None:
+    # _check_event answers canonical UUIDv7 ids by a pattern: the verdict must be uuid.UUID's.
+    from yoi_tui.core.retrieval.usage import _check_event
+
+    reason = _check_event({"id": event_id, "type": "tokens", "input_tokens": 1})
+    assert (reason is None) == _uuid_verdict(event_id), (event_id, reason)

@@ -59,6 +59,9 @@ CANDIDATE_KINDS = ("decision", "request", "knowledge")
 
 # Session ids become file names: keep them to characters that are safe on every file system.
 _SESSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# A UUID in its canonical form with version 7 and the RFC 4122 variant: uuid.UUID reads it and says
+# version 7 (``_check_event`` asks uuid.UUID about any other form).
+_CANONICAL_V7 = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}\Z")
 _LOCK_TIMEOUT_S = 10.0
 COMPACTED_PREFIX = "_month-"  # never a session id (those start with a letter or digit)
 _MAX_LINE_BYTES = 64 * 1024
@@ -337,14 +340,15 @@ def _check_event(obj: Any) -> str | None:
     event_id = obj.get("id")
     if not isinstance(event_id, str):
         return "missing string 'id'"
-    import uuid  # reading the log only (recording a hit does not parse ids)
+    if _CANONICAL_V7.match(event_id) is None:  # every id yoi writes: the same verdict without uuid.UUID
+        import uuid  # reading the log only (recording a hit does not parse ids)
 
-    try:
-        parsed = uuid.UUID(event_id)
-    except ValueError:
-        return f"id {event_id!r} is not a UUID"
-    if parsed.version != 7:
-        return f"id {event_id!r} is not a UUIDv7 (events are ordered by their time-based ids)"
+        try:
+            parsed = uuid.UUID(event_id)
+        except ValueError:
+            return f"id {event_id!r} is not a UUID"
+        if parsed.version != 7:
+            return f"id {event_id!r} is not a UUIDv7 (events are ordered by their time-based ids)"
     kind = obj.get("type")
     if kind == "tokens":
         value = obj.get("input_tokens")
@@ -543,7 +547,9 @@ def compute_stats(events: list[dict[str, Any]], *, window: int, floor: int, prot
         if kind == "tokens":
             clock += event["input_tokens"]
         elif kind == "invoke":
-            acc = accs.setdefault((event["record_kind"], event["slug"]), _Acc())
+            acc = accs.get((event["record_kind"], event["slug"]))
+            if acc is None:
+                acc = accs[(event["record_kind"], event["slug"])] = _Acc()
             acc.clocks.append(clock)
             acc.sessions.append(event.get("session_id", ""))
             acc.last_id = event["id"]
