@@ -404,3 +404,21 @@ def test_event_ids_are_judged_as_uuid_judges_them(event_id: str) -> None:
 
     reason = _check_event({"id": event_id, "type": "tokens", "input_tokens": 1})
     assert (reason is None) == _uuid_verdict(event_id), (event_id, reason)
+
+
+_EVENT = st.one_of(
+    st.builds(lambda n: {"type": "tokens", "input_tokens": n}, st.integers(0, 5000)),
+    st.builds(lambda k, s, sess: {"type": "invoke", "record_kind": k, "slug": s, "via": "slug", "session_id": sess,
+                                  "id": "0"},
+              st.sampled_from(["knowledge", "decision"]), st.sampled_from(["a", "b", "c"]), st.sampled_from(["s1", "s2"])),
+    st.builds(lambda t: {"type": "inject", "slugs": ["a"], "tokens": t}, st.integers(0, 100)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_EVENT, max_size=60), st.integers(1, 6), st.integers(1, 3000))
+def test_lint_frequencies_are_compute_stats_frequencies(events: list[dict[str, Any]], window: int, floor: int) -> None:
+    # The cold lint's usage pass keeps only the frequencies: the same numbers as the full statistics.
+    stats, _summary = compute_stats(events, window=window, floor=floor, protect_threshold=1.0,
+                                    candidate_threshold=1.0, candidate_min_sessions=1)
+    assert usage.invoke_frequencies(events, window=window, floor=floor) == {(s.kind, s.slug): s.frequency
+                                                                             for s in stats}

@@ -613,7 +613,23 @@ def frequencies_for_lint(ws: Workspace) -> dict[tuple[str, str], float]:
     """``{(kind value, slug): frequency}`` for the linter's ``compressible`` rule."""
     events, _problems = load_events(ws)
     cfg = ws.config.usage
-    stats, _summary = compute_stats(
-        events, window=cfg.window, floor=cfg.denominator_floor, protect_threshold=cfg.protect_threshold,
-        candidate_threshold=cfg.candidate_threshold, candidate_min_sessions=cfg.candidate_min_sessions)
-    return {(s.kind, s.slug): s.frequency for s in stats}
+    return invoke_frequencies(events, window=cfg.window, floor=cfg.denominator_floor)
+
+
+def invoke_frequencies(events: list[dict[str, Any]], *, window: int, floor: int) -> dict[tuple[str, str], float]:
+    """The ``frequency`` ``compute_stats`` gives each invoked record, without the rest of its
+    statistics (a cold lint reads the whole log for this alone)."""
+    clock = 0
+    clocks: dict[tuple[str, str], list[int]] = {}
+    for event in events:
+        kind = event["type"]
+        if kind == "tokens":
+            clock += event["input_tokens"]
+        elif kind == "invoke":
+            key = (event["record_kind"], event["slug"])
+            seen = clocks.get(key)
+            if seen is None:
+                clocks[key] = [clock]
+            else:
+                seen.append(clock)
+    return {key: window_frequency(found, clock, window=window, floor=floor) for key, found in clocks.items()}
