@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yoi_tui.core.retrieval.slugrefs import (
-    _HEADING_MARKER_RE,
     _URL_RE,
     SlugRef,
     _mask,
@@ -23,6 +22,7 @@ from yoi_tui.core.retrieval.slugrefs import (
 # The patterns as first written: the module's are rewritten to start with a literal (faster to find).
 _REF_RE = re.compile(r"(?<![\w/#&\]])#((?>[a-z0-9]+(?:-[a-z0-9]+)*))(?![\w-]*[A-Za-z0-9_])")
 _INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_HEADING_MARKER_RE = re.compile(r"^ {0,3}#{1,6}(?=\s|$)")  # the scan no longer masks it: it changes nothing
 
 
 def _plain(text: str) -> list[SlugRef]:
