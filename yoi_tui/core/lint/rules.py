@@ -11,6 +11,7 @@ from rapidfuzz import fuzz, process
 from ..diagnostics import Diagnostic
 from ..retrieval.prefilter import JointPlan, fold
 from ..retrieval.slugrefs import iter_ref_positions
+from ..sessions.redact import all_patterns, find_secrets, secret_needles  # the patterns Phase 1 redacts with
 from ..store.config import Config
 from ..store.kinds import SLUG_MAX, RecordKind, is_valid_slug
 from ..store.meta_fields import DECISION_STATUSES, KNOWN_KEYS, REQUIRED_KEYS, meta_is_valid
@@ -223,10 +224,8 @@ _TEXT_PLAN: tuple[object, JointPlan] | None = None
 
 def _text_plan() -> JointPlan:
     """One prefilter pass for the secret and the injection scans of ``check_text`` (built on first
-    use: the secret table comes from the detect-secrets cache)."""
+    use, and again if the secret table is reloaded: it comes from the detect-secrets cache)."""
     global _TEXT_PLAN
-    from ..sessions.redact import all_patterns, secret_needles
-
     patterns = all_patterns()
     if _TEXT_PLAN is None or _TEXT_PLAN[0] is not patterns:
         _TEXT_PLAN = (patterns, JointPlan([secret_needles(), INJECTION_NEEDLES]))
@@ -242,8 +241,6 @@ def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
         yield Diagnostic(record.rel, line, 1, "conflict-markers", "error",
                          f"git merge-conflict marker '{match.group()[:7]}'", "resolve the merge and remove the markers")
     secret_ranks, injection_ranks = _text_plan().candidates(fold(text))
-    from ..sessions.redact import find_secrets  # the same patterns Phase 1 redacts with
-
     for kind, start, _end in find_secrets(text, secret_ranks):
         line = text.count("\n", 0, start) + 1
         col = start - (text.rfind("\n", 0, start) + 1) + 1
