@@ -106,3 +106,23 @@ def test_a_parsed_record_is_the_record_its_parts_make(text: str) -> None:
                    meta=record.meta, body=record.body, text=text, key_lines=record.key_lines,
                    frontmatter_lines=lines[1:close], body_line=record.body_line)
     assert built == record and record.path == Path("/ws/knowledge/k.md")
+
+
+@pytest.mark.parametrize("reported", [0, 5, len(GOOD) - 1, len(GOOD) + 1, 10 * len(GOOD)])
+def test_the_whole_file_is_read_whatever_size_fstat_gave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         reported: int) -> None:
+    # One read when the file is as long as fstat said; a file that grew or shrank since is read to its end.
+    root = tmp_path / "ws"
+    path = root / "memory" / "decisions" / "d.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(GOOD, encoding="utf-8")
+    real = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:
+        st = real(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, reported,
+                               st.st_atime, st.st_mtime, st.st_ctime))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    record = read_listed_record(Workspace(root), str(path), "memory/decisions/d.md", RecordKind.DECISION).record
+    assert record is not None and record.text == GOOD

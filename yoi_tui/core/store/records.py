@@ -308,10 +308,14 @@ def read_listed_record(ws: Workspace, path: str, rel: str, kind: RecordKind) -> 
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORD_BYTES:
             data = None
         else:
-            chunks = []
-            while chunk := os.read(fd, max(st.st_size + 1, 4096)):  # regular files ignore O_NONBLOCK
-                chunks.append(chunk)
-            data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            # Regular files ignore O_NONBLOCK. One read when the file is the size fstat gave;
+            # reading on until the end otherwise (it grew, shrank, or a file system read short).
+            data = os.read(fd, st.st_size + 1)
+            if len(data) != st.st_size:
+                chunks = [data]
+                while chunk := os.read(fd, max(st.st_size + 1, 4096)):
+                    chunks.append(chunk)
+                data = b"".join(chunks)
     except OSError:
         data = None
     finally:
