@@ -17,7 +17,10 @@ lower-cased, combining dot above dropped) in which those characters become their
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import Any
+
+_FIRST = itemgetter(0)
 
 
 def fold(text: str) -> str:
@@ -61,8 +64,8 @@ class NeedlePlan:
     """``maybe`` for a whole table of scans at once: which entries a folded text admits.
 
     Testing each entry's needles with ``in`` reads a text once per absent needle (60 needles: 60
-    reads of every record). The plan tests needles of one or two characters with ``in`` (when
-    present they are found at once) and finds the longer ones in one Aho-Corasick pass
+    reads of every record). The plan tests needles of one character with ``in`` (when present they
+    are found at once) and finds the longer ones in one Aho-Corasick pass
     (``ahocorasick-rs``, overlapping matches, so every needle present is seen), then maps the set
     present to the entries it admits, in table order, memoised (texts share a few such sets).
     ``entries`` are ``(needles, requires)`` pairs with ``maybe``'s meaning.
@@ -73,8 +76,10 @@ class NeedlePlan:
         self.always = [i for i, (needles, requires) in enumerate(self.entries) if not needles and not requires]
         every = sorted({n for needles, requires in self.entries
                         for n in (*needles, *(w for r in requires for w in ((r,) if isinstance(r, str) else r)))})
-        self.short = [n for n in every if len(n) <= 2]
-        self.long = [n for n in every if len(n) > 2]
+        # A one-character needle is found by memchr at once; every longer one by the automaton in
+        # one pass (a two-character `in` reads the whole text when the pair is absent).
+        self.short = [n for n in every if len(n) == 1]
+        self.long = [n for n in every if len(n) > 1]
         self.memo: dict[frozenset[str], list[int]] = {}
         self.automaton: Any = None
         try:
@@ -86,11 +91,10 @@ class NeedlePlan:
 
     def present(self, folded: str) -> frozenset[str]:
         """The needles that occur in ``folded``."""
-        found = {needle for needle in self.short if needle in folded}
+        found = set(filter(folded.__contains__, self.short))  # loops in C: this runs for every record
         if self.automaton is not None:
-            long = self.long
-            found.update(long[index] for index, _start, _end
-                         in self.automaton.find_matches_as_indexes(folded, overlapping=True))
+            matches = self.automaton.find_matches_as_indexes(folded, overlapping=True)
+            found.update(map(self.long.__getitem__, map(_FIRST, matches)))
         elif self.long:
             found.update(needle for needle in self.long if needle in folded)
         return frozenset(found)
