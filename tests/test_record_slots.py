@@ -36,6 +36,7 @@ def test_body_and_frontmatter_lines_are_what_the_text_says(parts: list[str], new
         return
     assert want is not None
     assert record.body == want[0] and record.frontmatter_lines == want[1] and record.body_line == want[2]
+    assert record.body_length == len(want[0])
     assert [d.line for d in diags if "more than one frontmatter" in d.message] == ([want[3]] if want[3] else [])
     assert record.text == text
     record.frontmatter_lines.append("changed")  # a copy: the record is unchanged

@@ -130,7 +130,7 @@ def _facts(ws: Workspace, path: str, rel: str, sig: Sig | None, config: Config,
         target = replacement_target(record)
         if target is not None:
             facts.replaced = [target, *record.line_of("replaced_by")]
-        facts.body = [len(record.body), record.body_line]
+        facts.body = [record.body_length, record.body_line]
     else:
         facts.unparsed = (kind or kind_for_path(ws, Path(path))) is not None
     facts.diags = [[d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in found]
@@ -233,13 +233,11 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     def similar_from_names() -> dict[RecordKind, tuple[list[str], tuple[list[list[Any]], bool]]]:
         # Every record path gets an index entry (parsed or not), so the slugs are the file names:
         # the near-duplicate pairs need no parsed record and are computed while the workers parse.
-        names: dict[RecordKind, list[str]] = {kind: [] for kind in SIMILAR_KINDS}
-        for rel, _path, _sig in sigs:
-            kind = _kind_of_rel(rel)
-            if kind in names:
-                names[kind].append(slug_of(rel))
-        return {kind: (sorted(slugs), _similar_pairs(kind, sorted(slugs), config.records.similar_slug_ratio,
-                                                     cached_similar.get(kind.value)))
+        # A listed rel is a folder prefix and a "*.md" name (no "/"): its slug is the name's stem.
+        names = {kind: sorted(rel[len(prefix):-3] for rel, _path, _sig in sigs if rel.startswith(prefix))
+                 for prefix, kind in _FOLDERS}
+        return {kind: (slugs, _similar_pairs(kind, slugs, config.records.similar_slug_ratio,
+                                             cached_similar.get(kind.value)))
                 for kind, slugs in names.items()}
 
     def meanwhile() -> dict[RecordKind, tuple[list[str], tuple[list[list[Any]], bool]]]:

@@ -185,7 +185,7 @@ def check_sizes(record: Record, index: WorkspaceIndex, config: Config, ctx: Lint
 
 def check_compressible(record: Record, index: WorkspaceIndex, config: Config,
                        ctx: LintContext) -> Iterator[Diagnostic]:
-    yield from compressible(record.rel, record.kind, record.slug, len(record.body), record.body_line, config, ctx)
+    yield from compressible(record.rel, record.kind, record.slug, record.body_length, record.body_line, config, ctx)
 
 
 def compressible(rel: str, kind: RecordKind, slug: str, length: int, body_line: int, config: Config,
@@ -202,7 +202,7 @@ def compressible(rel: str, kind: RecordKind, slug: str, length: int, body_line: 
 def check_caps(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     """over-cap, description-too-long, sources-overflow: the size rules that need only the record."""
     cap = config.cap_for(record.kind.value)
-    length = len(record.body)
+    length = record.body_length
     if length > cap:
         yield Diagnostic(record.rel, record.body_line, 1, "over-cap", "error",
                          f"body is {length} characters; the {record.kind.value} cap is {cap}",

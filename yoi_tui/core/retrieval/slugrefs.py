@@ -159,9 +159,13 @@ def _url_spans(line: str) -> list[tuple[int, int]]:
     """
     spans: list[tuple[int, int]] = []
     pos, length = 0, len(line)
+    www, first_scheme = line.find("www."), line.find("://", 1)  # each searched again only once passed
     while pos < length:
-        start = line.find("www.", pos)
-        scheme = line.find("://", pos + 1)
+        if 0 <= www < pos:
+            www = line.find("www.", pos)
+        if 0 <= first_scheme <= pos:
+            first_scheme = line.find("://", pos + 1)
+        start, scheme = www, first_scheme
         while scheme >= 0 and (start < 0 or scheme - 32 < start):
             tail = _SCHEME_TAIL_RE.search(line, max(pos, scheme - 32), scheme)
             if tail is not None:

@@ -111,6 +111,11 @@ class Record:
     def body(self) -> str:
         return self.text[self._body_at:] if self._body is None else self._body
 
+    @property
+    def body_length(self) -> int:
+        """``len(self.body)`` without copying the body out of the text."""
+        return len(self.text) - self._body_at if self._body is None else len(self._body)
+
     @body.setter
     def body(self, value: str) -> None:
         at = len(self.text) - len(value)
