@@ -241,7 +241,7 @@ def _file_problem(ws: Workspace, path: Path, rel: str) -> tuple[Diagnostic | Non
 def decode_record_bytes(data: bytes, rel: str) -> tuple[str | None, bool, list[Diagnostic]]:
     """UTF-8 text of a record (BOM stripped) or None with the reason. Returns (text, had_bom, diags)."""
     diags: list[Diagnostic] = []
-    if b"\x00" in data[:8192]:
+    if data.find(b"\x00", 0, 8192) >= 0:
         return None, False, [_diag(rel, "file-unreadable", "binary file (NUL bytes); a record is UTF-8 text")]
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
@@ -402,8 +402,9 @@ def parse_record_text(text: str, *, kind: RecordKind, path: Path | str, rel: str
     return record, diags
 
 
-# A line that closes the frontmatter: '---' or '...' and trailing whitespace (as ``line.rstrip()``).
-_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+# A line that closes the frontmatter: '---' or '...' and trailing whitespace (as ``line.rstrip()``),
+# matched from the line break before it (a literal first: found by search, not tried everywhere).
+_CLOSE_RE = re.compile(r"\n(?:---|\.\.\.)[^\S\n]*(?=\n|\Z)")
 _BLANK_LINES_RE = re.compile(r"(?:[^\S\n]*\n)*")
 
 
@@ -419,13 +420,14 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path | str, rel: st
     if (normalized[:first_end] if first_end >= 0 else normalized).rstrip() != FENCE:
         return None, [_diag(rel, "frontmatter-invalid", "missing frontmatter: the first line must be '---'",
                             hint="start the file with '---', the YAML keys, then '---'")]
-    fence = _CLOSE_RE.search(normalized, first_end + 1) if first_end >= 0 else None
-    if fence is None:
+    found = _CLOSE_RE.search(normalized, first_end) if first_end >= 0 else None
+    if found is None:
         return None, [_diag(rel, "frontmatter-invalid", "frontmatter block is not closed by a '---' line")]
-    close = normalized.count("\n", 0, fence.start())  # the closing fence's 0-based line
-    fm_text = normalized[first_end + 1:fence.start() - 1] if close > 1 else ""
+    fence_at = found.start() + 1  # where the closing line starts
+    close = normalized.count("\n", 0, fence_at)  # the closing fence's 0-based line
+    fm_text = normalized[first_end + 1:fence_at - 1] if close > 1 else ""
     fm_lines = fm_text.split("\n") if close > 1 else []
-    body_start = normalized.find("\n", fence.start())
+    body_start = normalized.find("\n", fence_at)
     body_line = close + 2
     if len(fm_text) > MAX_FRONTMATTER_CHARS:
         return None, [_diag(rel, "frontmatter-invalid", f"frontmatter is over {MAX_FRONTMATTER_CHARS} characters")]
