@@ -54,10 +54,19 @@ def parse_simple(fm_text: str, lines: list[str] | None = None
     """The mapping and each top-level key's (line, column) — line counted in the file, the
     frontmatter starting on line 2 — or None when the text is not in the simple subset.
     ``lines``: ``fm_text.split("\\n")``, when the caller has it."""
-    if not fm_text or _AWKWARD.search(fm_text) or _NON_PRINTABLE.search(fm_text):
+    if not fm_text:
+        return None
+    if lines is None:
+        lines = fm_text.split("\n")
+    if fm_text.isascii():
+        # The two patterns' ASCII characters are the controls but "\n", and the backslash: a line
+        # holding a control is not printable (str.isprintable), which loops in C.
+        if "\\" in fm_text or not all(map(str.isprintable, lines)):
+            return None
+    elif _AWKWARD.search(fm_text) or _NON_PRINTABLE.search(fm_text):
         return None
     try:
-        return _parse(fm_text.split("\n") if lines is None else lines)
+        return _parse(lines)
     except (_NotSimple, ValueError, OverflowError):
         return None
 
