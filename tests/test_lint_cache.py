@@ -279,12 +279,15 @@ def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
     monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
     monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
     items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
-    result = lint_cache._facts_in_parallel(ws, items, lambda: "computed while the workers ran")
+    result = lint_cache._facts_in_parallel(ws, items, [(lint_cache._pairs_task, ("decision", ["a-b", "a-bc"], 80, None)),
+                                                       (lint_cache._usage_task, (str(ws.root), ws.config.as_dict()))])
     assert result is not None
-    fresh, meanwhile, encoded = result
+    fresh, aside, encoded = result
     assert encoded == ""  # not asked to encode the cache's members
     assert set(fresh) == {rel for rel, _path, _sig in items}  # ran in the workers
-    assert meanwhile == "computed while the workers ran"
+    # the side tasks ran in the workers too, in the order given
+    assert aside == [("decision", (["a-b", "a-bc"], ([["a-b", "a-bc", pytest.approx(85.7, abs=0.1)]], True))),
+                     dict(lint_stored.UsageFrequencies(ws))]
     ctx, empty = lint_cache.LintContext(None), lint_cache.WorkspaceIndex()
     for rel, path, sig in items:
         assert fresh[rel].to_json() == lint_cache._facts(ws, Path(path), rel, sig, ws.config, empty, ctx).to_json()
@@ -400,3 +403,31 @@ def test_a_record_made_unparsable_loses_its_similar_slugs_findings(tmp_path: Pat
     assert not any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))
     write_text(path, text)
     assert any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))
+
+
+def test_a_cold_lint_on_every_core_reads_the_usage_log_in_a_worker(tmp_path: Path, no_racy: None,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # The workers compute the similar-slug pairs and the usage frequencies beside the files: the
+    # findings (compressible included) are the serial lint's, and the frequencies its own.
+    root = tmp_path / "gen"
+    generate.generate(400, root, seed=5)
+    ws = Workspace(root)
+    serial = lint_workspace(ws, frequencies=frequencies_for_lint(ws)).diagnostics
+    assert any(d.rule == "compressible" for d in serial) and any(d.rule == "similar-slugs" for d in serial)
+    monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
+    monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
+    ran: list[str] = []
+    real = lint_cache._facts_in_parallel
+
+    def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real(*args, **kwargs)
+        ran.append("parallel" if result is not None else "serial")
+        return result
+
+    monkeypatch.setattr(lint_cache, "_facts_in_parallel", watched)
+    frequencies = lint_stored.UsageFrequencies(ws)
+    found, _files = lint_cache.lint_workspace_cached(ws, frequencies=frequencies)
+    assert ran == ["parallel"] and frequencies.loaded
+    assert lint_stored.filter_disabled(found, ws.config) == serial
+    assert dict(frequencies) == frequencies_for_lint(ws)

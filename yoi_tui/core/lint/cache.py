@@ -230,28 +230,29 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     changed = False
     stale = [(rel, path, sig) for rel, path, sig in sigs
              if sig is None or (old := cached.get(rel)) is None or old.sig != sig or rel in dirty]
-    def similar_from_names() -> dict[RecordKind, tuple[list[str], tuple[list[list[Any]], bool]]]:
-        # Every record path gets an index entry (parsed or not), so the slugs are the file names:
-        # the near-duplicate pairs need no parsed record and are computed while the workers parse.
+    # Every record path gets an index entry (parsed or not), so the slugs are the file names: the
+    # near-duplicate pairs need no parsed record and are computed while the files are parsed, as is
+    # the usage log (``compressible`` will most likely ask for it: a body near its cap), by the
+    # same workers — the parent only waits (a third busy process on two cores slowed all three).
+    side: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+    if len(stale) >= PARALLEL_MIN:
         # A listed rel is a folder prefix and a "*.md" name (no "/"): its slug is the name's stem.
-        names = {kind: sorted(rel[len(prefix):-3] for rel, _path, _sig in sigs if rel.startswith(prefix))
-                 for prefix, kind in _FOLDERS}
-        return {kind: (slugs, _similar_pairs(kind, slugs, config.records.similar_slug_ratio,
-                                             cached_similar.get(kind.value)))
-                for kind, slugs in names.items()}
-
-    def meanwhile() -> dict[RecordKind, tuple[list[str], tuple[list[list[Any]], bool]]]:
-        if isinstance(frequencies, stored.UsageFrequencies) and frequencies.signature():
-            # A usage log to read: ``compressible`` will most likely ask for it (a body near its
-            # cap), and reading it while the workers parse keeps it out of the serial part.
-            len(frequencies)
-        return similar_from_names()
-
+        for prefix, kind in _FOLDERS:
+            slugs = sorted(rel[len(prefix):-3] for rel, _path, _sig in sigs if rel.startswith(prefix))
+            side.append((_pairs_task, (kind.value, slugs, config.records.similar_slug_ratio,
+                                       cached_similar.get(kind.value))))
+        if isinstance(frequencies, stored.UsageFrequencies) and not frequencies.loaded and frequencies.signature():
+            side.append((_usage_task, (str(ws.root), config.as_dict())))
     # The workers encode the cache's members only when the parent would write them all as they are.
     encode = kept is None and len(stale) == len(sigs)
-    parallel = _facts_in_parallel(ws, stale, meanwhile, started_ns - stored.RACY_NS if encode else None) \
+    parallel = _facts_in_parallel(ws, stale, side, started_ns - stored.RACY_NS if encode else None) \
         if len(stale) >= PARALLEL_MIN else None
-    fresh, early_similar, files_json = parallel if parallel is not None else (None, None, None)
+    fresh, early_similar, files_json = None, None, None
+    if parallel is not None:
+        fresh, side_results, files_json = parallel
+        early_similar = {_KINDS[value]: found for value, found in side_results[:len(_FOLDERS)]}
+        if len(side_results) > len(_FOLDERS):
+            frequencies.adopt(side_results[-1])  # type: ignore[union-attr]
     for rel, path, sig in sigs:
         old = cached.get(rel)
         if sig is not None and old is not None and old.sig == sig and rel not in dirty:
@@ -464,12 +465,24 @@ def _idle_cores() -> int:
         return cores
 
 
+def _pairs_task(kind_value: str, slugs: list[str], ratio: float, cached: Any
+                ) -> tuple[str, tuple[list[str], tuple[list[list[Any]], bool]]]:
+    """A worker's side task in a cold lint: one kind's near-duplicate slug pairs (``updated_similar_pairs``)."""
+    return kind_value, (slugs, updated_similar_pairs(slugs, ratio, cached))
+
+
+def _usage_task(root: str, config_values: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """A worker's side task in a cold lint: the usage frequencies (``stored.UsageFrequencies``,
+    which also keeps them in its cache file)."""
+    return dict(stored.UsageFrequencies(Workspace(Path(root), _config=Config.from_dict(config_values))))
+
+
 def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
-                       meanwhile: Callable[[], Any] | None = None, store_before_ns: int | None = None
-                       ) -> tuple[dict[str, FileFacts], Any, str] | None:
-    """The facts of many files read on every core (a cold lint), what ``meanwhile`` computed in
-    this process while the workers ran, and the cache's JSON members of the facts that may be
-    stored (``_facts_batch``); None: do it all in this process.
+                       side: list[tuple[Callable[..., Any], tuple[Any, ...]]] | None = None,
+                       store_before_ns: int | None = None) -> tuple[dict[str, FileFacts], list[Any], str] | None:
+    """The facts of many files read on every core (a cold lint), the results of the ``side`` tasks
+    (module-level functions and their arguments, run by the same workers, first), and the cache's
+    JSON members of the facts that may be stored (``_facts_batch``); None: do it all in this process.
 
     Parsing and the per-file rules are pure Python, so threads would share one core; worker
     processes each take every n-th chunk. Any failure to run them (no ``fork``, a sandbox without
@@ -492,18 +505,19 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
     chunk = max(200, len(items) // (workers * 4) + 1)
     parts = [items[i:i + chunk] for i in range(0, len(items), chunk)]
     values = ws.config.as_dict()
-    extra = None
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            # The side tasks first: the longest (similar-slug pairs) must not be the last to start.
+            extras = [pool.submit(task, *args) for task, args in side or ()]
             pending = pool.map(_facts_batch, [str(ws.root)] * len(parts), [values] * len(parts), parts,
                                [store_before_ns] * len(parts))
-            if meanwhile is not None:  # the parent would only wait: give it the work that needs no facts
-                extra = meanwhile()
             batches = list(pending)
+            found_aside = [future.result() for future in extras]
     except Exception:  # noqa: BLE001 - BrokenProcessPool, OSError, PermissionError: lint serially instead
         return None
     encoded = ",".join(members for _found, members in batches if members)
-    return {rel: FileFacts.from_json(data) for found, _members in batches for rel, data in found}, extra, encoded
+    return ({rel: FileFacts.from_json(data) for found, _members in batches for rel, data in found}, found_aside,
+            encoded)
 
 
 def _cross_key(item: FileFacts) -> tuple[Any, ...]:

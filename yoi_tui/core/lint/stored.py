@@ -187,6 +187,14 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
             pass
         return None
 
+    @property
+    def loaded(self) -> bool:
+        return self._values is not None
+
+    def adopt(self, values: dict[tuple[str, str], float]) -> None:
+        """Take the frequencies another process computed for this workspace (a cold lint's worker)."""
+        self._values = values
+
     def __getitem__(self, key: tuple[str, str]) -> float:
         return self._load()[key]
 
