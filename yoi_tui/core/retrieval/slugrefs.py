@@ -24,9 +24,10 @@ from ..value_class import FrozenValueClass
 _REF_RE = re.compile(r"#(?<![\w/#&\]]#)((?>[a-z0-9]+(?:-[a-z0-9]+)*))(?![\w-]*[A-Za-z0-9_])")
 _LINK_ANCHOR_RE = re.compile(r"\]\(#")
 _URL_RE = re.compile(r"(?:[a-zA-Z][a-zA-Z0-9+.-]{0,31}://|www\.)[^\s<>()\[\]]+")
-# A URL's scheme ending where a "://" starts (searched with endpos at that "://"): where a
-# ``_URL_RE`` match through that "://" can start (``_url_spans``).
-_SCHEME_TAIL_RE = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]{0,31}\Z")
+# The characters of a URL scheme in ``_URL_RE`` (it starts with a letter): ``_url_spans`` finds
+# where a match through a "://" can start by stripping them.
+_SCHEME_NON_LETTERS = "0123456789+.-"
+_SCHEME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" + _SCHEME_NON_LETTERS
 _INLINE_CODE_RE = re.compile(r"(``*)(?:(?!\1).)+?\1")  # "``*", not "`+": a literal first (found by search)
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
@@ -153,8 +154,8 @@ def _url_spans(line: str) -> list[tuple[int, int]]:
     ``_URL_RE`` has no literal to look for first, so ``finditer`` tries it at every position (a
     third of the ``#slug`` scan of a cold lint). A match starts either at a "www." or at a letter
     followed by at most 31 scheme characters up to a "://" (":" is not one, so that "://" is where
-    the run of scheme characters ends): for the next "://" the leftmost such letter is found by
-    ``_SCHEME_TAIL_RE``, and the pattern itself decides at the earlier of the two candidates — as
+    the run of scheme characters ends): for the next "://" the leftmost such letter is the first
+    letter of the run of scheme characters (at most 32) before it, and the pattern itself decides at the earlier of the two candidates — as
     ``finditer`` would, resuming after a match or one position after a failed start.
     """
     spans: list[tuple[int, int]] = []
@@ -167,10 +168,12 @@ def _url_spans(line: str) -> list[tuple[int, int]]:
             first_scheme = line.find("://", pos + 1)
         start, scheme = www, first_scheme
         while scheme >= 0 and (start < 0 or scheme - 32 < start):
-            tail = _SCHEME_TAIL_RE.search(line, max(pos, scheme - 32), scheme)
-            if tail is not None:
-                if start < 0 or tail.start() < start:
-                    start = tail.start()
+            # The run of scheme characters ending at this "://" (within 32), from its first letter.
+            head = line[max(pos, scheme - 32):scheme]
+            tail = head[len(head.rstrip(_SCHEME_CHARS)):].lstrip(_SCHEME_NON_LETTERS)
+            if tail:
+                if start < 0 or scheme - len(tail) < start:
+                    start = scheme - len(tail)
                 break
             scheme = line.find("://", scheme + 1)
         if start < 0:
