@@ -36,7 +36,7 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
-from ..store.records import read_listed_record, read_record
+from ..store.records import read_listed_record, read_listed_record_stat, read_record
 from ..store.workspace import Workspace
 from . import resident, stored
 from .index import IndexEntry, WorkspaceIndex
@@ -114,10 +114,18 @@ def _kind_of_rel(rel: str) -> RecordKind | None:
 
 
 def _facts(ws: Workspace, path: str, rel: str, sig: Sig | None, config: Config,
-           empty_index: WorkspaceIndex, ctx: LintContext) -> FileFacts:
+           empty_index: WorkspaceIndex, ctx: LintContext, *, sign: bool = False) -> FileFacts:
+    """What the cache keeps of one file. ``sign``: the file was listed but not ``lstat``-ed; its
+    signature is the ``fstat`` of what is read (the same fields for a regular file, None otherwise)."""
     # A signature means the listing saw a regular file: read it the short way (read_listed_record).
-    kind = _kind_of_rel(rel) if sig is not None else None
-    result = read_listed_record(ws, path, rel, kind) if kind is not None else read_record(ws, Path(path))
+    kind = _kind_of_rel(rel) if sig is not None or sign else None
+    if kind is None:
+        result = read_record(ws, Path(path))
+    elif sign:
+        result, st = read_listed_record_stat(ws, path, rel, kind)
+        sig = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode] if st is not None else None
+    else:
+        result = read_listed_record(ws, path, rel, kind)
     facts = FileFacts(sig=sig)
     found = list(result.diagnostics)
     record = result.record
@@ -228,6 +236,15 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     empty_index = WorkspaceIndex()
     facts: dict[str, FileFacts] = {}
     changed = False
+    usage_then: list[Any] | None = None
+    sign = False  # the workers take each file's signature from what they read
+    if sigs is None:  # nothing stored (stored_lint listed nothing): a first lint
+        usage_then = stored._usage_state(frequencies)  # before any file is read, as stored_lint takes it
+        listed = stored.record_files(ws) if not cached else []
+        if len(listed) >= PARALLEL_MIN:
+            sigs, sign = [(rel, path, None) for rel, path in listed], True
+        else:
+            sigs = stored.record_signatures(ws)
     stale = [(rel, path, sig) for rel, path, sig in sigs
              if sig is None or (old := cached.get(rel)) is None or old.sig != sig or rel in dirty]
     # Every record path gets an index entry (parsed or not), so the slugs are the file names: the
@@ -245,7 +262,7 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
             side.append((_usage_task, (str(ws.root), config.as_dict())))
     # The workers encode the cache's members only when the parent would write them all as they are.
     encode = kept is None and len(stale) == len(sigs)
-    parallel = _facts_in_parallel(ws, stale, side, started_ns - stored.RACY_NS if encode else None) \
+    parallel = _facts_in_parallel(ws, stale, side, started_ns - stored.RACY_NS if encode else None, sign=sign) \
         if len(stale) >= PARALLEL_MIN else None
     fresh, early_similar, files_json = None, None, None
     if parallel is not None:
@@ -253,6 +270,13 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         early_similar = {_KINDS[value]: found for value, found in side_results[:len(_FOLDERS)]}
         if len(side_results) > len(_FOLDERS):
             frequencies.adopt(side_results[-1])  # type: ignore[union-attr]
+        if sign:
+            sigs = stale = [(rel, path, fresh[rel].sig) for rel, path, _none in sigs]
+    elif sign:  # no workers after all: listed and signed here, as any lint
+        sigs = stale = stored.record_signatures(ws)
+    if usage_then is not None:  # the state the result is stored under, from the signatures now known
+        state, storable = stored._state_digest(key, [(rel, sig) for rel, _path, sig in sigs], usage_then,
+                                               started_ns)
     for rel, path, sig in sigs:
         old = cached.get(rel)
         if sig is not None and old is not None and old.sig == sig and rel not in dirty:
@@ -430,14 +454,15 @@ def _lint_from_memory(ws: Workspace, kept: resident.KeptState, memory: resident.
 
 
 def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str, str, Sig | None]],
-                 store_before_ns: int | None = None) -> tuple[list[tuple[str, list[Any]]], str]:
+                 store_before_ns: int | None = None, sign: bool = False) -> tuple[list[tuple[str, list[Any]]], str]:
     """A worker's share of a cold lint (runs in a child process): the facts of ``items``, and the
     cache's JSON members for those that may be stored (changed before ``store_before_ns``; ``""``
     without it) — encoded here, on every core, not by the parent after the workers are done."""
     ws = Workspace(Path(root), _config=Config.from_dict(config_values))
     empty_index = WorkspaceIndex()
     ctx = LintContext(None)  # the file-local rules never ask for a usage frequency
-    found = [(rel, _facts(ws, path, rel, sig, ws.config, empty_index, ctx).to_json()) for rel, path, sig in items]
+    found = [(rel, _facts(ws, path, rel, sig, ws.config, empty_index, ctx, sign=sign).to_json())
+             for rel, path, sig in items]
     if store_before_ns is None:
         return found, ""
     keep = {rel: data for rel, data in found
@@ -479,7 +504,8 @@ def _usage_task(root: str, config_values: dict[str, Any]) -> dict[tuple[str, str
 
 def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
                        side: list[tuple[Callable[..., Any], tuple[Any, ...]]] | None = None,
-                       store_before_ns: int | None = None) -> tuple[dict[str, FileFacts], list[Any], str] | None:
+                       store_before_ns: int | None = None, *, sign: bool = False
+                       ) -> tuple[dict[str, FileFacts], list[Any], str] | None:
     """The facts of many files read on every core (a cold lint), the results of the ``side`` tasks
     (module-level functions and their arguments, run by the same workers, first), and the cache's
     JSON members of the facts that may be stored (``_facts_batch``); None: do it all in this process.
@@ -510,7 +536,7 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
             # The side tasks first: the longest (similar-slug pairs) must not be the last to start.
             extras = [pool.submit(task, *args) for task, args in side or ()]
             pending = pool.map(_facts_batch, [str(ws.root)] * len(parts), [values] * len(parts), parts,
-                               [store_before_ns] * len(parts))
+                               [store_before_ns] * len(parts), [sign] * len(parts))
             batches = list(pending)
             found_aside = [future.result() for future in extras]
     except Exception:  # noqa: BLE001 - BrokenProcessPool, OSError, PermissionError: lint serially instead

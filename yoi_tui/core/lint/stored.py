@@ -292,7 +292,8 @@ def _save_result(ws: Workspace, key: str, state: str, diags: list[Diagnostic], f
     _store(target, data)
 
 
-Checked = tuple[tuple[list[Diagnostic], int] | None, str, list[tuple[str, str, "Sig | None"]], str | None, bool, int]
+Checked = tuple[tuple[list[Diagnostic], int] | None, str, list[tuple[str, str, "Sig | None"]] | None, str | None, bool,
+                int]
 
 
 def stored_lint(ws: Workspace, frequencies: Mapping[tuple[str, str], float] | None, started_ns: int) -> Checked:
@@ -300,12 +301,18 @@ def stored_lint(ws: Workspace, frequencies: Mapping[tuple[str, str], float] | No
 
     Returns ``(result or None, key, [(rel, path, signature)], state digest or None, storable,
     started_ns)``; the result's findings are unfiltered (``filter_disabled`` applies the config).
+    The signatures are None when no result is stored at all: the files were not listed.
     """
     key = fingerprint(ws.config)
     from . import resident  # it imports this module
 
     kept = resident.state_for(ws)
     if kept is None:
+        if not os.path.lexists(_result_path(ws)):
+            # Nothing stored to compare with (a first lint): no listing here; whoever lints the
+            # files signs them (``cache.lint_workspace_cached``: a cold lint's workers take each
+            # file's signature from the descriptor they read it through).
+            return None, key, None, None, False, started_ns
         sigs = record_signatures(ws)
         usage = _usage_state(frequencies)
     else:  # a long-running process: the kernel says what changed since its last lint

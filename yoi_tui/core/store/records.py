@@ -302,15 +302,25 @@ def read_listed_record(ws: Workspace, path: str, rel: str, kind: RecordKind) -> 
     first); anything but a regular file within the size limit — a symlink, a folder, a file
     gone, any error — is left to ``read_record``, which words the problem.
     """
+    return read_listed_record_stat(ws, path, rel, kind)[0]
+
+
+def read_listed_record_stat(ws: Workspace, path: str, rel: str, kind: RecordKind
+                            ) -> tuple[ReadResult, os.stat_result | None]:
+    """``read_listed_record`` and the ``fstat`` of what was read when it is a regular file (the
+    ``lstat`` a listing would give: the file was opened without following a link), else None."""
     if _LISTED_FLAGS is None:
-        return read_record(ws, Path(path))
+        return read_record(ws, Path(path)), None
     try:
         fd = os.open(path, _LISTED_FLAGS)
     except OSError:
-        return read_record(ws, Path(path))
+        return read_record(ws, Path(path)), None
+    st = None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORD_BYTES:
+        if not stat.S_ISREG(st.st_mode):
+            st = data = None
+        elif st.st_size > MAX_RECORD_BYTES:
             data = None
         else:
             # Regular files ignore O_NONBLOCK. One read when the file is the size fstat gave;
@@ -326,12 +336,12 @@ def read_listed_record(ws: Workspace, path: str, rel: str, kind: RecordKind) -> 
     finally:
         os.close(fd)
     if data is None or len(data) > MAX_RECORD_BYTES:
-        return read_record(ws, Path(path))
+        return read_record(ws, Path(path)), st
     decoded, bom, diags = decode_record_bytes(data, rel)
     if decoded is None:
-        return ReadResult(None, diags)
+        return ReadResult(None, diags), st
     record, parse_diags = parse_record_text(decoded, kind=kind, path=path, rel=rel, bom=bom)
-    return ReadResult(record, diags + parse_diags)
+    return ReadResult(record, diags + parse_diags), st
 
 
 # O_NOFOLLOW: a symlink fails to open (ELOOP) and goes through read_record's checks; O_NONBLOCK: a
