@@ -24,6 +24,10 @@ class ValueClass:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         names = self.__slots__
+        if not kwargs and len(args) == len(names):  # every field given in order: the common case, fast
+            for name, value in zip(names, args, strict=True):
+                object.__setattr__(self, name, value)
+            return
         if len(args) > len(names):
             raise TypeError(f"{type(self).__name__}() takes at most {len(names)} arguments ({len(args)} given)")
         values = dict(zip(names, args, strict=False))

@@ -240,7 +240,8 @@ def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
         line = text.count("\n", 0, match.start()) + 1
         yield Diagnostic(record.rel, line, 1, "conflict-markers", "error",
                          f"git merge-conflict marker '{match.group()[:7]}'", "resolve the merge and remove the markers")
-    secret_ranks, injection_ranks = _text_plan().candidates(fold(text))
+    plan = _TEXT_PLAN[1] if _TEXT_PLAN is not None and _TEXT_PLAN[0] is all_patterns() else _text_plan()
+    secret_ranks, injection_ranks = plan.candidates(fold(text))
     for kind, start, _end in find_secrets(text, secret_ranks):
         line = text.count("\n", 0, start) + 1
         col = start - (text.rfind("\n", 0, start) + 1) + 1
@@ -254,13 +255,15 @@ def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
                          "rephrase as a description, or quote it in a code span")
 
 
+_ALL_KNOWN = sorted(set().union(*KNOWN_KEYS.values()))
+
+
 def check_unknown_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     known = KNOWN_KEYS[record.kind]
-    all_known = set().union(*KNOWN_KEYS.values())
     for key in record.meta:
         if key in known:
             continue
-        close = difflib.get_close_matches(key, sorted(all_known), n=1, cutoff=0.75)
+        close = difflib.get_close_matches(key, _ALL_KNOWN, n=1, cutoff=0.75)
         if close and close[0] != key:
             yield _at(record, key, "unknown-field", f"unknown field '{key}'", severity="warning",
                       hint=f"did you mean '{close[0]}'?")
