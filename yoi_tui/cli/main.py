@@ -10,6 +10,7 @@ and when argv names a known command, not even built (16 parsers, ~5 ms).
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .server_client import SERVED
@@ -187,6 +188,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def run() -> None:
+    """The ``yoi`` console script: ``main()``, then the process ends without the interpreter's
+    teardown, which frees every object and module one by one (~20 ms after a cold lint of 10,000
+    records, 2% of it). The output is flushed first; yoi registers no exit handlers and never
+    leaves a file half-written (every write is a temporary file renamed into place), so nothing
+    waits for the teardown. An exception still ends the process the usual way."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):  # the reader went away, or a stream was closed: nothing to add
+        pass
+    os._exit(code)
+
+
 def _ask_server(argv: list[str]) -> int | None:
     """The exit status of ``argv`` run by the command server, its output written here; None when
     no server answered (nothing was written)."""
@@ -211,4 +227,4 @@ def _ask_server(argv: list[str]) -> int | None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()
