@@ -73,7 +73,7 @@ TARGETS: dict[str, tuple[str, float, str]] = {
     "startup": ("ratio", 3.0, "≤ 3× python"),
     "search_knowledge": ("ratio", 2.0, "≤ 2× rg (10k), < 1× (50k)"),
     "search_memory": ("ratio", 2.0, "≤ 2× rg (10k), < 1× (50k)"),
-    "lint_cold": ("ratio", 20.0, "≤ 20× rg"),
+    "lint_cold": ("ratio", 20.0, "≤ 20× rg (10k)"),
     "lint_warm": ("ratio", 2.0, "≤ 2× rg"),
     "lint_warm_edit": ("ratio", 3.0, "≤ 3× rg"),
     "completion": ("abs", 0.016, "≤ 16 ms"),
@@ -89,7 +89,9 @@ TARGETS: dict[str, tuple[str, float, str]] = {
     "rss_server": ("abs", 300.0, "≤ 300 MB"),
 }
 SEARCH_AT_SCALE = (50_000, 1.0)  # from this many records, search must beat rg outright
-ABS_ONLY_AT_SMALLEST = {"gc_dry_run", "phase2_dry_run"}  # an absolute goal stated for 10k; larger sizes judged by growth
+# Goals the issue states for 10k (GC and Phase 2 in seconds, cold lint against rg); larger sizes are
+# judged by their growth.
+ONLY_AT_SMALLEST = {"gc_dry_run", "phase2_dry_run", "lint_cold"}
 GROWTH_TARGET = 5.5
 ORDER = ("startup", "search_knowledge", "search_memory", "search_steady", "lint_cold", "lint_warm", "lint_warm_edit", "completion",
          "one_file_lint", "gc_dry_run", "phase2_dry_run", "app_first_paint", "app_loaded", "app_linted", "phase1", "phase1_big", "rss_lint", "rss_gc",
@@ -127,7 +129,7 @@ class Figure:
         kind, limit, _text = target
         if self.key.startswith("search_") and self.records >= SEARCH_AT_SCALE[0]:
             limit = SEARCH_AT_SCALE[1]
-        if self.key in ABS_ONLY_AT_SMALLEST and self.records > 10_000:
+        if self.key in ONLY_AT_SMALLEST and self.records > 10_000:
             return ""
         measured = self.ratio if kind == "ratio" else self.value
         if measured is None:
