@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import filterfalse
 from pathlib import Path
 from typing import Any
 
@@ -434,6 +435,18 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
     scored: list[tuple[float, str, int, Any]] = []
     taken: set[int] = set()
     if "\n" not in query:  # no slug holds a newline: the two C tiers cannot match (and would cross slugs)
+        # Slugs starting with the query outscore every other match (300 - length/100 against at most
+        # 270): when there are `limit` of them, they are the answer, and the far more numerous
+        # slugs holding the query elsewhere ("c" is in most) need not be looked at.
+        prefixed = [0] if joined.startswith(query) else []  # the first slug, then those after a line break
+        prefixed += [hit.start() + 1 for hit in re.finditer("\n" + re.escape(query), joined)]
+        if len(prefixed) >= limit:
+            for start in prefixed:
+                number = _slug_at(starts, start)
+                scored.append((-(300.0 - len(slugs[number]) / 100), slugs[number], number, 0))
+            top = heapq.nsmallest(limit, scored, key=lambda item: (item[0], item[1]))
+            return [SlugMatch(slug, pool[number][1], -neg, tuple(range(len(query))))
+                    for neg, slug, number, _found in top]
         for hit in re.finditer(re.escape(query), joined):
             number = _slug_at(starts, hit.start())
             if number in taken:
@@ -458,9 +471,9 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
                 subsequence = tuple(hit.start(g) - base for g in range(1, len(query) + 1))
                 scored.append((-(200.0 - (subsequence[-1] - subsequence[0])), slugs[number], number, subsequence))
     if len(scored) < limit:
-        rest = [i for i in range(len(slugs)) if i not in taken]
-        fuzzy = process.extract(query, [slugs[i] for i in rest], scorer=fuzz.partial_ratio, score_cutoff=70,
-                                limit=None)
+        rest = list(filterfalse(taken.__contains__, range(len(slugs)))) if taken else range(len(slugs))
+        fuzzy = process.extract(query, list(map(slugs.__getitem__, rest)) if taken else slugs,
+                                scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
         for _slug, ratio, position in fuzzy:
             number = rest[position]
             taken.add(number)
