@@ -20,7 +20,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from itertools import filterfalse
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -472,10 +474,19 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
                 scored.append((-(200.0 - (subsequence[-1] - subsequence[0])), slugs[number], number, subsequence))
     if len(scored) < limit:
         rest = list(filterfalse(taken.__contains__, range(len(slugs)))) if taken else range(len(slugs))
-        fuzzy = process.extract(query, list(map(slugs.__getitem__, rest)) if taken else slugs,
-                                scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
+        fuzzy_pool: Any = rest
+        letters = set(query)
+        if "\n" not in query and sum(map(joined.count, letters)) < len(slugs) // 2:
+            # A partial_ratio of 70 needs a common character (a window sharing none scores 0): with
+            # rare letters, only the slugs holding one are scored.
+            # (slug number + 1 of each occurrence, mapped in C: bisect_right(starts, offset) - 1 is _slug_at)
+            after = set(map(partial(bisect.bisect_right, starts),
+                            map(_MATCH_START, re.finditer("|".join(map(re.escape, letters)), joined))))
+            fuzzy_pool = [number for number in rest if number + 1 in after]
+        fuzzy = process.extract(query, list(map(slugs.__getitem__, fuzzy_pool)) if fuzzy_pool is not rest or taken
+                                else slugs, scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
         for _slug, ratio, position in fuzzy:
-            number = rest[position]
+            number = fuzzy_pool[position]
             taken.add(number)
             scored.append((-(100.0 + ratio / 2), slugs[number], number, ()))
         if len(query) >= 3:
@@ -484,6 +495,9 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
     return [SlugMatch(slug, pool[number][1], -neg,
                       tuple(range(extra, extra + len(query))) if isinstance(extra, int) else extra)
             for neg, slug, number, extra in top]
+
+
+_MATCH_START = methodcaller("start")
 
 
 def _slug_at(starts: list[int], offset: int) -> int:
