@@ -10,7 +10,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.records import Record, read_record
@@ -75,13 +75,60 @@ class IndexEntry(NamedTuple):
 _UNLOADED: dict[int, tuple[tuple[str, ...], dict[str, IndexEntry | None]]] = {}
 
 
-def _unloaded_entries(slugs: tuple[str, ...]) -> dict[str, IndexEntry | None]:
+def _unloaded_entries(slugs: tuple[str, ...]) -> ListedEntries:
     kept = _UNLOADED.get(id(slugs))
     if kept is None or kept[0] is not slugs:
         if len(_UNLOADED) > 16:
             _UNLOADED.clear()
         kept = _UNLOADED[id(slugs)] = (slugs, dict.fromkeys(slugs))
-    return kept[1].copy()
+    return ListedEntries(kept[1], slugs)
+
+
+class ListedEntries(dict):  # type: ignore[type-arg]
+    """A lazy index's entries of one kind, as a folder listing gave them: it knows whether a slug was
+    added or removed since, so what depends on the slugs alone (``similar-slugs``) can be kept with
+    the listing while it holds (``rules.similar_in_listing``). Loading an entry is no change."""
+
+    __slots__ = ("listing", "changed")
+
+    def __init__(self, entries: dict[str, IndexEntry | None], listing: tuple[str, ...]) -> None:
+        super().__init__(entries)
+        self.listing = listing
+        self.changed = False
+
+    def __setitem__(self, slug: str, entry: IndexEntry | None) -> None:
+        if slug not in self:
+            self.changed = True
+        super().__setitem__(slug, entry)
+
+    def __delitem__(self, slug: str) -> None:
+        self.changed = True
+        super().__delitem__(slug)
+
+    def pop(self, *args: Any) -> Any:
+        self.changed = True
+        return super().pop(*args)
+
+    def popitem(self) -> Any:
+        self.changed = True
+        return super().popitem()
+
+    def setdefault(self, slug: str, entry: IndexEntry | None = None) -> Any:
+        if slug not in self:
+            self.changed = True
+        return super().setdefault(slug, entry)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.changed = True
+        super().update(*args, **kwargs)
+
+    def clear(self) -> None:
+        self.changed = True
+        super().clear()
+
+    def __ior__(self, other: Any) -> ListedEntries:
+        self.changed = True
+        return super().__ior__(other)  # type: ignore[no-any-return]
 
 
 @dataclass

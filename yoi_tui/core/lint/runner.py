@@ -17,8 +17,15 @@ from ..store.config import Config
 from ..store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
 from ..store.records import Record, read_record
 from ..store.workspace import Workspace
-from .index import WorkspaceIndex
-from .rules import RECORD_RULES, LintContext, similar_diagnostic, similar_slug_pairs, similar_to
+from .index import ListedEntries, WorkspaceIndex
+from .rules import (
+    RECORD_RULES,
+    LintContext,
+    similar_diagnostic,
+    similar_in_listing,
+    similar_slug_pairs,
+    similar_to,
+)
 from .stored import unstored_findings
 
 STATIC_RULES: tuple[str, ...] = (
@@ -62,8 +69,11 @@ def lint_record(record: Record, index: WorkspaceIndex, config: Config, ctx: Lint
         found.extend(rule(record, index, config, ctx))
     if with_similar and record.kind is not RecordKind.SUMMARY:
         # Unsorted: which slugs are near-identical does not depend on their order (findings are sorted later).
-        candidates = list(index.entries[record.kind])
-        for other, score in similar_to(record.slug, candidates, config.records.similar_slug_ratio):
+        bucket = index.entries[record.kind]
+        ratio = config.records.similar_slug_ratio
+        similar = similar_in_listing(record.slug, bucket.listing, ratio) \
+            if isinstance(bucket, ListedEntries) and not bucket.changed else similar_to(record.slug, list(bucket), ratio)
+        for other, score in similar:
             found.append(_similar(record.rel, record.kind, other, score))
     return found
 
