@@ -483,8 +483,8 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
             after = set(map(partial(bisect.bisect_right, starts),
                             map(_MATCH_START, re.finditer("|".join(map(re.escape, letters)), joined))))
             fuzzy_pool = [number for number in rest if number + 1 in after]
-        fuzzy = process.extract(query, list(map(slugs.__getitem__, fuzzy_pool)) if fuzzy_pool is not rest or taken
-                                else slugs, scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
+        choices = slugs if isinstance(fuzzy_pool, range) else list(map(slugs.__getitem__, fuzzy_pool))
+        fuzzy = process.extract(query, choices, scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
         for _slug, ratio, position in fuzzy:
             number = fuzzy_pool[position]
             taken.add(number)

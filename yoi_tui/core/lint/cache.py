@@ -465,8 +465,7 @@ def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str
              for rel, path, sig in items]
     if store_before_ns is None:
         return found, ""
-    keep = {rel: data for rel, data in found
-            if data[0] is not None and max(data[0][1], data[0][2]) < store_before_ns}  # _storable
+    keep = {rel: data for rel, data in found if _stored_before(data[0], store_before_ns)}
     return found, _json_compact(keep)[1:-1]
 
 
@@ -616,10 +615,12 @@ def _dependents(cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts],
 
 
 def _storable(item: FileFacts, started_ns: int) -> bool:
-    if item.sig is None:
-        return False
-    _size, mtime_ns, ctime_ns = item.sig[:3]
-    return max(mtime_ns, ctime_ns) < started_ns - stored.RACY_NS
+    return _stored_before(item.sig, started_ns - stored.RACY_NS)
+
+
+def _stored_before(sig: Sig | None, before_ns: int) -> bool:
+    """A file with this signature may be cached: a regular file last changed before ``before_ns``."""
+    return sig is not None and max(sig[1], sig[2]) < before_ns
 
 
 def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config: Config,

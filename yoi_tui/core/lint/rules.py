@@ -240,8 +240,7 @@ def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
         line = text.count("\n", 0, match.start()) + 1
         yield Diagnostic(record.rel, line, 1, "conflict-markers", "error",
                          f"git merge-conflict marker '{match.group()[:7]}'", "resolve the merge and remove the markers")
-    plan = _TEXT_PLAN[1] if _TEXT_PLAN is not None and _TEXT_PLAN[0] is all_patterns() else _text_plan()
-    secret_ranks, injection_ranks = plan.candidates(fold(text))
+    secret_ranks, injection_ranks = _text_plan().candidates(fold(text))
     for kind, start, _end in find_secrets(text, secret_ranks):
         line = text.count("\n", 0, start) + 1
         col = start - (text.rfind("\n", 0, start) + 1) + 1

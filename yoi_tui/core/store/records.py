@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import Diagnostic
 from ..value_class import ValueClass
 from .kinds import RecordKind, kind_for_path, slug_of
-from .safe_read import NotRegularFile, read_regular_bytes
+from .safe_read import NotRegularFile, read_regular_bytes, read_to_end
 from .simple_yaml import parse_simple
 from .workspace import Workspace
 
@@ -65,6 +65,20 @@ class Record:
         self.body_line, self.newline, self.bom = body_line, newline, bom
         self.body = body
         self.frontmatter_lines = frontmatter_lines if frontmatter_lines is not None else []
+
+    @classmethod
+    def at_positions(cls, kind: RecordKind, slug: str, path: Path | str, rel: str, meta: dict[str, Any], text: str,
+                     key_lines: dict[str, tuple[int, int]], body_line: int, body_at: int,
+                     fm_span: tuple[int, int] | None, bom: bool = False) -> Record:
+        """The record of an LF ``text`` whose body starts at ``body_at`` and whose frontmatter lines
+        are ``text[fm_span]`` (None: no lines) — what ``__init__`` finds by searching, given."""
+        record = cls.__new__(cls)
+        record.kind, record.slug, record._path, record.rel, record.meta = kind, slug, path, rel, meta
+        record._text, record.key_lines, record.body_line, record.newline, record.bom = text, key_lines, body_line, \
+            "\n", bom
+        record._body, record._body_at = None, body_at
+        record._fm, record._fm_span = (None, fm_span) if fm_span is not None else ([], (0, 0))
+        return record
 
     @property
     def path(self) -> Path:
@@ -323,14 +337,7 @@ def read_listed_record_stat(ws: Workspace, path: str, rel: str, kind: RecordKind
         elif st.st_size > MAX_RECORD_BYTES:
             data = None
         else:
-            # Regular files ignore O_NONBLOCK. One read when the file is the size fstat gave;
-            # reading on until the end otherwise (it grew, shrank, or a file system read short).
-            data = os.read(fd, st.st_size + 1)
-            if len(data) != st.st_size:
-                chunks = [data]
-                while chunk := os.read(fd, max(st.st_size + 1, 4096)):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
+            data = read_to_end(fd, st.st_size)  # regular files ignore O_NONBLOCK
     except OSError:
         data = None
     finally:
@@ -464,12 +471,8 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path | str, rel: st
     slug = slug_of(path) if kind is not RecordKind.SUMMARY else "summary"
     body_at = body_start + 1 if body_start >= 0 else len(normalized)
     if newline == "\n":  # the text is the normalized text: the parts are positions in it
-        record = Record.__new__(Record)
-        record.kind, record.slug, record._path, record.rel, record.meta = kind, slug, path, rel, meta
-        record._text, record.key_lines, record.body_line, record.newline, record.bom = text, key_lines, body_line, \
-            newline, bom
-        record._body, record._body_at = None, body_at
-        record._fm, record._fm_span = (None, (first_end + 1, first_end + 1 + len(fm_text))) if fm_lines else ([], (0, 0))
+        fm_span = (first_end + 1, first_end + 1 + len(fm_text)) if fm_lines else None
+        record = Record.at_positions(kind, slug, path, rel, meta, text, key_lines, body_line, body_at, fm_span, bom)
     else:
         record = Record(kind=kind, slug=slug, path=path, rel=rel, meta=meta, body=normalized[body_at:], text=text,
                         key_lines=key_lines, frontmatter_lines=fm_lines, body_line=body_line, newline=newline,

@@ -64,6 +64,18 @@ def open_regular(path: Path) -> int:
 _READ_CHUNK = 1 << 20
 
 
+def read_to_end(fd: int, size: int) -> bytes:
+    """The rest of the open file ``fd`` whose ``fstat`` gave ``size``: one read when it still has
+    that size, reading on to the end otherwise (it grew, shrank, or a file system read short)."""
+    data = os.read(fd, size + 1)
+    if len(data) == size:
+        return data
+    chunks = [data]
+    while chunk := os.read(fd, max(size + 1, 4096)):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def read_regular_bytes(path: Path) -> bytes:
     """The bytes of the regular file ``path`` (see ``open_regular``)."""
     fd = open_regular(path)
@@ -105,4 +117,4 @@ def loads_json(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
 
 
 __all__ = ["MAX_JSON_DEPTH", "NotRegularFile", "json_depth_ok", "kind_of", "loads_json", "open_regular",
-           "read_regular_bytes"]
+           "read_regular_bytes", "read_to_end"]
