@@ -60,6 +60,31 @@ def test_rank_slugs_ranks_exactly_as_the_reference(pool: dict[str, str], query: 
     assert rank_slugs(query, prepared, limit=limit) == reference_rank(query, candidates, limit)
 
 
+_wide_slug = st.from_regex(r"[a-z][a-z0-9\-]{0,12}", fullmatch=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pool=st.dictionaries(_wide_slug, st.text(alphabet="abcxyz qQ-", max_size=12), min_size=20, max_size=120),
+       queries=st.lists(st.text(alphabet="abcqxyz0-", min_size=1, max_size=4), min_size=1, max_size=6),
+       limit=st.integers(1, 60))
+def test_rare_letters_rank_as_the_reference_with_kept_letter_sets(pool: dict[str, str], queries: list[str],
+                                                                   limit: int) -> None:
+    """A wide alphabet makes letters rare, so the ranking searches only the slugs holding them;
+    several queries over one candidate set reuse the letter sets built for the earlier ones."""
+    candidates = sorted(pool.items())
+    prepared = SlugCandidates(candidates)
+    for query in queries:
+        assert rank_slugs(query, prepared, limit=limit) == reference_rank(query, candidates, limit)
+
+
+def test_unsorted_and_repeated_slugs_rank_as_the_reference() -> None:
+    candidates = [("zeta-cat", "a cat"), ("cat", "one"), ("alpha-cat", "two"), ("cat", "again"), ("cart", "x")]
+    candidates += [(f"cab-{n}", "filler") for n in range(60)]
+    for query in ("c", "cat", "ca", "zc", "cat x", "aga", "filler"):
+        for limit in (1, 3, 50, 100):
+            assert rank_slugs(query, candidates, limit=limit) == reference_rank(query, candidates, limit)
+
+
 def test_candidates_are_kept_until_the_store_changes(demo_root: Path) -> None:
     ws = Workspace(demo_root)
     store = RecordStore.load(ws)

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from itertools import filterfalse
+from itertools import accumulate
 from operator import methodcaller
 from pathlib import Path
 from typing import Any
@@ -396,25 +396,81 @@ def _subsequence(query: str, slug: str) -> tuple[int, ...] | None:
     return tuple(positions)
 
 
+class _Prepared:
+    """What ``rank_slugs`` searches, built once per candidate set (``SlugCandidates`` keeps it).
+
+    A keystroke's lookups are C-speed searches of a joined string, binary searches of the sorted
+    slugs, and sets of the slugs holding a letter (each built on first use, then kept), so its work
+    grows with the slugs that can match rather than with all of them.
+    """
+
+    __slots__ = ("by_name", "by_name_keys", "desc_ends", "descs", "ends", "joined", "joined_descs", "letters",
+                 "slugs")
+
+    def __init__(self, pairs: tuple[tuple[str, str], ...]) -> None:
+        self.slugs = [slug for slug, _desc in pairs]
+        self.joined = "\n".join(self.slugs)  # no slug holds a newline: a match of a query without one stays in a slug
+        self.ends = _ends(self.slugs)
+        self.descs = [desc.lower() for _slug, desc in pairs]
+        self.joined_descs = "\n".join(self.descs)
+        self.desc_ends = _ends(self.descs)
+        order = sorted(range(len(self.slugs)), key=self.slugs.__getitem__)  # stable: equal slugs keep their order
+        self.by_name = [self.slugs[number] for number in order]
+        # a prefix's slugs are a range of by_name, and sorted by these keys they are that tier's ranking
+        self.by_name_keys = [(len(self.slugs[number]), self.slugs[number], number) for number in order]
+        self.letters: dict[str, frozenset[int]] = {}
+
+    def slug_of(self, offset: int) -> int:
+        """The number of the slug that ``offset`` in ``joined`` falls in."""
+        return bisect.bisect_left(self.ends, offset)
+
+    def holding(self, letter: str) -> frozenset[int]:
+        """Numbers of the slugs holding ``letter`` (a character other than a newline)."""
+        found = self.letters.get(letter)
+        if found is None:
+            hits = re.finditer(re.escape(letter), self.joined)
+            found = self.letters[letter] = frozenset(map(partial(bisect.bisect_left, self.ends), map(_MATCH_START, hits)))
+        return found
+
+    def prefixed(self, query: str) -> range:
+        """The positions in ``by_name`` of the slugs starting with ``query`` (a range: they sort together)."""
+        low = bisect.bisect_left(self.by_name, query)
+        if ord(query[-1]) == 0x10FFFF:  # no next code point to bound the range with
+            high = low
+            while high < len(self.by_name) and self.by_name[high].startswith(query):
+                high += 1
+        else:
+            high = bisect.bisect_left(self.by_name, query[:-1] + chr(ord(query[-1]) + 1), low)
+        return range(low, high)
+
+    def described(self, query: str) -> set[int]:
+        """Numbers of the slugs whose lower-cased description holds ``query``."""
+        if "\n" in query:  # a match in the joined text could span two descriptions
+            return {number for number, desc in enumerate(self.descs) if query in desc}
+        hits = re.finditer(re.escape(query), self.joined_descs)
+        return set(map(partial(bisect.bisect_left, self.desc_ends), map(_MATCH_START, hits)))
+
+
+def _ends(texts: list[str]) -> list[int]:
+    """Where each text ends in ``"\\n".join(texts)``: ``bisect_left`` of these maps an offset to its text."""
+    return [end - 1 for end in accumulate(len(text) + 1 for text in texts)]
+
+
+_MATCH_START = methodcaller("start")
+
+
 class SlugCandidates(tuple[tuple[str, str], ...]):
     """``(slug, description)`` pairs, with what ``rank_slugs`` needs of them prepared once.
 
-    An immutable tuple, so what is prepared (the slugs joined for C-speed substring search, the
-    lower-cased descriptions) can never disagree with the pairs.
+    An immutable tuple, so what is prepared (slugs joined and sorted, lower-cased descriptions,
+    the slugs holding each letter) can never disagree with the pairs.
     """
 
-    _prepared: tuple[list[str], str, list[int], list[str]] | None = None
+    _prepared: _Prepared | None = None
 
-    def prepared(self) -> tuple[list[str], str, list[int], list[str]]:
-        """Slugs, the slugs joined by newlines, each slug's start offset there, lower-cased descriptions."""
+    def prepared(self) -> _Prepared:
         if self._prepared is None:
-            slugs = [slug for slug, _desc in self]
-            starts: list[int] = []
-            offset = 0
-            for slug in slugs:
-                starts.append(offset)
-                offset += len(slug) + 1
-            self._prepared = (slugs, "\n".join(slugs), starts, [desc.lower() for _slug, desc in self])
+            self._prepared = _Prepared(self)
         return self._prepared
 
 
@@ -424,38 +480,36 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
     Tiers, best first: the slug starts with the query; holds it (a hit at a word start, "#redis" in
     drop-redis-cache, beats one inside a word); holds its letters in order (closer together is
     better); rapidfuzz ``partial_ratio`` >= 70; the description holds a query of 3+ letters.
-    Each tier runs in C over the slugs the earlier ones did not take (substring hits from one
-    search of all slugs joined, subsequences by one regex, fuzzy scores by ``process.extract``),
-    so a keystroke over 10,000 slugs costs a few milliseconds.
+    Each tier runs in C over the slugs the earlier ones did not take (prefixes by binary search of
+    the sorted slugs, substring hits from one search of all slugs joined, subsequences by one
+    regex, fuzzy scores by ``process.extract`` over the slugs sharing a letter with the query), so
+    a keystroke over 10,000 slugs costs well under a millisecond.
     """
     query = query.lower()
     pool = candidates if isinstance(candidates, SlugCandidates) else SlugCandidates(candidates)
     if not query:
         return [SlugMatch(slug, desc, 0.0) for slug, desc in pool[:limit]]
-    slugs, joined, starts, descs = pool.prepared()
+    prepared = pool.prepared()
+    slugs, joined = prepared.slugs, prepared.joined
     # (-score, slug, number, positions or the substring offset), SlugMatch built for the top only.
     scored: list[tuple[float, str, int, Any]] = []
     taken: set[int] = set()
-    if "\n" not in query:  # no slug holds a newline: the two C tiers cannot match (and would cross slugs)
+    if "\n" not in query:  # no slug holds a newline: the C tiers cannot match (and would cross slugs)
         # Slugs starting with the query outscore every other match (300 - length/100 against at most
-        # 270): when there are `limit` of them, they are the answer, and the far more numerous
+        # 270): when there are `limit` of them, the shortest are the answer, and the far more numerous
         # slugs holding the query elsewhere ("c" is in most) need not be looked at.
-        prefixed = [0] if joined.startswith(query) else []  # the first slug, then those after a line break
-        prefixed += [hit.start() + 1 for hit in re.finditer("\n" + re.escape(query), joined)]
+        prefixed = prepared.prefixed(query)
         if len(prefixed) >= limit:
-            for start in prefixed:
-                number = _slug_at(starts, start)
-                scored.append((-(300.0 - len(slugs[number]) / 100), slugs[number], number, 0))
-            top = heapq.nsmallest(limit, scored, key=lambda item: (item[0], item[1]))
-            return [SlugMatch(slug, pool[number][1], -neg, tuple(range(len(query))))
-                    for neg, slug, number, _found in top]
+            top = sorted(prepared.by_name_keys[prefixed.start:prefixed.stop])[:limit]
+            return [SlugMatch(slug, pool[number][1], 300.0 - length / 100, tuple(range(len(query))))
+                    for length, slug, number in top]
         for hit in re.finditer(re.escape(query), joined):
-            number = _slug_at(starts, hit.start())
+            number = prepared.slug_of(hit.start())
             if number in taken:
                 continue
             taken.add(number)
             slug = slugs[number]
-            found = hit.start() - starts[number]  # the first hit in this slug (matches do not overlap slugs)
+            found = hit.start() - (prepared.ends[number] - len(slug))  # the first hit in this slug
             if found == 0:
                 score = 300.0 - len(slug) / 100
             else:
@@ -464,45 +518,36 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
         if len(scored) < limit:  # a lower tier scores below every hit above: only needed to fill the list
             # Letters in order: with lazy gaps, the leftmost match is the greedy first-occurrence walk.
             pattern = re.compile("[^\n]*?".join(f"({re.escape(c)})" for c in query))
-            for hit in pattern.finditer(joined):
-                number = _slug_at(starts, hit.start())
-                if number in taken:
+            holding_all = frozenset.intersection(*map(prepared.holding, set(query)))
+            if len(holding_all) * 16 < len(slugs):  # rare letters: search only the slugs holding them all
+                found = ((number, pattern.search(slugs[number])) for number in sorted(holding_all - taken))
+                hits = [(number, hit, 0) for number, hit in found if hit is not None]
+            else:
+                hits = [(number, hit, prepared.ends[number] - len(slugs[number]))
+                        for hit in pattern.finditer(joined) if (number := prepared.slug_of(hit.start())) not in taken]
+            for number, hit, base in hits:
+                if number in taken:  # several hits in one slug: the first is the leftmost
                     continue
                 taken.add(number)
-                base = starts[number]
                 subsequence = tuple(hit.start(g) - base for g in range(1, len(query) + 1))
                 scored.append((-(200.0 - (subsequence[-1] - subsequence[0])), slugs[number], number, subsequence))
     if len(scored) < limit:
-        rest = list(filterfalse(taken.__contains__, range(len(slugs)))) if taken else range(len(slugs))
-        fuzzy_pool: Any = rest
-        letters = set(query)
-        if "\n" not in query and sum(map(joined.count, letters)) < len(slugs) // 2:
-            # A partial_ratio of 70 needs a common character (a window sharing none scores 0): with
-            # rare letters, only the slugs holding one are scored.
-            # (slug number + 1 of each occurrence, mapped in C: bisect_right(starts, offset) - 1 is _slug_at)
-            after = set(map(partial(bisect.bisect_right, starts),
-                            map(_MATCH_START, re.finditer("|".join(map(re.escape, letters)), joined))))
-            fuzzy_pool = [number for number in rest if number + 1 in after]
-        choices = slugs if isinstance(fuzzy_pool, range) else list(map(slugs.__getitem__, fuzzy_pool))
-        fuzzy = process.extract(query, choices, scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
+        # A partial_ratio of 70 needs a common character (a window sharing none scores 0): only the
+        # slugs holding a letter of the query are scored.
+        held = frozenset().union(*map(prepared.holding, set(query) - {"\n"}))
+        fuzzy_pool = sorted(held - taken)
+        fuzzy = process.extract(query, list(map(slugs.__getitem__, fuzzy_pool)), scorer=fuzz.partial_ratio,
+                                score_cutoff=70, limit=None)
         for _slug, ratio, position in fuzzy:
             number = fuzzy_pool[position]
             taken.add(number)
             scored.append((-(100.0 + ratio / 2), slugs[number], number, ()))
-        if len(query) >= 3:
-            scored.extend((-90.0, slugs[i], i, ()) for i in rest if i not in taken and query in descs[i])
+        if len(query) >= 3 and len(scored) < limit:  # descriptions score below every slug match
+            scored.extend((-90.0, slugs[number], number, ()) for number in sorted(prepared.described(query) - taken))
     top = heapq.nsmallest(limit, scored, key=lambda item: (item[0], item[1]))
     return [SlugMatch(slug, pool[number][1], -neg,
                       tuple(range(extra, extra + len(query))) if isinstance(extra, int) else extra)
             for neg, slug, number, extra in top]
-
-
-_MATCH_START = methodcaller("start")
-
-
-def _slug_at(starts: list[int], offset: int) -> int:
-    """Which slug of the joined string ``offset`` falls in."""
-    return bisect.bisect_right(starts, offset) - 1
 
 
 # --------------------------------------------------------------------------- new records
