@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from phase2_fixtures import tree_bytes
 from support import decision_meta, make_ws, write_record
 
@@ -221,6 +224,21 @@ def test_unified_diff_marks_missing_final_newline() -> None:
     diff = unified_diff("memory/x.md", "a\nb", "a\nc\n")
     assert diff.startswith("--- a/memory/x.md\n+++ b/memory/x.md\n")
     assert "\\ No newline at end of file" in diff and "+c" in diff
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab\n\r\x0c é", max_size=40), added=st.booleans(), context=st.integers(0, 4))
+def test_unified_diff_of_an_added_or_deleted_file_is_difflibs(text: str, added: bool, context: int) -> None:
+    """Added and deleted files skip difflib's matching (GC deletes thousands): same text as difflib."""
+    before, after = (None, text) if added else (text, None)
+    old = (before or "").splitlines(keepends=True)
+    new = (after or "").splitlines(keepends=True)
+    for lines in (old, new):
+        if lines and not lines[-1].endswith(("\n", "\r")):
+            lines[-1] += "\n\\ No newline at end of file\n"
+    expected = "".join(difflib.unified_diff(old, new, fromfile="/dev/null" if added else "a/x.md",
+                                            tofile="b/x.md" if added else "/dev/null", n=context))
+    assert unified_diff("x.md", before, after, context=context) == expected
 
 
 def test_scratch_points_absolute_links_into_the_copy(tmp_path: Path) -> None:
