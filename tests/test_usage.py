@@ -264,6 +264,53 @@ def test_malformed_lines_are_reported_and_skipped(ws: Workspace) -> None:
     assert summary.clock == 500 and len(summary.problems) == 12
 
 
+def _reference_lines(data: bytes) -> tuple[list[Any], list[tuple[int, str]]]:
+    """What each line of a usage file gives when read as first written: ``json.loads`` of its bytes."""
+    objects: list[Any] = []
+    problems: list[tuple[int, str]] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            problems.append((number, f"not valid JSON ({str(exc).splitlines()[0][:80]})"))
+            continue
+        reason = usage._check_event(obj)
+        if reason is not None:
+            problems.append((number, reason))
+        else:
+            objects.append(obj["id"])
+    return objects, problems
+
+
+_line_parts = st.sampled_from([
+    '{"id": "%s", "type": "tokens", "input_tokens": 5}', '{"id": "%s", "type": "tokens"', "[1, 2]", "  ", "\t",
+    "\x0c", "\ufeff", "\x00", "\u00e9", "\U0001f600", '"\\ud800"', "{", "}", " ", "\r", "\x0b", "1 2", "null",
+])
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.lists(_line_parts, max_size=3), max_size=8), bad_byte=st.booleans())
+def test_usage_lines_read_as_json_loads_reads_each_line(tmp_path_factory: pytest.TempPathFactory,
+                                                        lines: list[list[str]], bad_byte: bool) -> None:
+    """A file of plain UTF-8 is parsed as text (no per-line encoding detection): every line still
+    gives what ``json.loads`` of its bytes gives — the same events, the same problems on the same
+    lines — with byte-order marks, NULs, odd spaces and invalid UTF-8 among them."""
+    texts = []
+    for number, parts in enumerate(lines):
+        texts.append("".join(part % v7(number + 1) if "%s" in part else part for part in parts))
+    data = "\n".join(texts).encode("utf-8", "surrogatepass") + (b"\n\xff\n" if bad_byte else b"")
+    ws = make_ws(tmp_path_factory.mktemp("usage"))
+    (ws.usage_dir / "s1.jsonl").write_bytes(data)
+    events, problems = load_events(ws)
+    expected_ids, expected_problems = _reference_lines(data)
+    duplicates = {(p.line, p.message) for p in problems if p.message.startswith("duplicate event id")}
+    assert [e["id"] for e in events] == [i for i in expected_ids if i in {e["id"] for e in events}]
+    assert sorted((p.line, p.message.removesuffix("; line skipped")) for p in problems
+                  if (p.line, p.message) not in duplicates) == sorted(expected_problems)
+
+
 def test_append_after_torn_line_keeps_the_new_event(ws: Workspace) -> None:
     path = ws.usage_dir / "s1.jsonl"
     path.write_text('{"id": "' + v7(1) + '", "type": "tok', encoding="utf-8")  # writer killed mid-line

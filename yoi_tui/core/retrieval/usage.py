@@ -373,6 +373,23 @@ def _check_event(obj: Any) -> str | None:
     return None
 
 
+# json.loads without its per-call work on bytes (detecting the encoding, decoding): a usage line of
+# a file that is plain UTF-8 parses to the same object, or fails with the same message.
+_DECODE = json.JSONDecoder().decode
+_SPACES = " \t\n\r\x0b\x0c"  # what bytes.strip() removes
+_SPACES_BYTES = _SPACES.encode()
+
+
+def _plain_utf8(data: bytes) -> str | None:
+    """``data`` as text when each of its lines is one ``json.loads`` reads as UTF-8 as it stands:
+    valid UTF-8 with no NUL (which ``json.loads`` takes for UTF-16/32) and no byte-order mark."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return None if "\x00" in text or "\ufeff" in text else text
+
+
 def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
     """Every valid event of every session, in UUIDv7 order, each with its file's ``session_id``.
 
@@ -404,11 +421,14 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
         except OSError as exc:
             problems.append(_problem(rel, 1, f"cannot read: {exc.strerror or exc}"))
             continue
-        for line_no, raw in enumerate(data.split(b"\n"), start=1):
-            if not raw.strip():
+        text = _plain_utf8(data)
+        lines, parse, spaces = (text.split("\n"), _DECODE, _SPACES) if text is not None \
+            else (data.split(b"\n"), json.loads, _SPACES_BYTES)
+        for line_no, raw in enumerate(lines, start=1):
+            if not raw.strip(spaces):
                 continue
             try:
-                obj = json.loads(raw)
+                obj = parse(raw)
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
                 problems.append(_problem(rel, line_no, f"not valid JSON ({str(exc).splitlines()[0][:80]})"))
                 continue
