@@ -509,9 +509,10 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
     (module-level functions and their arguments, run by the same workers, first), and the cache's
     JSON members of the facts that may be stored (``_facts_batch``); None: do it all in this process.
 
-    Parsing and the per-file rules are pure Python, so threads would share one core; worker
-    processes each take every n-th chunk. Any failure to run them (no ``fork``, a sandbox without
-    semaphores, a worker killed) falls back to the serial loop: it only costs time.
+    Parsing and the per-file rules are pure Python, so threads would share one core: forked
+    children (``forked.run_forked``) take the side tasks and then the chunks of files, each the
+    next one free. Any failure to run them (no ``fork``, no pipe, a worker killed) falls back to
+    the serial loop: it only costs time.
     """
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if IDLE_CORES_ONLY:
@@ -520,26 +521,20 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
         workers = min(workers, _idle_cores())
     if workers < 2:
         return None
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from .forked import run_forked
 
-    try:
-        context = multiprocessing.get_context("fork")
-    except ValueError:
-        return None
     chunk = max(200, len(items) // (workers * 4) + 1)
     parts = [items[i:i + chunk] for i in range(0, len(items), chunk)]
     values = ws.config.as_dict()
+    # The side tasks first: the longest (similar-slug pairs) must not be the last to start.
+    jobs = [*(side or ()), *((_facts_batch, (str(ws.root), values, part, store_before_ns, sign)) for part in parts)]
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            # The side tasks first: the longest (similar-slug pairs) must not be the last to start.
-            extras = [pool.submit(task, *args) for task, args in side or ()]
-            pending = pool.map(_facts_batch, [str(ws.root)] * len(parts), [values] * len(parts), parts,
-                               [store_before_ns] * len(parts), [sign] * len(parts))
-            batches = list(pending)
-            found_aside = [future.result() for future in extras]
-    except Exception:  # noqa: BLE001 - BrokenProcessPool, OSError, PermissionError: lint serially instead
+        done = run_forked(jobs, workers)
+    except OSError:  # no pipe to be had
+        done = None
+    if done is None:
         return None
+    found_aside, batches = done[:len(side or ())], done[len(side or ()):]
     encoded = ",".join(members for _found, members in batches if members)
     return ({rel: FileFacts.from_json(data) for found, _members in batches for rel, data in found}, found_aside,
             encoded)

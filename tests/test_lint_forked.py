@@ -1,0 +1,83 @@
+"""``core.lint.forked``: a cold lint's jobs run by forked children, or None for the caller to run them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from yoi_tui.core.lint import forked
+from yoi_tui.core.lint.forked import run_forked
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+def _big(n: int) -> list[str]:
+    return [f"{n}-{i}" * 20 for i in range(20_000)]  # ~4 MB pickled: many pipe buffers' worth
+
+
+def _pid(_n: int) -> int:
+    time.sleep(0.01)  # long enough for both children to take a job
+    return os.getpid()
+
+
+def _fail(n: int) -> int:
+    if n == 3:
+        raise ValueError("a job that raises")
+    return n
+
+
+def _die(n: int) -> int:
+    if n == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return n
+
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+
+
+@needs_fork
+def test_results_come_back_in_job_order() -> None:
+    jobs = [(_square, (n,)) for n in range(50)]
+    assert run_forked(jobs, 2) == [n * n for n in range(50)]
+    assert run_forked(jobs, 3) == [n * n for n in range(50)]
+
+
+@needs_fork
+def test_results_larger_than_a_pipe_arrive_whole() -> None:
+    assert run_forked([(_big, (n,)) for n in range(3)], 2) == [_big(n) for n in range(3)]
+
+
+@needs_fork
+def test_the_jobs_run_in_the_children() -> None:
+    pids = run_forked([(_pid, (n,)) for n in range(8)], 2)
+    assert pids is not None and os.getpid() not in pids and len(set(pids)) == 2
+
+
+@needs_fork
+def test_a_job_that_raises_or_a_child_killed_gives_none() -> None:
+    assert run_forked([(_fail, (n,)) for n in range(6)], 2) is None
+    assert run_forked([(_die, (n,)) for n in range(6)], 2) is None
+
+
+def test_no_fork_one_worker_or_no_jobs_gives_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_forked([(_square, (1,))], 1) is None
+    assert run_forked([], 2) is None
+    monkeypatch.delattr(forked.os, "fork", raising=False)
+    assert run_forked([(_square, (1,))], 2) is None
+
+
+@needs_fork
+def test_children_leave_nothing_behind() -> None:
+    """Every child is reaped and every pipe closed, whether the run worked or not."""
+    before = set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    run_forked([(_square, (n,)) for n in range(10)], 2)
+    run_forked([(_fail, (n,)) for n in range(6)], 2)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+    if before is not None:
+        assert set(os.listdir("/proc/self/fd")) == before

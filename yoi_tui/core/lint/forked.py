@@ -1,0 +1,131 @@
+"""Jobs run by forked child processes, each result sent back pickled: a cold lint's pool.
+
+``concurrent.futures.ProcessPoolExecutor`` cost a one-shot lint ~20 ms of imports before any file
+was read (multiprocessing, sockets, queues, threads), two threads in the parent, and a pickled call
+per task. Here the children are forked with the jobs already in their memory. Every job number is
+written to one pipe before the fork; a child claims the next job by reading four bytes from it (a
+read that size from a pipe holding only whole numbers takes one whole number, so no job runs
+twice and an idle child takes the next one), and writes each result, framed, to a pipe of its own,
+which the parent reads — and unpickles — while the children work.
+
+Any failure gives None and the caller does the work itself: no ``fork`` (Windows), a child that
+raises, dies or is killed, a result that does not arrive whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+Job = tuple[Callable[..., Any], tuple[Any, ...]]
+
+_NUMBER = 4  # bytes of a job number in the token pipe
+_LENGTH = 8  # bytes of a result's length in a child's pipe
+_MAX_JOBS = 16_000  # the token pipe is filled before any child reads: it must fit a pipe's buffer (64 KB)
+
+
+def run_forked(jobs: Sequence[Job], workers: int) -> list[Any] | None:
+    """``[function(*args) for function, args in jobs]``, computed by ``workers`` forked children,
+    the jobs started in order; None when that failed (see the module docstring)."""
+    if not hasattr(os, "fork") or workers < 2 or not jobs or len(jobs) > _MAX_JOBS:
+        return None
+    import pickle
+    import select
+
+    tokens_read, tokens_write = os.pipe()
+    try:
+        os.write(tokens_write, b"".join(n.to_bytes(_NUMBER, "little") for n in range(len(jobs))))
+    finally:
+        os.close(tokens_write)  # the children see the end of the jobs once the pipe is empty
+    children: dict[int, int] = {}  # the read end of each child's result pipe -> its pid
+    results: dict[int, Any] = {}
+    failed = False
+    try:
+        for _ in range(workers):
+            result_read, result_write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns
+                _serve(jobs, tokens_read, result_write, [result_read, *children])
+            os.close(result_write)
+            children[result_read] = pid
+        pending = {fd: bytearray() for fd in children}
+        while pending:
+            ready, _, _ = select.select(list(pending), [], [])
+            for fd in ready:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:  # the child is done; bytes left over are a result cut short
+                    failed = bool(pending.pop(fd)) or failed
+                    continue
+                buffer = pending[fd]
+                buffer += chunk
+                while len(buffer) >= _LENGTH:
+                    end = _LENGTH + int.from_bytes(buffer[:_LENGTH], "little")
+                    if len(buffer) < end:
+                        break
+                    number, value = pickle.loads(bytes(buffer[_LENGTH:end]))
+                    results[number] = value
+                    del buffer[:end]
+    except Exception:  # noqa: BLE001 - no pipe or process to be had, a result that does not unpickle
+        failed = True
+        _kill(children.values())
+    except BaseException:  # an interrupt: the children go with it
+        _kill(children.values())
+        raise
+    finally:
+        os.close(tokens_read)
+        for fd, pid in children.items():
+            _close(fd)
+            failed = _reaped_badly(pid) or failed
+    if failed or len(results) != len(jobs):
+        return None
+    return [results[number] for number in range(len(jobs))]
+
+
+def _serve(jobs: Sequence[Job], tokens: int, out: int, inherited: list[int]) -> None:
+    """A child's life: run the jobs it claims, write each result, exit (0 only when all went well)."""
+    code = 1
+    try:
+        import pickle
+
+        for fd in inherited:  # the other children's result pipes, and its own read end
+            os.close(fd)
+        while token := os.read(tokens, _NUMBER):
+            number = int.from_bytes(token, "little")
+            function, args = jobs[number]
+            payload = pickle.dumps((number, function(*args)), protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(len(payload).to_bytes(_LENGTH, "little") + payload)
+            while view:
+                view = view[os.write(out, view):]
+        code = 0
+    finally:
+        os._exit(code)  # nothing of the parent's (buffered output, exit handlers) runs twice
+
+
+def _kill(pids: Iterable[int]) -> None:
+    import signal
+
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _reaped_badly(pid: int) -> bool:
+    """Wait for the child; True unless it exited with status 0."""
+    try:
+        _pid, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return True
+    return not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0
+
+
+__all__ = ["Job", "run_forked"]
