@@ -439,3 +439,27 @@ def test_a_cold_lint_on_every_core_reads_the_usage_log_in_a_worker(tmp_path: Pat
     reads = count_lint_reads(monkeypatch)
     assert lint_workspace(ws, frequencies=lint_stored.UsageFrequencies(ws), cache=True).diagnostics == serial
     assert reads == [] and ran == ["parallel"]
+
+
+@pytest.mark.parametrize(("idle", "parallel"), [(2, True), (1, True), (0, False), (-3, False)])
+def test_a_cold_lint_goes_serial_only_when_every_core_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               idle: int, parallel: bool) -> None:
+    """One other task running when the lint asks (a process exiting) still leaves two workers on
+    two cores; a machine with every core taken gets the serial lint."""
+    ws = _ws_copy(tmp_path, "broken")
+    monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(lint_cache, "_idle_cores", lambda: idle)
+    items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
+    assert (lint_cache._facts_in_parallel(ws, items) is not None) is parallel
+
+
+@pytest.mark.parametrize(("count", "workers"), [(0, 2), (1, 2), (150, 2), (10_006, 2), (50_000, 4)])
+def test_a_parallel_lint_cuts_the_files_in_shrinking_chunks(count: int, workers: int) -> None:
+    items = list(range(count))
+    parts = lint_cache._shrinking_chunks(items, workers)
+    assert [item for part in parts for item in part] == items  # every file once, in order
+    sizes = [len(part) for part in parts]
+    assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
+    assert all(size >= lint_cache.MIN_CHUNK for size in sizes[:-1])
+    if count >= 10_000:  # the last chunks are small: the workers end within a small chunk of each other
+        assert sizes[0] > 4 * sizes[-2] and sizes[-2] <= 2 * lint_cache.MIN_CHUNK
