@@ -819,6 +819,19 @@ def fig_phase1(repeat: int) -> Figure:
 # --------------------------------------------------------------------------- one size
 
 
+def cpu_probe() -> float:
+    """Seconds of a fixed pure-Python loop (the best of five): how fast the machine runs Python now.
+
+    A virtual machine's speed drifts (here by up to a third within minutes); the sizes are measured
+    minutes apart, so a growth figure moves with the drift by about the ratio of their probes."""
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        sum(range(2_000_000))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def measure_size(n: int, args: argparse.Namespace, yoi: list[str]) -> dict[str, Any]:
     ws = Path(args.workdir) / f"ws-{n}"
     manifest_path = ws / generate.MANIFEST
@@ -836,6 +849,7 @@ def measure_size(n: int, args: argparse.Namespace, yoi: list[str]) -> dict[str, 
     term = manifest["search_term"]
     figures: dict[str, Figure] = {}
     skip = set(args.skip or ())
+    probes = [cpu_probe()]
     try:
         log(f"[{n}] checking the workspace lints and searches as planted")
         check = check_workspace(ws, manifest, yoi, env) if "check" not in skip else {}
@@ -882,11 +896,12 @@ def measure_size(n: int, args: argparse.Namespace, yoi: list[str]) -> dict[str, 
         (ws / ".yoi" / "usage" / f"{SESSION}.jsonl").unlink(missing_ok=True)
         if not args.keep and not args.reuse:
             shutil.rmtree(ws, ignore_errors=True)
+    probes.append(cpu_probe())
     for fig in figures.values():
         fig.records = n
     return {"records": n, "workspace": {k: manifest[k] for k in ("files", "record_bytes", "sessions",
                                                                   "usage_events", "replaced")},
-            "planted_findings": len(manifest["expected"]), "check": check,
+            "planted_findings": len(manifest["expected"]), "check": check, "cpu_probe": probes,
             "figures": {k: figures[k].to_json() for k in ORDER if k in figures}}
 
 
@@ -971,6 +986,13 @@ def markdown(report: dict[str, Any]) -> str:
                  + f"; median of {report['repeat']} run(s), interleaved with the baseline; ratios are yoi ÷ "
                  f"baseline. Growth: 5× the records, target ≤ {GROWTH_TARGET}×. "
                  f"Reproduce: `{report.get('command', 'python bench/run.py')}`.")
+    probed = [r for r in results if r.get("cpu_probe")]
+    if probed:
+        lines.append("- CPU probe (a fixed pure-Python loop, best of 5, before and after each size's figures): "
+                     + "; ".join(f"{r['records']:,}: " + " → ".join(f"{p * 1000:.0f} ms" for p in r["cpu_probe"])
+                                 for r in probed)
+                     + (f". The machine ran {_speed_change(probed[0], probed[-1])} while the largest size was "
+                        "measured than while the smallest was; every growth moves with that." if len(probed) > 1 else ""))
     for r in results:
         check = r["check"]
         if check:
@@ -990,6 +1012,14 @@ def markdown(report: dict[str, Any]) -> str:
         elif notes:
             lines += [f"- {fig['label']} ({n:,}): {fig['note']}" for n, fig in per_size if fig["note"]]
     return "\n".join(lines)
+
+
+def _speed_change(first: dict[str, Any], last: dict[str, Any]) -> str:
+    """How much slower or faster the machine ran during ``last``'s figures than during ``first``'s."""
+    ratio = statistics.mean(last["cpu_probe"]) / statistics.mean(first["cpu_probe"])
+    if abs(ratio - 1) < 0.03:
+        return "at the same speed (within 3 %)"
+    return f"{abs(ratio - 1) * 100:.0f} % {'slower' if ratio > 1 else 'faster'}"
 
 
 def log(message: str) -> None:

@@ -56,3 +56,19 @@ def test_search_must_beat_rg_outright_at_50k() -> None:
     assert small.status() == "met" and large.status() == "missed"
     large.value = 0.9
     assert large.status() == "met"
+
+
+def test_the_table_says_how_the_machine_speed_moved_between_sizes() -> None:
+    """Each size is probed with a fixed loop before and after its figures; the table says how much
+    slower or faster the machine ran for the largest size, which every growth figure moves with."""
+    assert bench_run.cpu_probe() > 0
+    sizes = [{"records": 10_000, "cpu_probe": [0.040, 0.044], "figures": {}, "check": {}},
+             {"records": 50_000, "cpu_probe": [0.050, 0.052], "figures": {}, "check": {}}]
+    report = {"sizes": sizes, "growth": bench_run.growth(sizes), "date": "2026-12-01 00:00 UTC", "repeat": 1,
+              "machine": {"cpus": 2, "processor": "x", "machine": "x", "system": "Linux", "python": "3.11",
+                          "baseline": "rg"}}
+    table = bench_run.markdown(report)
+    assert "10,000: 40 ms → 44 ms; 50,000: 50 ms → 52 ms" in table
+    assert "ran 21 % slower while the largest size was measured" in table
+    sizes[1]["cpu_probe"] = [0.041, 0.043]
+    assert "at the same speed (within 3 %)" in bench_run.markdown(report)
