@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: `yoi --help` imports this module, and typing costs ~3 ms
 if TYPE_CHECKING:  # imported in workspace_from: `yoi --help` needs no workspace code
+    from typing import Any
+
     from ..core.store.workspace import Workspace
 
 EXIT_OK = 0
