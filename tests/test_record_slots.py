@@ -60,6 +60,13 @@ def test_a_released_text_raises_until_restored() -> None:
             assert "released" in str(exc)
         else:
             raise AssertionError(f"{name} answered after release")
+    try:
+        record.line_of("status")  # the key positions go with the text
+    except ValueError as exc:
+        assert "released" in str(exc)
+    else:
+        raise AssertionError("line_of answered after release")
     assert record != again and record == record  # compared without reading the text
     record.restore_text(again)
     assert record == again and record.body == "\n# Title\n" and record.frontmatter_lines == ["status: open"]
+    assert record.line_of("status") == (2, 1)

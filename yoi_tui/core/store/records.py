@@ -44,6 +44,10 @@ _MAX_YAML_NODES = 20_000
 FENCE = "---"
 
 
+# The key positions of a record whose text was released (``Record.release_text``): shared, never filled.
+_RELEASED_LINES: dict[str, tuple[int, int]] = {}
+
+
 class Record:
     """A parsed record. ``meta`` keeps the frontmatter's key order; ``text`` is the file as read.
 
@@ -112,14 +116,16 @@ class Record:
         """Take the text back from ``fresh``, the same file read again (the caller checks it is the
         same text: then body and frontmatter positions are the same too)."""
         self._text, self._body, self._body_at = fresh._text, fresh._body, fresh._body_at
-        self._fm, self._fm_span = fresh._fm, fresh._fm_span
+        self._fm, self._fm_span, self.key_lines = fresh._fm, fresh._fm_span, fresh.key_lines
 
     def release_text(self) -> None:
-        """Forget the text: ``text``, ``body`` and ``frontmatter_lines`` raise ``ValueError`` after
-        this. GC holds the frontmatter of every record but needs the text of the few it rewrites,
-        which it reads again (the text was most of what 50,000 records cost in memory)."""
+        """Forget the text and where its keys are: ``text``, ``body``, ``frontmatter_lines`` and
+        ``line_of`` raise ``ValueError`` after this. GC holds the frontmatter of every record but
+        needs the text of the few it rewrites, which it reads again (the text was most of what
+        50,000 records cost in memory; the key positions, a dict each, another 30 MB)."""
         self._text = None
         self._body = self._fm = None
+        self.key_lines = _RELEASED_LINES
 
     @property
     def body(self) -> str:
@@ -207,6 +213,8 @@ class Record:
         return [s for s in value if isinstance(s, dict)] if isinstance(value, list) else []
 
     def line_of(self, key: str) -> tuple[int, int]:
+        if self._text is None:
+            raise ValueError(f"{self.rel}: the record's text was released (read the file again)")
         return self.key_lines.get(key, (1, 1))
 
 
