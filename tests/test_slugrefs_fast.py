@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from yoi_tui.core.retrieval.slugrefs import (
     _URL_RE,
     SlugRef,
+    _code_ranges,
     _mask,
     _url_spans,
     iter_lines,
@@ -45,7 +46,7 @@ def _plain(text: str) -> list[SlugRef]:
 PIECES = ["#a-b", "#x1", "#12", " ", "\n", "`", "``", "```\n", "~~~\n", "https://", "http://e.org/#frag",
           "www.", "www.x.org#a", "ftp:/", "://", "](#", "[t](#y)", "## ", "# h", "#", "-", "a", "Z", "&#", "/#b",
           "x#y", "é", "#über", "w", ".", "(", ")", "<", "#a-", "#ab_c", "  ```", "````\n", "   ~~~~", "    ```\n",
-          "```py\n", "\r", "\n\n"]
+          "```py\n", "\r", "\n\n", "\t```\n", "x```\n", "~~~```\n"]
 
 
 @settings(max_examples=400, deadline=None)
@@ -75,3 +76,18 @@ def test_url_spans_are_the_url_pattern_matches(pieces: list[str]) -> None:
     # _url_spans tries _URL_RE only where a match can start: it must find exactly what finditer finds.
     line = "".join(pieces)
     assert _url_spans(line) == [match.span() for match in _URL_RE.finditer(line)]
+
+
+FENCE_PIECES = ["```", "````", "~~~", "~~~~", "``", "~~", "`", "~", " ", "  ", "   ", "    ", "\t", "x", "py", "\n",
+                "\n", "\r"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(FENCE_PIECES), max_size=30))
+def test_code_ranges_cover_exactly_the_fenced_lines(pieces: list[str]) -> None:
+    """The fence runs are found by a literal search (not a line-start pattern tried everywhere):
+    a line is inside a range exactly when ``iter_lines`` calls it code."""
+    text = "".join(pieces)
+    ranges = _code_ranges(text)
+    for _line_no, start, _line, in_code in iter_lines(text):
+        assert any(first <= start <= last for first, last in ranges) == in_code
