@@ -81,3 +81,22 @@ def test_children_leave_nothing_behind() -> None:
         os.waitpid(-1, os.WNOHANG)
     if before is not None:
         assert set(os.listdir("/proc/self/fd")) == before
+
+
+class _Point:
+    """Not something marshal writes: sent back pickled."""
+
+    def __init__(self, x: int) -> None:
+        self.x = x
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Point) and other.x == self.x
+
+
+def _mixed(n: int) -> object:
+    return _Point(n) if n % 2 else {"n": n, ("a", "b"): [1.5, None, True, "é\udcff"]}
+
+
+@needs_fork
+def test_plain_data_and_other_objects_both_come_back_as_they_were() -> None:
+    assert run_forked([(_mixed, (n,)) for n in range(6)], 2) == [_mixed(n) for n in range(6)]

@@ -1,4 +1,4 @@
-"""Jobs run by forked child processes, each result sent back pickled: a cold lint's pool.
+"""Jobs run by forked child processes, each result sent back serialized: a cold lint's pool.
 
 ``concurrent.futures.ProcessPoolExecutor`` cost a one-shot lint ~20 ms of imports before any file
 was read (multiprocessing, sockets, queues, threads), two threads in the parent, and a pickled call
@@ -6,7 +6,10 @@ per task. Here the children are forked with the jobs already in their memory. Ev
 written to one pipe before the fork; a child claims the next job by reading four bytes from it (a
 read that size from a pipe holding only whole numbers takes one whole number, so no job runs
 twice and an idle child takes the next one), and writes each result, framed, to a pipe of its own,
-which the parent reads — and unpickles — while the children work.
+which the parent reads — and decodes — while the children work. A result made only of lists,
+tuples, dicts, strings, numbers, booleans and None (a lint's facts) goes as ``marshal`` (four times
+faster to write than ``pickle``; safe here: the parent reads only its own children), anything
+else as ``pickle``.
 
 Any failure gives None and the caller does the work itself: no ``fork`` (Windows), a child that
 raises, dies or is killed, a result that does not arrive whole.
@@ -30,6 +33,7 @@ def run_forked(jobs: Sequence[Job], workers: int) -> list[Any] | None:
     the jobs started in order; None when that failed (see the module docstring)."""
     if not hasattr(os, "fork") or workers < 2 or not jobs or len(jobs) > _MAX_JOBS:
         return None
+    import marshal
     import pickle
     import select
 
@@ -63,7 +67,8 @@ def run_forked(jobs: Sequence[Job], workers: int) -> list[Any] | None:
                     end = _LENGTH + int.from_bytes(buffer[:_LENGTH], "little")
                     if len(buffer) < end:
                         break
-                    number, value = pickle.loads(bytes(buffer[_LENGTH:end]))
+                    frame = memoryview(bytes(buffer[_LENGTH:end]))
+                    number, value = (marshal.loads if frame[:1] == b"M" else pickle.loads)(frame[1:])
                     results[number] = value
                     del buffer[:end]
     except Exception:  # noqa: BLE001 - no pipe or process to be had, a result that does not unpickle
@@ -86,6 +91,7 @@ def _serve(jobs: Sequence[Job], tokens: int, out: int, inherited: list[int]) -> 
     """A child's life: run the jobs it claims, write each result, exit (0 only when all went well)."""
     code = 1
     try:
+        import marshal
         import pickle
 
         for fd in inherited:  # the other children's result pipes, and its own read end
@@ -93,7 +99,11 @@ def _serve(jobs: Sequence[Job], tokens: int, out: int, inherited: list[int]) -> 
         while token := os.read(tokens, _NUMBER):
             number = int.from_bytes(token, "little")
             function, args = jobs[number]
-            payload = pickle.dumps((number, function(*args)), protocol=pickle.HIGHEST_PROTOCOL)
+            result = (number, function(*args))
+            try:
+                payload = b"M" + marshal.dumps(result)
+            except ValueError:  # an object marshal does not write
+                payload = b"P" + pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
             view = memoryview(len(payload).to_bytes(_LENGTH, "little") + payload)
             while view:
                 view = view[os.write(out, view):]
