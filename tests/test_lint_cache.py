@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from support import RECORD_EDITS, count_lint_reads, edit_record, write_text
 
+from yoi_tui.core import forked
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.lint import stored as lint_stored
@@ -277,7 +278,7 @@ def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
     serial = lint_workspace(ws).diagnostics
     monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
     monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
-    monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
     items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
     result = lint_cache._facts_in_parallel(ws, items, [(lint_cache._pairs_task, ("decision", ["a-b", "a-bc"], 80, None)),
                                                        (lint_cache._usage_task, (str(ws.root), ws.config.as_dict()))])
@@ -416,7 +417,7 @@ def test_a_cold_lint_on_every_core_reads_the_usage_log_in_a_worker(tmp_path: Pat
     assert any(d.rule == "compressible" for d in serial) and any(d.rule == "similar-slugs" for d in serial)
     monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
     monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
-    monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
     ran: list[str] = []
     real = lint_cache._facts_in_parallel
 
@@ -447,19 +448,7 @@ def test_a_cold_lint_goes_serial_only_when_every_core_is_taken(tmp_path: Path, m
     """One other task running when the lint asks (a process exiting) still leaves two workers on
     two cores; a machine with every core taken gets the serial lint."""
     ws = _ws_copy(tmp_path, "broken")
-    monkeypatch.setattr(lint_cache.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(lint_cache, "_idle_cores", lambda: idle)
+    monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forked, "_idle_cores", lambda: idle)
     items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
     assert (lint_cache._facts_in_parallel(ws, items) is not None) is parallel
-
-
-@pytest.mark.parametrize(("count", "workers"), [(0, 2), (1, 2), (150, 2), (10_006, 2), (50_000, 4)])
-def test_a_parallel_lint_cuts_the_files_in_shrinking_chunks(count: int, workers: int) -> None:
-    items = list(range(count))
-    parts = lint_cache._shrinking_chunks(items, workers)
-    assert [item for part in parts for item in part] == items  # every file once, in order
-    sizes = [len(part) for part in parts]
-    assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
-    assert all(size >= lint_cache.MIN_CHUNK for size in sizes[:-1])
-    if count >= 10_000:  # the last chunks are small: the workers end within a small chunk of each other
-        assert sizes[0] > 4 * sizes[-2] and sizes[-2] <= 2 * lint_cache.MIN_CHUNK

@@ -26,7 +26,6 @@ edits, renames, deletions and config changes). Safety:
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..forked import available_workers, run_forked, shrinking_chunks
 from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
 from ..store.records import read_listed_record, read_listed_record_stat, read_record
@@ -470,26 +470,6 @@ def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str
     return found, _json_compact(keep)[1:-1]
 
 
-def _idle_cores() -> int:
-    """Cores no other process is running on now (this one's included in the count).
-
-    The runnable-task count of ``/proc/loadavg`` is an instant figure; the one-minute load average
-    (the fallback elsewhere) still counts whatever ran in the last minute — a test suite just
-    finished, or this lint's own previous run — and kept a lint on an idle machine serial.
-    """
-    cores = os.cpu_count() or 1
-    try:
-        with open("/proc/loadavg", encoding="ascii") as handle:
-            running = int(handle.read().split()[3].split("/")[0])
-        return cores - max(0, running - 1)
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(cores - os.getloadavg()[0] + 0.5)
-    except OSError:
-        return cores
-
-
 def _pairs_task(kind_value: str, slugs: list[str], ratio: float, cached: Any
                 ) -> tuple[str, tuple[list[str], tuple[list[list[Any]], bool]]]:
     """A worker's side task in a cold lint: one kind's near-duplicate slug pairs (``updated_similar_pairs``)."""
@@ -500,19 +480,6 @@ def _usage_task(root: str, config_values: dict[str, Any]) -> dict[tuple[str, str
     """A worker's side task in a cold lint: the usage frequencies (``stored.UsageFrequencies``,
     which also keeps them in its cache file)."""
     return dict(stored.UsageFrequencies(Workspace(Path(root), _config=Config.from_dict(config_values))))
-
-
-def _shrinking_chunks(items: list[Any], workers: int) -> list[list[Any]]:
-    """``items`` cut in order into chunks that shrink as the work left does (each a share of it,
-    ``MIN_CHUNK`` at the least), so the workers finish together: equal chunks left one idle for up
-    to a whole chunk at the end (~80 ms of a 10,000-file lint)."""
-    parts: list[list[Any]] = []
-    start = 0
-    while start < len(items):
-        size = max(MIN_CHUNK, -(-(len(items) - start) // (workers * 2)))
-        parts.append(items[start:start + size])
-        start += size
-    return parts
 
 
 def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
@@ -528,19 +495,10 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
     next one free. Any failure to run them (no ``fork``, no pipe, a worker killed) falls back to
     the serial loop: it only costs time.
     """
-    workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    if IDLE_CORES_ONLY:
-        # Only cores nobody else is using: on a busy machine (measured: load 6 on 2 cores) workers
-        # only add forking and pickling to a lint that gets no more CPU time. But one other task
-        # running at the instant of asking (a process exiting, a kernel thread) is no reason to
-        # lint serially at half speed: only a machine with every core taken is.
-        idle = _idle_cores()
-        workers = min(workers, max(idle, 2)) if idle >= 1 else 1
+    workers = available_workers(MAX_WORKERS, idle_only=IDLE_CORES_ONLY)
     if workers < 2:
         return None
-    from .forked import run_forked
-
-    parts = _shrinking_chunks(items, workers)
+    parts = shrinking_chunks(items, workers, MIN_CHUNK)
     values = ws.config.as_dict()
     # The side tasks first: the longest (similar-slug pairs) must not be the last to start.
     jobs = [*(side or ()), *((_facts_batch, (str(ws.root), values, part, store_before_ns, sign)) for part in parts)]

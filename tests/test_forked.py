@@ -1,4 +1,4 @@
-"""``core.lint.forked``: a cold lint's jobs run by forked children, or None for the caller to run them."""
+"""``core.forked``: jobs run by forked children, or None for the caller to run them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from yoi_tui.core.lint import forked
-from yoi_tui.core.lint.forked import run_forked
+from yoi_tui.core import forked
+from yoi_tui.core.forked import run_forked
 
 
 def _square(n: int) -> int:
@@ -100,3 +100,24 @@ def _mixed(n: int) -> object:
 @needs_fork
 def test_plain_data_and_other_objects_both_come_back_as_they_were() -> None:
     assert run_forked([(_mixed, (n,)) for n in range(6)], 2) == [_mixed(n) for n in range(6)]
+
+
+@pytest.mark.parametrize(("count", "workers"), [(0, 2), (1, 2), (150, 2), (10_006, 2), (50_000, 4)])
+def test_jobs_are_cut_in_shrinking_chunks(count: int, workers: int) -> None:
+    items = list(range(count))
+    parts = forked.shrinking_chunks(items, workers, 100)
+    assert [item for part in parts for item in part] == items  # every item once, in order
+    sizes = [len(part) for part in parts]
+    assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
+    assert all(size >= 100 for size in sizes[:-1])
+    if count >= 10_000:  # the last chunks are small: the workers end within a small chunk of each other
+        assert sizes[0] > 4 * sizes[-2] and sizes[-2] <= 2 * 100
+
+
+@pytest.mark.parametrize(("cores", "idle", "expected"), [(2, 2, 2), (2, 1, 2), (2, 0, 1), (8, 3, 3), (8, 8, 4), (1, 1, 1)])
+def test_workers_are_the_idle_cores_but_never_serial_for_one_busy_task(monkeypatch: pytest.MonkeyPatch, cores: int,
+                                                                       idle: int, expected: int) -> None:
+    monkeypatch.setattr(forked.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(forked, "_idle_cores", lambda: idle)
+    assert forked.available_workers(4) == expected
+    assert forked.available_workers(4, idle_only=False) == min(cores, 4)

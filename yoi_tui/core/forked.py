@@ -1,4 +1,5 @@
-"""Jobs run by forked child processes, each result sent back serialized: a cold lint's pool.
+"""Jobs run by forked child processes, each result sent back serialized: the pool of a cold lint
+and of GC's reading of every record.
 
 ``concurrent.futures.ProcessPoolExecutor`` cost a one-shot lint ~20 ms of imports before any file
 was read (multiprocessing, sockets, queues, threads), two threads in the parent, and a pickled call
@@ -138,4 +139,50 @@ def _reaped_badly(pid: int) -> bool:
     return not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0
 
 
-__all__ = ["Job", "run_forked"]
+def available_workers(most: int, *, idle_only: bool = True) -> int:
+    """How many processes to run jobs in: the cores, at most ``most``; with ``idle_only``, only the
+    cores nobody else is using (on a busy machine — measured: load 6 on 2 cores — workers only add
+    forking to work that gets no more CPU time). One other task running at the instant of asking
+    (a process exiting, a kernel thread) is no reason to work serially at half speed: only a
+    machine with every core taken gets 1."""
+    workers = min(os.cpu_count() or 1, most)
+    if idle_only:
+        idle = _idle_cores()
+        workers = min(workers, max(idle, 2)) if idle >= 1 else 1
+    return workers
+
+
+def _idle_cores() -> int:
+    """Cores no other process is running on now (this one's included in the count).
+
+    The runnable-task count of ``/proc/loadavg`` is an instant figure; the one-minute load average
+    (the fallback elsewhere) still counts whatever ran in the last minute — a test suite just
+    finished, or this lint's own previous run — and kept a lint on an idle machine serial.
+    """
+    cores = os.cpu_count() or 1
+    try:
+        with open("/proc/loadavg", encoding="ascii") as handle:
+            running = int(handle.read().split()[3].split("/")[0])
+        return cores - max(0, running - 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(cores - os.getloadavg()[0] + 0.5)
+    except OSError:
+        return cores
+
+
+def shrinking_chunks(items: Sequence[Any], workers: int, least: int) -> list[list[Any]]:
+    """``items`` cut in order into chunks that shrink as the work left does (each a share of it,
+    ``least`` at the least), so the workers finish together: equal chunks left one idle for up to
+    a whole chunk at the end (~80 ms of a 10,000-file lint)."""
+    parts: list[list[Any]] = []
+    start = 0
+    while start < len(items):
+        size = max(least, -(-(len(items) - start) // (workers * 2)))
+        parts.append(list(items[start:start + size]))
+        start += size
+    return parts
+
+
+__all__ = ["Job", "available_workers", "run_forked", "shrinking_chunks"]
