@@ -70,3 +70,20 @@ def test_a_released_text_raises_until_restored() -> None:
     record.restore_text(again)
     assert record == again and record.body == "\n# Title\n" and record.frontmatter_lines == ["status: open"]
     assert record.line_of("status") == (2, 1)
+
+
+def test_a_record_pickles_to_an_equal_record() -> None:
+    """GC's workers send the records they read back pickled, read and released ones alike."""
+    import pickle
+
+    text = "---\nstatus: open\ncreated_at: 2026-01-02T03:04:05+00:00\n---\n\n# Title\n"
+    path = Path("/w/memory/decisions/x.md")
+    for released in (False, True):
+        record, _ = parse_record_text(text, kind=RecordKind.DECISION, path=str(path), rel="memory/decisions/x.md")
+        assert record is not None
+        if released:
+            record.release_text()
+        again = pickle.loads(pickle.dumps(record))
+        assert again == record and again.path == path and again.text_released is released
+        if not released:
+            assert again.body == record.body and again.line_of("created_at") == (3, 1)

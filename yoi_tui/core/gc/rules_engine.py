@@ -43,11 +43,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import YoiError
+from ..forked import available_workers, run_forked, shrinking_chunks
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
 from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
-from ..store.records import ReadResult, Record, as_timestamp, read_record
+from ..store.records import Record, as_timestamp, read_record
 from ..store.writer import render_record
 from .context import GcContext, GcWriter, format_errors
 from .facts import PathChecker, build_references, named_paths, scan_workflows
@@ -56,6 +57,8 @@ from .similar_cache import SimilarPairs
 
 _DIGITS_RE = re.compile(r"\d+")
 _MERGEABLE = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
+PARALLEL_MIN = 2_000  # records from which they are read on every idle core
+MAX_WORKERS = 4
 
 
 def _sources_key(kind: RecordKind) -> str:
@@ -167,29 +170,60 @@ class GcRulesEngine:
         # building the YAML values was ~45 % of a dry run at 10,000 records.
         cache = self.meta_cache = MetaCache.load(self.ctx.ws)
         self.facts: dict[str, _BodyFacts] = {}
+        paths = list(iter_record_path_strings(sws))
         with _no_cyclic_gc():
-            for path in iter_record_path_strings(sws):
-                result = read_record(sws, path, meta_cache=cache)
-                record = result.record
-                if record is None:
-                    self._unparsed(result, path, unparsed)
-                    continue
-                records.append(record)
-                # What the rules read in a body, taken now; then the text is let go (at 50,000
-                # records it was most of GC's memory) and read again for the few records rewritten.
-                body = record.body
-                sources = record.meta.get(_sources_key(record.kind))
-                self.facts[record.rel] = _BodyFacts(
-                    hash(record.text), len(body), cache.memo_joined("refs", body, referenced_slugs),
-                    cache.memo_joined("paths", body, named_paths),
-                    bool(record.replaced_by) and _STUB_RE.search(body) is not None,
-                    len(sources) if isinstance(sources, list) else -1)
-                if record.kind is not RecordKind.SUMMARY:
-                    # The sources go with the text (the largest part of the frontmatter); ``_full``
-                    # brings both back for a record about to be rewritten.
-                    record.release_text()
-                    record.meta.pop(_sources_key(record.kind), None)
+            for read, (used, new) in self._read_in_parallel(paths) or [(self._read(paths), ({}, False))]:
+                cache.adopt(used, new)
+                for path, record, facts in read:
+                    if record is None:
+                        self._unparsed(facts, path, unparsed)
+                        continue
+                    records.append(record)
+                    self.facts[record.rel] = facts
         return records, unparsed
+
+    def _read_in_parallel(self, paths: list[str]) -> list[Any] | None:
+        """``_read``'s answers for ``paths`` in chunks, each with what the worker that read it used
+        of the frontmatter cache, from forked workers on the idle cores (``core.forked``); None:
+        read them here (few records, one idle core, or a worker failed)."""
+        workers = available_workers(MAX_WORKERS) if len(paths) >= PARALLEL_MIN else 1
+        if workers < 2:
+            return None
+        return run_forked([(self._read_share, (chunk,)) for chunk in shrinking_chunks(paths, workers, 200)], workers)
+
+    def _read_share(self, paths: list[str]) -> tuple[list[tuple[str, Record | None, Any]], tuple[dict[str, Any], bool]]:
+        """A worker's chunk (in a forked child): ``_read``'s answers, and the frontmatter-cache
+        entries used or added meanwhile (which the parent adopts, so the saved cache is the one a
+        serial read would save)."""
+        read = self._read(paths)
+        return read, self.meta_cache.take_used()
+
+    def _read(self, paths: list[str]) -> list[tuple[str, Record | None, Any]]:
+        """``(path, record, its _BodyFacts)`` for each path, or ``(path, None, why)`` for a file that
+        does not parse. A record's text and sources are released once its facts are taken."""
+        sws, cache = self.ctx.sws, self.meta_cache
+        read: list[tuple[str, Record | None, Any]] = []
+        for path in paths:
+            result = read_record(sws, path, meta_cache=cache)
+            record = result.record
+            if record is None:
+                read.append((path, None, next((d.message for d in result.diagnostics if d.is_error), "unreadable")))
+                continue
+            # What the rules read in a body, taken now; then the text is let go (at 50,000
+            # records it was most of GC's memory) and read again for the few records rewritten.
+            body = record.body
+            sources = record.meta.get(_sources_key(record.kind))
+            read.append((path, record, _BodyFacts(
+                hash(record.text), len(body), cache.memo_joined("refs", body, referenced_slugs),
+                cache.memo_joined("paths", body, named_paths),
+                bool(record.replaced_by) and _STUB_RE.search(body) is not None,
+                len(sources) if isinstance(sources, list) else -1)))
+            if record.kind is not RecordKind.SUMMARY:
+                # The sources go with the text (the largest part of the frontmatter); ``_full``
+                # brings both back for a record about to be rewritten.
+                record.release_text()
+                record.meta.pop(_sources_key(record.kind), None)
+        return read
 
     def _full(self, record: Record) -> Record:
         """``record`` with its text again (read from the scratch copy, which GC has not written yet
@@ -205,13 +239,12 @@ class GcRulesEngine:
         record.meta = fresh.meta  # the same text: the same frontmatter, sources included
         return record
 
-    def _unparsed(self, result: ReadResult, path: str, unparsed: list[tuple[RecordKind, str]]) -> None:
+    def _unparsed(self, why: str, path: str, unparsed: list[tuple[RecordKind, str]]) -> None:
         sws = self.ctx.sws
         kind = kind_for_path(sws, Path(path))
         rel = sws.rel(Path(path))
         if kind is not None:
             unparsed.append((kind, rel))
-        why = next((d.message for d in result.diagnostics if d.is_error), "unreadable")
         self.ctx.note(f"{rel}: not evaluated ({why}); run `yoi lint`")
 
     def _add(self, record: Record, op: Operation, state: State, categories: list[str], reason: str, *,

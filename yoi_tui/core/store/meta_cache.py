@@ -149,6 +149,21 @@ class MetaCache:
         self._dirty = True
         return joined
 
+    def take_used(self) -> tuple[dict[str, Any], bool]:
+        """What this run used or added since the last call, and whether any of it is new —
+        forgotten here: a forked worker's share of a run, for the parent to ``adopt``."""
+        used, new = self._used, self._dirty
+        self._used, self._dirty = {}, False
+        return used, new
+
+    def adopt(self, used: dict[str, Any], new: bool) -> None:
+        """Take a worker's ``take_used`` answer as if this process had used those entries (so what
+        is left unused, and whether the file is written at all, is as a serial run leaves it)."""
+        self._used.update(used)
+        for key in used:
+            self._stored.pop(key, None)
+        self._dirty = self._dirty or new
+
     def save(self) -> None:
         """Write the entries this run used (best effort: temp file + rename; a failure is ignored)."""
         if self.path is None or not (self._dirty or self._stored):  # nothing new, nothing left unused

@@ -48,6 +48,14 @@ FENCE = "---"
 _RELEASED_LINES: dict[str, tuple[int, int]] = {}
 
 
+def _rebuilt_record(*slots: Any) -> Record:
+    """A record from ``Record.__reduce__``'s slot values."""
+    record = Record.__new__(Record)
+    (record.kind, record.slug, record._path, record.rel, record.meta, record._text, record.key_lines,
+     record.body_line, record.newline, record.bom, record._body, record._body_at, record._fm, record._fm_span) = slots
+    return record
+
+
 class Record:
     """A parsed record. ``meta`` keeps the frontmatter's key order; ``text`` is the file as read.
 
@@ -83,6 +91,14 @@ class Record:
         record._body, record._body_at = None, body_at
         record._fm, record._fm_span = (None, fm_span) if fm_span is not None else ([], (0, 0))
         return record
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Its slots in order, rebuilt without a state dict: GC's workers send 50,000 records back.
+        # The path goes as a string (a Path's pickle holds its parts).
+        path = self._path if type(self._path) is str else str(self._path)
+        return _rebuilt_record, (self.kind, self.slug, path, self.rel, self.meta, self._text, self.key_lines,
+                                 self.body_line, self.newline, self.bom, self._body, self._body_at, self._fm,
+                                 self._fm_span)
 
     @property
     def path(self) -> Path:
