@@ -59,12 +59,12 @@ def write_text(path: Path, text: str) -> None:
 
 
 def count_lint_reads(monkeypatch: Any) -> list[str]:
-    """The rel of every file the lint cache reads from now on (``lint.cache.read_record`` and
-    ``read_listed_record``, its short way for regular files), in order."""
+    """The rel of every file the lint cache reads and parses from now on (``lint.cache.read_record``
+    and ``read_listed_record_stat``, its short way for regular files), in order."""
     from yoi_tui.core.lint import cache as lint_cache
 
     reads: list[str] = []
-    real, real_listed = lint_cache.read_record, lint_cache.read_listed_record
+    real, real_listed = lint_cache.read_record, lint_cache.read_listed_record_stat
 
     def counting(ws: Workspace, path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
         reads.append(ws.rel(path))
@@ -75,7 +75,7 @@ def count_lint_reads(monkeypatch: Any) -> list[str]:
         return real_listed(ws, path, rel, kind)
 
     monkeypatch.setattr(lint_cache, "read_record", counting)
-    monkeypatch.setattr(lint_cache, "read_listed_record", counting_listed)
+    monkeypatch.setattr(lint_cache, "read_listed_record_stat", counting_listed)
     return reads
 
 

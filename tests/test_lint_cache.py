@@ -452,3 +452,45 @@ def test_a_cold_lint_goes_serial_only_when_every_core_is_taken(tmp_path: Path, m
     monkeypatch.setattr(forked, "_idle_cores", lambda: idle)
     items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
     assert (lint_cache._facts_in_parallel(ws, items) is not None) is parallel
+
+
+def test_a_new_signature_over_the_same_bytes_reads_nothing_again(tmp_path: Path, no_racy: None,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hard link made and removed (GC and Phase 2 link every record into their scratch copy) or
+    a touch changes a file's signature, not its bytes: its facts are kept, after a CRC check; an
+    edit that keeps the size and puts the old mtime back is still seen (its bytes differ)."""
+    ws = _ws_copy(tmp_path, "workspace")
+    first = _same(ws)
+    links = tmp_path / "links"
+    links.mkdir()
+    records = sorted(p for p in ws.root.rglob("*.md") if ".yoi" not in p.parts)
+    for number, path in enumerate(records):
+        os.link(path, links / f"{number}.md")
+    reads = count_lint_reads(monkeypatch)
+    assert lint_workspace(ws, cache=True).diagnostics == first
+    assert reads == []  # every signature changed (ctime), no file was parsed again
+    shutil.rmtree(links)
+    os.utime(records[0])  # a touch: a new mtime too
+    assert lint_workspace(ws, cache=True).diagnostics == first and reads == []
+    # Same size, old mtime restored, other bytes: read and linted again.
+    target = ws.knowledge_dir / "token-clock.md"
+    text = target.read_text(encoding="utf-8")
+    before = target.stat()
+    edited = text.replace("#", "@", 1) if "#" in text else text[:-2] + "!\n"
+    assert len(edited.encode()) == len(text.encode()) and edited != text
+    target.write_text(edited, encoding="utf-8")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    reads.clear()
+    assert lint_workspace(ws, cache=True).diagnostics == lint_workspace(ws).diagnostics
+    assert reads == ["knowledge/token-clock.md"]
+
+
+def test_a_gc_dry_run_leaves_the_next_lint_warm(tmp_path: Path, no_racy: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from yoi_tui.core.gc import run_gc
+
+    ws = _ws_copy(tmp_path, "workspace")
+    first = _same(ws)
+    run_gc(ws, dry_run=True)  # hard-links every record into its scratch copy, then removes them
+    reads = count_lint_reads(monkeypatch)
+    assert lint_workspace(ws, cache=True).diagnostics == first
+    assert reads == []

@@ -36,7 +36,7 @@ from ..diagnostics import Diagnostic
 from ..forked import available_workers, run_forked, shrinking_chunks
 from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
-from ..store.records import read_listed_record, read_listed_record_stat, read_record
+from ..store.records import listed_file_crc, read_listed_record_stat, read_record
 from ..store.workspace import Workspace
 from . import resident, stored
 from .index import IndexEntry, WorkspaceIndex
@@ -91,14 +91,15 @@ class FileFacts:
     refs: list[list[Any]] = field(default_factory=list)  # [slug, line, col]
     replaced: list[Any] | None = None  # [target, line, col]
     body: list[int] | None = None  # [length, body_line]
+    crc: int | None = None  # CRC-32 of the bytes the facts come from (None: not read the short way)
 
     def to_json(self) -> list[Any]:
-        return [self.sig, self.diags, self.entry, self.unparsed, self.refs, self.replaced, self.body]
+        return [self.sig, self.diags, self.entry, self.unparsed, self.refs, self.replaced, self.body, self.crc]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> FileFacts:
-        sig, diags, entry, unparsed, refs, replaced, body = data
-        return cls(sig, diags, entry, bool(unparsed), refs, replaced, body)
+        sig, diags, entry, unparsed, refs, replaced, body, crc = data
+        return cls(sig, diags, entry, bool(unparsed), refs, replaced, body, crc)
 
 
 _FOLDERS = (("memory/decisions/", RecordKind.DECISION), ("memory/requests/", RecordKind.REQUEST),
@@ -120,14 +121,14 @@ def _facts(ws: Workspace, path: str, rel: str, sig: Sig | None, config: Config,
     signature is the ``fstat`` of what is read (the same fields for a regular file, None otherwise)."""
     # A signature means the listing saw a regular file: read it the short way (read_listed_record).
     kind = _kind_of_rel(rel) if sig is not None or sign else None
+    crc = None
     if kind is None:
         result = read_record(ws, Path(path))
-    elif sign:
-        result, st = read_listed_record_stat(ws, path, rel, kind)
-        sig = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode] if st is not None else None
     else:
-        result = read_listed_record(ws, path, rel, kind)
-    facts = FileFacts(sig=sig)
+        result, st, crc = read_listed_record_stat(ws, path, rel, kind)
+        if sign:
+            sig = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode] if st is not None else None
+    facts = FileFacts(sig=sig, crc=crc)
     found = list(result.diagnostics)
     record = result.record
     if record is not None:
@@ -248,6 +249,10 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
             sigs = stored.record_signatures(ws)
     stale = [(rel, path, sig) for rel, path, sig in sigs
              if sig is None or (old := cached.get(rel)) is None or old.sig != sig or rel in dirty]
+    same: set[str] = set()  # files whose signature changed but not their bytes: their facts kept
+    if stale and cached:
+        stale = _same_content(stale, cached, facts)
+        same = set(facts)
     # Every record path gets an index entry (parsed or not), so the slugs are the file names: the
     # near-duplicate pairs need no parsed record and are computed while the files are parsed, as is
     # the usage log (``compressible`` will most likely ask for it: a body near its cap), by the
@@ -283,6 +288,10 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         if sig is not None and old is not None and old.sig == sig and rel not in dirty:
             facts[rel] = old
             continue
+        if rel in same:  # the same bytes as when its facts were taken (_same_content)
+            facts[rel] = facts.pop(rel)  # in listing order, as every other file
+            changed = changed or _storable(facts[rel], started_ns)
+            continue
         facts[rel] = fresh[rel] if fresh is not None else _facts(ws, path, rel, sig, config, empty_index, ctx)
         # Only what will be stored is worth rewriting the cache for: a file edited moments ago is
         # racy (not stored), and its old entry no longer matches its signature anyway.
@@ -311,9 +320,10 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
 
     # With a kept memory, every case a previous result could serve went through _lint_from_memory.
-    previous = None if memory is not None else _previous_result(ws, key, cached, facts, frequencies, started_ns)
+    previous = None if memory is not None else _previous_result(ws, key, cached, facts, frequencies, started_ns,
+                                                                 same)
     if previous is not None:  # a few files were edited: they and the files whose findings follow them
-        edited = {rel for rel in facts if facts[rel] is not cached.get(rel)}
+        edited = {rel for rel in facts if facts[rel] is not cached.get(rel) and rel not in same}
         recheck = edited | _dependents(cached, facts, edited)
         diags = [d for d in previous if d.path not in recheck]
         diags += _cross_record({rel: facts[rel] for rel in recheck}, index, config, ctx)
@@ -514,24 +524,48 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
             encoded)
 
 
+def _same_content(stale: list[tuple[str, str, Sig | None]], cached: Mapping[str, FileFacts],
+                  facts: dict[str, FileFacts]) -> list[tuple[str, str, Sig | None]]:
+    """The stale files whose bytes did change; the others get their cached facts under their new
+    signature in ``facts``.
+
+    A signature also changes when only a file's inode does: a hard link made or removed (GC and
+    Phase 2 link every record into their scratch copy), ``touch``, a copy that keeps the bytes.
+    A file of the same size and mode whose CRC-32 is the one its facts were taken from has those
+    facts (they depend on its bytes, its path and the config, which the cache key holds): reading
+    it costs a few microseconds, linting it again a hundred.
+    """
+    left: list[tuple[str, str, Sig | None]] = []
+    for rel, path, sig in stale:
+        old = cached.get(rel)
+        if sig is not None and old is not None and old.crc is not None and old.sig is not None \
+                and old.sig[0] == sig[0] and old.sig[4] == sig[4] and listed_file_crc(path, sig[0]) == old.crc:
+            facts[rel] = FileFacts(sig, old.diags, old.entry, old.unparsed, old.refs, old.replaced, old.body, old.crc)
+        else:
+            left.append((rel, path, sig))
+    return left
+
+
 def _cross_key(item: FileFacts) -> tuple[Any, ...]:
     """What other files' findings can depend on: existence, kind, slug, replaced_by, status."""
     return tuple(item.entry[:4]) if item.entry is not None else ("unparsed", item.unparsed)
 
 
 def _previous_result(ws: Workspace, key: str, cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts],
-                     frequencies: Mapping[tuple[str, str], float] | None, started_ns: int) -> list[Diagnostic] | None:
+                     frequencies: Mapping[tuple[str, str], float] | None, started_ns: int,
+                     same: set[str] = frozenset()) -> list[Diagnostic] | None:  # type: ignore[assignment]
     """The stored result of the state ``cached`` describes, when only a few files were edited since.
 
     Usable when the same files exist (so the same slugs: ``similar-slugs`` is as before), at most
     ``INCREMENTAL_MAX`` were edited, with the same usage log and config: then only the edited
-    files and the files whose findings depend on them (``_dependents``) are checked again. None
+    files and the files whose findings depend on them (``_dependents``) are checked again. Files in
+    ``same`` changed their signature but not their bytes (``_same_content``): not edited. None
     otherwise (the cross-record rules run over every file).
     """
     if not cached or set(cached) != set(facts):
         return None
-    edited = [rel for rel in facts if facts[rel] is not cached[rel]]
-    if not edited or len(edited) > INCREMENTAL_MAX or any(facts[rel].sig is None for rel in edited):
+    edited = [rel for rel in facts if facts[rel] is not cached[rel] and rel not in same]
+    if not (edited or same) or len(edited) > INCREMENTAL_MAX or any(facts[rel].sig is None for rel in edited):
         return None
     before, _storable_then = stored._state_digest(key, [(rel, cached[rel].sig) for rel in sorted(cached)],
                                                    stored._usage_state(frequencies), started_ns)

@@ -30,7 +30,7 @@ from ..store.config import Config
 from ..store.folder_listing import md_entries, open_folder
 from ..store.workspace import Workspace
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: each file's facts keep the CRC-32 of its bytes
 RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
 USAGE_CACHE_NAME = "usage-frequencies.json"
 RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-read next time

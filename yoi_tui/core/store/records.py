@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import zlib
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -344,15 +345,16 @@ def read_listed_record(ws: Workspace, path: str, rel: str, kind: RecordKind) -> 
 
 
 def read_listed_record_stat(ws: Workspace, path: str, rel: str, kind: RecordKind
-                            ) -> tuple[ReadResult, os.stat_result | None]:
-    """``read_listed_record`` and the ``fstat`` of what was read when it is a regular file (the
-    ``lstat`` a listing would give: the file was opened without following a link), else None."""
+                            ) -> tuple[ReadResult, os.stat_result | None, int | None]:
+    """``read_listed_record``, the ``fstat`` of what was read when it is a regular file (the
+    ``lstat`` a listing would give: the file was opened without following a link), else None, and
+    the CRC-32 of the bytes read (None when ``read_record`` read them)."""
     if _LISTED_FLAGS is None:
-        return read_record(ws, Path(path)), None
+        return read_record(ws, Path(path)), None, None
     try:
         fd = os.open(path, _LISTED_FLAGS)
     except OSError:
-        return read_record(ws, Path(path)), None
+        return read_record(ws, Path(path)), None, None
     st = None
     try:
         st = os.fstat(fd)
@@ -367,12 +369,34 @@ def read_listed_record_stat(ws: Workspace, path: str, rel: str, kind: RecordKind
     finally:
         os.close(fd)
     if data is None or len(data) > MAX_RECORD_BYTES:
-        return read_record(ws, Path(path)), st
+        return read_record(ws, Path(path)), st, None
+    crc = zlib.crc32(data)
     decoded, bom, diags = decode_record_bytes(data, rel)
     if decoded is None:
-        return ReadResult(None, diags), st
+        return ReadResult(None, diags), st, crc
     record, parse_diags = parse_record_text(decoded, kind=kind, path=path, rel=rel, bom=bom)
-    return ReadResult(record, diags + parse_diags), st
+    return ReadResult(record, diags + parse_diags), st, crc
+
+
+def listed_file_crc(path: str, size: int) -> int | None:
+    """The CRC-32 of the regular file ``path`` (not followed if a link) when it has ``size`` bytes;
+    None otherwise or when it cannot be read — the check ``read_listed_record_stat`` makes."""
+    if _LISTED_FLAGS is None:
+        return None
+    try:
+        fd = os.open(path, _LISTED_FLAGS)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
+            return None
+        data = read_to_end(fd, size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return zlib.crc32(data) if len(data) == size else None
 
 
 # O_NOFOLLOW: a symlink fails to open (ELOOP) and goes through read_record's checks; O_NONBLOCK: a
