@@ -223,3 +223,35 @@ def test_the_feed_is_not_trusted_on_file_systems_changed_from_elsewhere(tmp_path
         assert change_feed.ChangeFeed.open([(str(tmp_path), None)]) is None
     finally:
         change_feed.file_system_type = real  # type: ignore[assignment]
+
+
+def _indexed_rows(ws: Workspace) -> int:
+    import sqlite3
+
+    with sqlite3.connect(ws.state_dir / "search-v1.sqlite") as conn:
+        return int(conn.execute("SELECT value FROM meta WHERE key = 'next_id'").fetchone()[0])
+
+
+def test_a_new_signature_over_the_same_bytes_is_not_indexed_again(tmp_path: Path, no_racy: None) -> None:
+    """GC and Phase 2 hard-link every record into their scratch copy (a new ctime for each), a touch
+    gives a new mtime: the bytes are checked (CRC-32), not indexed again. An edit that keeps the
+    size and puts the old mtime back is still indexed."""
+    ws = make_ws(tmp_path)
+    paths = [write_record(ws, f"knowledge/k{n}.md", knowledge_meta(), _body(["alpha", f"word{n}"])) for n in range(4)]
+    paths.append(write_record(ws, "memory/decisions/d.md", decision_meta(), _body(["gamma"])))
+    _same(ws, "alpha")
+    rows = _indexed_rows(ws)
+    links = tmp_path / "links"
+    links.mkdir()
+    for number, path in enumerate(paths):
+        os.link(path, links / f"{number}.md")
+    _touch(paths[0])
+    _same(ws, "alpha")
+    _same(ws, "gamma")
+    assert _indexed_rows(ws) == rows  # nothing indexed again
+    before = paths[1].stat()
+    paths[1].write_text(paths[1].read_text(encoding="utf-8").replace("alpha", "omega"), encoding="utf-8")
+    os.utime(paths[1], ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert [h.slug for h in knowledge_search(ws, "omega", record=False)] == ["k1"]
+    _same(ws, "alpha")
+    assert _indexed_rows(ws) == rows + 1

@@ -8,7 +8,8 @@ index), so a query reads only the files that can match. It is never trusted blin
   a file whose signature (size, mtime_ns, ctime_ns, inode) differs from the indexed one — an edit
   in an outside editor, a ``git checkout``, a rename — is re-read and re-indexed first, a vanished
   one dropped. Nothing is assumed from folder timestamps alone (an in-place edit does not change
-  them).
+  them). A file whose signature changed but not its size, mode or bytes (the CRC-32 kept with its
+  signature: a hard link made or removed, a touch) keeps its indexed text.
 * **Superset, never the answer.** The index only names candidates; ``search.py`` reads each one
   and decides with the same matcher as a plain scan, so hits, order, excerpts and problems are
   those of a plain scan (``tests/test_search_index.py`` checks this on randomized edits).
@@ -32,6 +33,7 @@ import os
 import sqlite3
 import stat
 import time
+import zlib
 from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -221,9 +223,19 @@ class SearchIndex:
                 size, mtime_ns, ctime_ns, inode = values[5 * number:5 * number + 4]
                 racy = not stat.S_ISREG(mode) or max(mtime_ns, ctime_ns) >= now_ns - RACY_NS
                 sig = f"{size} {mtime_ns} {ctime_ns} {inode} {mode} {int(racy)}"
-                if known.get(rel) == sig:
-                    continue
-                text = None if racy else self._text(path)
+                old = known.get(rel)
+                if old is not None and old.startswith(sig) and old[len(sig):len(sig) + 1] in ("", " "):
+                    continue  # the same signature (a CRC after it or not)
+                data = None if racy else self._bytes(path)
+                crc = zlib.crc32(data) if data is not None else None
+                if crc is not None:
+                    sig = f"{sig} {crc}"
+                    if old is not None and _same_bytes(old, size, mode, crc):
+                        # A new signature over the same bytes (a hard link made or removed: GC and
+                        # Phase 2 link every record into their scratch copy; a touch): indexed as it is.
+                        conn.execute("UPDATE files SET sig = ? WHERE rel = ?", (sig, rel))
+                        continue
+                text = _lowered_text(data) if data is not None else None
                 if text is None:
                     conn.execute("INSERT OR REPLACE INTO files(rel, sig, state, id) VALUES (?, ?, 1, 0)", (rel, sig))
                     continue
@@ -235,14 +247,10 @@ class SearchIndex:
             conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (digest_key, digest))
 
     @staticmethod
-    def _text(path: str) -> str | None:
-        from .search import decode_text, read_bytes_fast
+    def _bytes(path: str) -> bytes | None:
+        from .search import read_bytes_fast
 
-        data, _reason = read_bytes_fast(path)
-        if data is None:
-            return None
-        text, _reason = decode_text(data)
-        return text.lower() if text is not None else None
+        return read_bytes_fast(path)[0]
 
     def _meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -361,3 +369,19 @@ def _remove(path: Path) -> None:
             os.unlink(f"{path}{suffix}")
         except OSError:
             pass
+
+
+def _lowered_text(data: bytes) -> str | None:
+    """What the index holds of a file's bytes: its text, lower-cased (None: not UTF-8 text)."""
+    from .search import decode_text
+
+    text, _reason = decode_text(data)
+    return text.lower() if text is not None else None
+
+
+def _same_bytes(old_sig: str, size: int, mode: int, crc: int) -> bool:
+    """True when ``old_sig`` (as ``_update`` writes it) was taken from a file of this size and
+    mode whose bytes had this CRC-32, and was indexed (not racy)."""
+    parts = old_sig.split(" ")
+    return len(parts) == 7 and parts[0] == str(size) and parts[4] == str(mode) and parts[5] == "0" \
+        and parts[6] == str(crc)
