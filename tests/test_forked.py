@@ -121,3 +121,24 @@ def test_workers_are_the_idle_cores_but_never_serial_for_one_busy_task(monkeypat
     monkeypatch.setattr(forked, "_idle_cores", lambda: idle)
     assert forked.available_workers(4) == expected
     assert forked.available_workers(4, idle_only=False) == min(cores, 4)
+
+
+@needs_fork
+def test_a_fork_that_fails_gives_none_and_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_fork = os.fork
+    calls: list[int] = []
+
+    def second_fails() -> int:
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(11, "Resource temporarily unavailable")
+        return real_fork()
+
+    before = set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    monkeypatch.setattr(forked.os, "fork", second_fails)
+    assert run_forked([(_square, (n,)) for n in range(10)], 2) is None
+    monkeypatch.setattr(forked.os, "fork", real_fork)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+    if before is not None:
+        assert set(os.listdir("/proc/self/fd")) == before

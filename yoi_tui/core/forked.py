@@ -49,7 +49,12 @@ def run_forked(jobs: Sequence[Job], workers: int) -> list[Any] | None:
     try:
         for _ in range(workers):
             result_read, result_write = os.pipe()
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(result_read)
+                os.close(result_write)
+                raise
             if pid == 0:  # the child: never returns
                 _serve(jobs, tokens_read, result_write, [result_read, *children])
             os.close(result_write)
@@ -97,7 +102,7 @@ def _serve(jobs: Sequence[Job], tokens: int, out: int, inherited: list[int]) -> 
 
         for fd in inherited:  # the other children's result pipes, and its own read end
             os.close(fd)
-        while token := os.read(tokens, _NUMBER):
+        while len(token := os.read(tokens, _NUMBER)) == _NUMBER:  # b"": every job taken
             number = int.from_bytes(token, "little")
             function, args = jobs[number]
             result = (number, function(*args))
