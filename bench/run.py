@@ -991,8 +991,8 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append("- CPU probe (a fixed pure-Python loop, best of 5, before and after each size's figures): "
                      + "; ".join(f"{r['records']:,}: " + " → ".join(f"{p * 1000:.0f} ms" for p in r["cpu_probe"])
                                  for r in probed)
-                     + (f". The machine ran {_speed_change(probed[0], probed[-1])} while the largest size was "
-                        "measured than while the smallest was; every growth moves with that." if len(probed) > 1 else ""))
+                     + (f". {_speed_change(probed[0], probed[-1])}; every growth moves with that." if len(probed) > 1
+                        else ""))
     for r in results:
         check = r["check"]
         if check:
@@ -1015,11 +1015,12 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def _speed_change(first: dict[str, Any], last: dict[str, Any]) -> str:
-    """How much slower or faster the machine ran during ``last``'s figures than during ``first``'s."""
+    """A sentence: how much slower or faster the machine ran during ``last``'s figures than during ``first``'s."""
     ratio = statistics.mean(last["cpu_probe"]) / statistics.mean(first["cpu_probe"])
     if abs(ratio - 1) < 0.03:
-        return "at the same speed (within 3 %)"
-    return f"{abs(ratio - 1) * 100:.0f} % {'slower' if ratio > 1 else 'faster'}"
+        return "The machine ran at the same speed (within 3 %) for the smallest and the largest size"
+    return (f"The machine ran {abs(ratio - 1) * 100:.0f} % {'slower' if ratio > 1 else 'faster'} while the largest "
+            "size was measured than while the smallest was")
 
 
 def log(message: str) -> None:
@@ -1070,7 +1071,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--update-readme", nargs="?", const=REPO / "README.md", type=Path, metavar="README",
                         help="replace the table between the bench-table markers of README.md (or README) "
                              "with this run's, with the machine, date and the command that reproduces it")
+    parser.add_argument("--from-results", type=Path, metavar="JSON",
+                        help="measure nothing: render the table of a results file written by --out (e.g. after "
+                             "a change to how the table reads), and with --update-readme put it in the README")
     args = parser.parse_args(argv)
+    if args.from_results is not None:
+        report = json.loads(args.from_results.read_text(encoding="utf-8"))
+        table = markdown(report)
+        print(table)
+        if args.update_readme is not None:
+            update_readme(args.update_readme, table)
+            log(f"table regenerated in {args.update_readme} from {args.from_results}")
+        return 0
     if args.repeat < 1 or any(n < generate.MIN_RECORDS for n in args.records):
         parser.error(f"--repeat must be >= 1 and every size >= {generate.MIN_RECORDS}")
     temp: tempfile.TemporaryDirectory[str] | None = None

@@ -69,6 +69,18 @@ def test_the_table_says_how_the_machine_speed_moved_between_sizes() -> None:
                           "baseline": "rg"}}
     table = bench_run.markdown(report)
     assert "10,000: 40 ms → 44 ms; 50,000: 50 ms → 52 ms" in table
-    assert "ran 21 % slower while the largest size was measured" in table
+    assert "The machine ran 21 % slower while the largest size was measured than while the smallest was" in table
     sizes[1]["cpu_probe"] = [0.041, 0.043]
-    assert "at the same speed (within 3 %)" in bench_run.markdown(report)
+    assert "at the same speed (within 3 %) for the smallest and the largest size" in bench_run.markdown(report)
+
+
+def test_a_results_file_renders_the_table_again_without_measuring(tmp_path: Path) -> None:
+    results = sorted((REPO / "bench" / "results").glob("*.json"))[-1]
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- bench-table:start -->\nold\n<!-- bench-table:end -->\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(BENCH / "run.py"), "--from-results", str(results),
+                           "--update-readme", str(readme)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    table = bench_run.markdown(__import__("json").loads(results.read_text(encoding="utf-8")))
+    assert proc.stdout.strip() == table.strip()
+    assert readme.read_text(encoding="utf-8") == f"<!-- bench-table:start -->\n{table.strip()}\n<!-- bench-table:end -->\n"
