@@ -32,11 +32,13 @@ is never modified and is reported. Staging text never creates a ``#slug`` refere
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from rapidfuzz import fuzz, process
@@ -47,6 +49,7 @@ from ..retrieval.summary_lists import raw_frontmatter
 from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slugify
 from ..store.models import Source
 from ..store.records import Record
+from ..store.safe_read import read_to_end
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context, format_errors
@@ -679,12 +682,20 @@ def _span(first: tuple[int, int] | None, second: tuple[int, int] | None) -> tupl
 
 def _raw_frontmatter_bytes(path: Path) -> bytes:
     """The frontmatter block of a record file as bytes, as ``raw_frontmatter`` cuts it from the
-    text (after a UTF-8 BOM); b"" when there is none or the file cannot be read."""
+    text (after a UTF-8 BOM); b"" when there is none or the file is not a regular file it can read.
+    (Read with one ``open``, ``fstat`` and ``read``: a file object cost twice that for each of the
+    8,000 decisions and requests of a 10,000-record dry run.)"""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return b""
+    try:
+        st = os.fstat(fd)
+        data = read_to_end(fd, st.st_size) if S_ISREG(st.st_mode) else b""
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if not data.startswith(b"---"):
