@@ -142,3 +142,11 @@ def test_a_fork_that_fails_gives_none_and_leaves_nothing_behind(monkeypatch: pyt
         os.waitpid(-1, os.WNOHANG)
     if before is not None:
         assert set(os.listdir("/proc/self/fd")) == before
+
+
+def test_no_pipe_to_be_had_gives_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_pipe() -> tuple[int, int]:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(forked.os, "pipe", no_pipe)
+    assert run_forked([(_square, (1,)), (_square, (2,))], 2) is None

@@ -38,7 +38,10 @@ def run_forked(jobs: Sequence[Job], workers: int) -> list[Any] | None:
     import pickle
     import select
 
-    tokens_read, tokens_write = os.pipe()
+    try:
+        tokens_read, tokens_write = os.pipe()
+    except OSError:  # no descriptors to be had
+        return None
     try:
         os.write(tokens_write, b"".join(n.to_bytes(_NUMBER, "little") for n in range(len(jobs))))
     finally:

@@ -119,7 +119,7 @@ def _facts(ws: Workspace, path: str, rel: str, sig: Sig | None, config: Config,
            empty_index: WorkspaceIndex, ctx: LintContext, *, sign: bool = False) -> FileFacts:
     """What the cache keeps of one file. ``sign``: the file was listed but not ``lstat``-ed; its
     signature is the ``fstat`` of what is read (the same fields for a regular file, None otherwise)."""
-    # A signature means the listing saw a regular file: read it the short way (read_listed_record).
+    # A signature means the listing saw a regular file: read it the short way (read_listed_record_stat).
     kind = _kind_of_rel(rel) if sig is not None or sign else None
     crc = None
     if kind is None:
@@ -512,10 +512,7 @@ def _facts_in_parallel(ws: Workspace, items: list[tuple[str, str, Sig | None]],
     values = ws.config.as_dict()
     # The side tasks first: the longest (similar-slug pairs) must not be the last to start.
     jobs = [*(side or ()), *((_facts_batch, (str(ws.root), values, part, store_before_ns, sign)) for part in parts)]
-    try:
-        done = run_forked(jobs, workers)
-    except OSError:  # no pipe to be had
-        done = None
+    done = run_forked(jobs, workers)
     if done is None:
         return None
     found_aside, batches = done[:len(side or ())], done[len(side or ()):]
