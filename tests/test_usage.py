@@ -469,3 +469,19 @@ def test_lint_frequencies_are_compute_stats_frequencies(events: list[dict[str, A
                                     candidate_threshold=1.0, candidate_min_sessions=1)
     assert usage.invoke_frequencies(events, window=window, floor=floor) == {(s.kind, s.slug): s.frequency
                                                                              for s in stats}
+
+
+def test_the_candidate_report_is_the_candidates_of_every_records_stats(tmp_path: Path) -> None:
+    """Only invoked records are looked at for candidates (a record never invoked came from no
+    session): the same candidates, in the same order, as filtering every record's stats."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import generate  # bench/generate.py: records and a usage log with invokes from many sessions
+
+    root = tmp_path / "gen"
+    generate.generate(400, root, seed=3)
+    ws = Workspace(root)
+    every = sorted((s for s in record_stats(ws) if s.candidate),
+                   key=lambda s: (-s.candidate_frequency, s.kind, s.slug))
+    assert every and candidate_report(ws) == every

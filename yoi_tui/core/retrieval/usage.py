@@ -555,8 +555,10 @@ def _existing_records(ws: Workspace) -> set[tuple[str, str]]:
 
 def compute_stats(events: list[dict[str, Any]], *, window: int, floor: int, protect_threshold: float,
                   candidate_threshold: float, candidate_min_sessions: int,
-                  existing: set[tuple[str, str]] | None = None) -> tuple[list[RecordStat], UsageSummary]:
-    """Pure arithmetic over events already in UUIDv7 order (see ``load_events``)."""
+                  existing: set[tuple[str, str]] | None = None,
+                  invoked_only: bool = False) -> tuple[list[RecordStat], UsageSummary]:
+    """Pure arithmetic over events already in UUIDv7 order (see ``load_events``). ``invoked_only``:
+    stats of the invoked records alone (``existing`` still says which of them exist)."""
     clock = 0
     accs: dict[tuple[str, str], _Acc] = {}
     summary = UsageSummary(events=len(events))
@@ -579,7 +581,7 @@ def compute_stats(events: list[dict[str, Any]], *, window: int, floor: int, prot
             summary.inject_tokens += event["tokens"]
     summary.clock = clock
     summary.sessions = len(sessions)
-    keys = set(accs) | (existing or set())
+    keys = set(accs) if invoked_only else set(accs) | (existing or set())
     stats: list[RecordStat] = []
     for key in keys:
         acc = accs.get(key, _Acc())
@@ -624,7 +626,15 @@ def candidate_report(ws: Workspace) -> list[RecordStat]:
     Consecutive invokes of a record from one session count as one for this report, so a single
     session hammering a record cannot make it a candidate.
     """
-    stats = [s for s in record_stats(ws) if s.candidate]
+    # A record never invoked was invoked from no session, fewer than candidate_min_sessions (>= 1):
+    # only the invoked ones are looked at (at 10,000 records, most are never invoked).
+    events, _problems = load_events(ws)
+    cfg = ws.config.usage
+    every, _summary = compute_stats(
+        events, window=cfg.window, floor=cfg.denominator_floor, protect_threshold=cfg.protect_threshold,
+        candidate_threshold=cfg.candidate_threshold, candidate_min_sessions=cfg.candidate_min_sessions,
+        existing=_existing_records(ws), invoked_only=cfg.candidate_min_sessions >= 1)
+    stats = [s for s in every if s.candidate]
     stats.sort(key=lambda s: (-s.candidate_frequency, s.kind, s.slug))
     return stats
 
