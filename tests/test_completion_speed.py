@@ -77,6 +77,22 @@ def test_rare_letters_rank_as_the_reference_with_kept_letter_sets(pool: dict[str
         assert rank_slugs(query, prepared, limit=limit) == reference_rank(query, candidates, limit)
 
 
+_odd_slug = st.text(alphabet="abcİiK\u212a\U0010ffff-_é0\n\x00", min_size=1, max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pool=st.dictionaries(_odd_slug, st.text(alphabet="abcİ \n\x00\U0010ffffé", max_size=20), max_size=40),
+       queries=st.lists(st.text(alphabet="abcİiK\u212a\U0010ffff-\n\x00é ", max_size=20), min_size=1, max_size=4),
+       limit=st.integers(1, 60))
+def test_odd_slugs_and_queries_rank_as_the_reference(pool: dict[str, str], queries: list[str], limit: int) -> None:
+    """Slugs a hostile file name can give (a newline, case-folding letters, the last code point) and
+    any other string (a NUL, which no file name holds), queries of every kind, candidates unsorted."""
+    candidates = list(pool.items())
+    prepared = SlugCandidates(candidates)
+    for query in queries:
+        assert rank_slugs(query, prepared, limit=limit) == reference_rank(query, candidates, limit)
+
+
 def test_unsorted_and_repeated_slugs_rank_as_the_reference() -> None:
     candidates = [("zeta-cat", "a cat"), ("cat", "one"), ("alpha-cat", "two"), ("cat", "again"), ("cart", "x")]
     candidates += [(f"cab-{n}", "filler") for n in range(60)]

@@ -405,14 +405,17 @@ class _Prepared:
     """
 
     __slots__ = ("by_name", "by_name_keys", "desc_ends", "descs", "ends", "joined", "joined_descs", "letters",
-                 "slugs")
+                 "plain", "slugs")
 
     def __init__(self, pairs: tuple[tuple[str, str], ...]) -> None:
         self.slugs = [slug for slug, _desc in pairs]
-        self.joined = "\n".join(self.slugs)  # no slug holds a newline: a match of a query without one stays in a slug
+        self.joined = _SEP.join(self.slugs)  # a match of a query without a NUL stays in one slug
+        # No slug from a file name holds a NUL; any other may (a newline, say): only a NUL in a
+        # slug would let the joined searches mistake it for two.
+        self.plain = self.joined.count(_SEP) == max(len(self.slugs) - 1, 0)
         self.ends = _ends(self.slugs)
         self.descs = [desc.lower() for _slug, desc in pairs]
-        self.joined_descs = "\n".join(self.descs)
+        self.joined_descs = _SEP.join(self.descs)
         self.desc_ends = _ends(self.descs)
         order = sorted(range(len(self.slugs)), key=self.slugs.__getitem__)  # stable: equal slugs keep their order
         self.by_name = [self.slugs[number] for number in order]
@@ -425,7 +428,7 @@ class _Prepared:
         return bisect.bisect_left(self.ends, offset)
 
     def holding(self, letter: str) -> frozenset[int]:
-        """Numbers of the slugs holding ``letter`` (a character other than a newline)."""
+        """Numbers of the slugs holding ``letter`` (a character other than a NUL)."""
         found = self.letters.get(letter)
         if found is None:
             hits = re.finditer(re.escape(letter), self.joined)
@@ -445,18 +448,33 @@ class _Prepared:
 
     def described(self, query: str) -> set[int]:
         """Numbers of the slugs whose lower-cased description holds ``query``."""
-        if "\n" in query:  # a match in the joined text could span two descriptions
+        if _SEP in query:  # a match in the joined text could span two descriptions
             return {number for number, desc in enumerate(self.descs) if query in desc}
         hits = re.finditer(re.escape(query), self.joined_descs)
         return set(map(partial(bisect.bisect_left, self.desc_ends), map(_MATCH_START, hits)))
 
 
+_SEP = "\0"  # between the slugs (and the descriptions) joined: a file name cannot hold one
+
+
 def _ends(texts: list[str]) -> list[int]:
-    """Where each text ends in ``"\\n".join(texts)``: ``bisect_left`` of these maps an offset to its text."""
+    """Where each text ends in ``_SEP.join(texts)``: ``bisect_left`` of these maps an offset to its text."""
     return [end - 1 for end in accumulate(len(text) + 1 for text in texts)]
 
 
 _MATCH_START = methodcaller("start")
+
+
+def _substring_score(slug: str, found: int) -> float:
+    """A slug holding the query at ``found``: its start first, then a word's start, shorter first."""
+    if found == 0:
+        return 300.0 - len(slug) / 100
+    return 250.0 + (20.0 if slug[found - 1] == "-" else 0.0) - len(slug) / 100
+
+
+def _subsequence_score(positions: tuple[int, ...]) -> float:
+    """A slug holding the query's letters in order at ``positions``: closer together is better."""
+    return 200.0 - (positions[-1] - positions[0])
 
 
 class SlugCandidates(tuple[tuple[str, str], ...]):
@@ -494,15 +512,25 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
     # (-score, slug, number, positions or the substring offset), SlugMatch built for the top only.
     scored: list[tuple[float, str, int, Any]] = []
     taken: set[int] = set()
-    if "\n" not in query:  # no slug holds a newline: the C tiers cannot match (and would cross slugs)
+    if not prepared.plain:  # a NUL in a slug (not from a file name): the tiers slug by slug
+        for number, slug in enumerate(slugs):
+            found = slug.find(query)
+            if found >= 0:
+                scored.append((-_substring_score(slug, found), slug, number, found))
+            elif (subsequence := _subsequence(query, slug)) is not None:
+                scored.append((-_subsequence_score(subsequence), slug, number, subsequence))
+            else:
+                continue
+            taken.add(number)
+    elif _SEP not in query:  # (no slug holds a NUL: one in the query matches none of these tiers)
         # Slugs starting with the query outscore every other match (300 - length/100 against at most
         # 270): when there are `limit` of them, the shortest are the answer, and the far more numerous
         # slugs holding the query elsewhere ("c" is in most) need not be looked at.
         prefixed = prepared.prefixed(query)
         if len(prefixed) >= limit:
             top = sorted(prepared.by_name_keys[prefixed.start:prefixed.stop])[:limit]
-            return [SlugMatch(slug, pool[number][1], 300.0 - length / 100, tuple(range(len(query))))
-                    for length, slug, number in top]
+            return [SlugMatch(slug, pool[number][1], _substring_score(slug, 0), tuple(range(len(query))))
+                    for _length, slug, number in top]
         for hit in re.finditer(re.escape(query), joined):
             number = prepared.slug_of(hit.start())
             if number in taken:
@@ -510,14 +538,10 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
             taken.add(number)
             slug = slugs[number]
             found = hit.start() - (prepared.ends[number] - len(slug))  # the first hit in this slug
-            if found == 0:
-                score = 300.0 - len(slug) / 100
-            else:
-                score = 250.0 + (20.0 if slug[found - 1] == "-" else 0.0) - len(slug) / 100
-            scored.append((-score, slug, number, found))
+            scored.append((-_substring_score(slug, found), slug, number, found))
         if len(scored) < limit:  # a lower tier scores below every hit above: only needed to fill the list
             # Letters in order: with lazy gaps, the leftmost match is the greedy first-occurrence walk.
-            pattern = re.compile("[^\n]*?".join(f"({re.escape(c)})" for c in query))
+            pattern = re.compile(f"[^{_SEP}]*?".join(f"({re.escape(c)})" for c in query))
             holding_all = frozenset.intersection(*map(prepared.holding, set(query)))
             if len(holding_all) * 16 < len(slugs):  # rare letters: search only the slugs holding them all
                 found = ((number, pattern.search(slugs[number])) for number in sorted(holding_all - taken))
@@ -530,12 +554,15 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
                     continue
                 taken.add(number)
                 subsequence = tuple(hit.start(g) - base for g in range(1, len(query) + 1))
-                scored.append((-(200.0 - (subsequence[-1] - subsequence[0])), slugs[number], number, subsequence))
+                scored.append((-_subsequence_score(subsequence), slugs[number], number, subsequence))
     if len(scored) < limit:
         # A partial_ratio of 70 needs a common character (a window sharing none scores 0): only the
         # slugs holding a letter of the query are scored.
-        held = frozenset().union(*map(prepared.holding, set(query) - {"\n"}))
-        fuzzy_pool = sorted(held - taken)
+        if prepared.plain or _SEP not in query:
+            held = frozenset().union(*map(prepared.holding, set(query) - {_SEP}))
+            fuzzy_pool = sorted(held - taken)
+        else:  # a NUL shared by the query and a slug: every slug is scored
+            fuzzy_pool = [number for number in range(len(slugs)) if number not in taken]
         fuzzy = process.extract(query, list(map(slugs.__getitem__, fuzzy_pool)), scorer=fuzz.partial_ratio,
                                 score_cutoff=70, limit=None)
         for _slug, ratio, position in fuzzy:
