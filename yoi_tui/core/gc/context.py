@@ -69,7 +69,7 @@ class GcWriter:
         # and a file it deleted is not asked about again.
         answer = self._locked.get(record.rel)
         if answer is None:
-            answer = self._locked[record.rel] = is_locked(record.path)
+            answer = self._locked[record.rel] = is_locked(record.path_string)
         return answer
 
     def errors(self, record: Record, text: str, *, allowed_sources: Iterable[SourceKey] = ()) -> list[Diagnostic]:

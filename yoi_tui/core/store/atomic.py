@@ -113,10 +113,10 @@ def sweep_temp_files(folders: list[Path]) -> list[Path]:
     return removed
 
 
-def is_locked(path: Path) -> bool:
+def is_locked(path: Path | str) -> bool:
     """True when ``path`` exists and has no write bit set for anyone."""
     try:
-        mode = path.stat().st_mode
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         return False
     return not mode & _WRITE_BITS

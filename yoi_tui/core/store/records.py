@@ -116,6 +116,12 @@ class Record:
         self._path = value
 
     @property
+    def path_string(self) -> str:
+        """``str(self.path)`` without building a ``Path`` for a path still kept as its string."""
+        path = self._path
+        return path if type(path) is str else str(path)
+
+    @property
     def text(self) -> str:
         if self._text is None:
             raise ValueError(f"{self.rel}: the record's text was released (read the file again)")

@@ -43,7 +43,7 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path: Path) -> int:
+def open_regular(path: Path | str) -> int:
     """An fd of ``path`` opened for reading, which is a regular file (``NotRegularFile`` otherwise).
 
     ``FileNotFoundError`` passes through; other ``OSError``s (a symlink loop, a file where a folder
@@ -76,7 +76,7 @@ def read_to_end(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_regular_bytes(path: Path) -> bytes:
+def read_regular_bytes(path: Path | str) -> bytes:
     """The bytes of the regular file ``path`` (see ``open_regular``)."""
     fd = open_regular(path)
     try:
