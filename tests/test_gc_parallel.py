@@ -60,3 +60,30 @@ def test_reading_in_workers_gives_what_reading_here_gives(tmp_path: Path, monkey
     # and a second run, from the cache the parallel run saved, gives the same again
     again, _ = _dry_run(parallel_root)
     assert again == serial
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork on this platform")
+def test_reading_in_workers_from_a_worker_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app runs GC in a worker thread while its main thread goes on: the forked workers still
+    answer (the children only read files and write to their pipe)."""
+    import threading
+
+    root = tmp_path / "gen"
+    generate.generate(300, root, seed=7)
+    monkeypatch.setattr(rules_engine, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(rules_engine, "available_workers", lambda most: 2)
+    answers: list[dict] = []
+    busy = threading.Event()
+
+    def main_thread_work() -> None:
+        while not busy.is_set():  # a thread that keeps allocating and logging meanwhile
+            __import__("logging").getLogger("yoi.test").debug("tick %s", [0] * 100)
+
+    other = threading.Thread(target=main_thread_work, daemon=True)
+    other.start()
+    worker = threading.Thread(target=lambda: answers.append(_dry_run(root)[0]), daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    busy.set()
+    other.join(timeout=10)
+    assert not worker.is_alive() and answers and answers[0]["operations"]
