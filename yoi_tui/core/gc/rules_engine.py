@@ -59,6 +59,7 @@ _DIGITS_RE = re.compile(r"\d+")
 _MERGEABLE = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 PARALLEL_MIN = 2_000  # records from which they are read on every idle core
 MAX_WORKERS = 4
+MIN_CHUNK = 200  # records per job of a parallel read, at the least
 
 
 def _sources_key(kind: RecordKind) -> str:
@@ -189,7 +190,7 @@ class GcRulesEngine:
         workers = available_workers(MAX_WORKERS) if len(paths) >= PARALLEL_MIN else 1
         if workers < 2:
             return None
-        return run_forked([(self._read_share, (chunk,)) for chunk in shrinking_chunks(paths, workers, 200)], workers)
+        return run_forked([(self._read_share, (chunk,)) for chunk in shrinking_chunks(paths, workers, MIN_CHUNK)], workers)
 
     def _read_share(self, paths: list[str]) -> tuple[list[tuple[str, Record | None, Any]], tuple[dict[str, Any], bool]]:
         """A worker's chunk (in a forked child): ``_read``'s answers, and the frontmatter-cache

@@ -355,26 +355,8 @@ def read_listed_record_stat(ws: Workspace, path: str, rel: str, kind: RecordKind
     """``read_listed_record``, the ``fstat`` of what was read when it is a regular file (the
     ``lstat`` a listing would give: the file was opened without following a link), else None, and
     the CRC-32 of the bytes read (None when ``read_record`` read them)."""
-    if _LISTED_FLAGS is None:
-        return read_record(ws, Path(path)), None, None
-    try:
-        fd = os.open(path, _LISTED_FLAGS)
-    except OSError:
-        return read_record(ws, Path(path)), None, None
-    st = None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            st = data = None
-        elif st.st_size > MAX_RECORD_BYTES:
-            data = None
-        else:
-            data = read_to_end(fd, st.st_size)  # regular files ignore O_NONBLOCK
-    except OSError:
-        data = None
-    finally:
-        os.close(fd)
-    if data is None or len(data) > MAX_RECORD_BYTES:
+    data, st = _read_listed_bytes(path)
+    if data is None:
         return read_record(ws, Path(path)), st, None
     crc = zlib.crc32(data)
     decoded, bom, diags = decode_record_bytes(data, rel)
@@ -387,22 +369,32 @@ def read_listed_record_stat(ws: Workspace, path: str, rel: str, kind: RecordKind
 def listed_file_crc(path: str, size: int) -> int | None:
     """The CRC-32 of the regular file ``path`` (not followed if a link) when it has ``size`` bytes;
     None otherwise or when it cannot be read — the check ``read_listed_record_stat`` makes."""
+    data, _st = _read_listed_bytes(path)
+    return zlib.crc32(data) if data is not None and len(data) == size else None
+
+
+def _read_listed_bytes(path: str) -> tuple[bytes | None, os.stat_result | None]:
+    """The bytes of ``path`` opened without following a link, and its ``fstat`` when it is a
+    regular file (None otherwise); no bytes for anything else, an error or a file over
+    ``MAX_RECORD_BYTES`` (``read_record`` then words the problem)."""
     if _LISTED_FLAGS is None:
-        return None
+        return None, None
     try:
         fd = os.open(path, _LISTED_FLAGS)
     except OSError:
-        return None
+        return None, None
+    st = data = None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
-            return None
-        data = read_to_end(fd, size)
+        if not stat.S_ISREG(st.st_mode):
+            st = None
+        elif st.st_size <= MAX_RECORD_BYTES:
+            data = read_to_end(fd, st.st_size)  # regular files ignore O_NONBLOCK
     except OSError:
-        return None
+        data = None
     finally:
         os.close(fd)
-    return zlib.crc32(data) if len(data) == size else None
+    return (data if data is not None and len(data) <= MAX_RECORD_BYTES else None), st
 
 
 # O_NOFOLLOW: a symlink fails to open (ELOOP) and goes through read_record's checks; O_NONBLOCK: a

@@ -49,19 +49,21 @@ def open_regular(path: Path | str) -> int:
     ``FileNotFoundError`` passes through; other ``OSError``s (a symlink loop, a file where a folder
     should be, permissions) also pass through for the caller to word.
     """
+    return _open_regular_stat(path)[0]
+
+
+def _open_regular_stat(path: Path | str) -> tuple[int, os.stat_result]:
+    """``open_regular``'s fd and the ``fstat`` it checked."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(f"is {kind_of(mode)}, not a file; not read", path=path)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"is {kind_of(st.st_mode)}, not a file; not read", path=path)
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
-    return fd
-
-
-_READ_CHUNK = 1 << 20
+    return fd, st
 
 
 def read_to_end(fd: int, size: int) -> bytes:
@@ -77,13 +79,11 @@ def read_to_end(fd: int, size: int) -> bytes:
 
 
 def read_regular_bytes(path: Path | str) -> bytes:
-    """The bytes of the regular file ``path`` (see ``open_regular``)."""
-    fd = open_regular(path)
+    """The bytes of the regular file ``path`` (see ``open_regular``): one read of the size its
+    ``fstat`` gave, reading on if it grew meanwhile."""
+    fd, st = _open_regular_stat(path)
     try:
-        chunks = []
-        while chunk := os.read(fd, _READ_CHUNK):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return read_to_end(fd, st.st_size)
     finally:
         os.close(fd)
 
