@@ -74,6 +74,15 @@ _IGNORED_TYPES = frozenset(
         "agent-setting",
         "bridge-session",
         "worktree-state",
+        # 2.1.3xx bookkeeping: the API request as sent (its shape, its message blobs and params;
+        # the same messages are logged as user/assistant lines), the tools used so far, the
+        # session's cost, a latch with no content.
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "tools-used",
+        "cost-state",
+        "atis-latch",
     }
 )
 KNOWN_TYPES = _CONTENT_TYPES | _IGNORED_TYPES

@@ -1,0 +1,242 @@
+"""Contract tests: the REAL Claude Code and Codex drive yoi's whole memory loop (issue 23).
+
+Each test installs the pinned client from npm (``real_clients``), sets up a project the way a user
+would (``git init``, ``yoi init``, ``yoi install <client> --yes``, two knowledge records), and runs
+the client headless with a throw-away home against the scripted model server (``scripted_model``;
+the model boundary is the only double). The prompt names ``#config-layout``; the scripted model
+calls yoi's ``knowledge_search`` MCP tool, runs ``python3 check.py`` (fails), creates
+``config.txt``, runs the check again (passes) and answers. Then, per client:
+
+- the first model request carries yoi's resident context and the expanded ``#config-layout``;
+- yoi's MCP tools are offered in that first request, and the call returned records;
+- usage events and the token clock are under one session id, the client's;
+- every yoi hook exited 0 and nothing of yoi's reached the user's console;
+- ``yoi phase1`` on the transcript the client wrote finds the request and the failed-then-fixed
+  attempt without a warning, and ``yoi phase2 --flush`` writes the request record.
+
+A client that cannot run here (no npm, registry unreachable, binary refusing to start) is skipped
+with the reason. They run in ``.ci/run`` (marker ``contract``); locally:
+``pytest -m contract tests/test_contract_clients.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from real_clients import ClientUnavailable, client_binary, isolated_env
+from scripted_model import (
+    CHECK_COMMAND,
+    CHECK_SCRIPT,
+    FINAL_TEXT,
+    FIX_FILE,
+    FIX_TEXT,
+    RefusingProxy,
+    Request,
+    ScriptedModel,
+)
+from support import REPO, knowledge_meta, run_yoi, write_record
+
+from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, knowledge_begin
+from yoi_tui.core.store.workspace import find_workspace
+
+pytestmark = pytest.mark.contract
+
+PROMPT = "Make the check pass, see #config-layout"
+SLUG_BODY = "config.txt holds the mode: SLUG-MARKER-4412."
+RESIDENT_LINE = "#release-checklist — Steps to cut a release; read before tagging."
+CLIENT_TIMEOUT = 240
+
+
+def _binary(name: str) -> Path:
+    try:
+        return client_binary(name)
+    except ClientUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[ScriptedModel]:
+    server = ScriptedModel().start()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def proxy() -> Iterator[RefusingProxy]:
+    server = RefusingProxy().start()
+    yield server
+    server.close()
+
+
+def _yoi_env() -> dict[str, str]:
+    """What the hooks and the MCP server need to import this checkout (the .ci venv installs it)."""
+    return {"PYTHONPATH": str(REPO)}
+
+
+def _project(tmp_path: Path, client: str, home_env: dict[str, str]) -> Path:
+    """A project as a user sets it up: git repository, ``yoi init``, ``yoi install <client> --yes``."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "check.py").write_text(CHECK_SCRIPT, encoding="utf-8")
+    for args in (("init",), ("install", client, "--yes")):
+        done = run_yoi(*args, cwd=project, env=home_env)
+        assert done.returncode == 0, done.stderr
+    ws = find_workspace(project)
+    write_record(ws, "knowledge/release-checklist.md",
+                 knowledge_meta(model_invokation=True, description="Steps to cut a release; read before tagging."),
+                 "\nRun the check before tagging a release: RELEASE-MARKER-7731.\n")
+    write_record(ws, "knowledge/config-layout.md", knowledge_meta(description="Where the config lives."),
+                 f"\n{SLUG_BODY}\n")
+    return project
+
+
+def _first_agentic(model: ScriptedModel) -> Request:
+    requests = model.agentic_requests()
+    assert requests, f"the client sent no conversation request; got {[r.path for r in model.requests]}"
+    return requests[0]
+
+
+def _offered(request: Request) -> set[str]:
+    """Tools the model is offered: the tool list, plus tools announced as deferred (Claude Code 2.1.x
+    lists MCP tools in a system reminder, loaded through ToolSearch, and accepts a direct call)."""
+    names = set(request.tools)
+    text = request.text
+    marker = "deferred tools are now available"
+    if marker in text:
+        listing = text.split(marker, 1)[1].split("</system-reminder>", 1)[0]
+        names.update(part.strip() for part in listing.replace("\\n", "\n").splitlines() if part.strip())
+    return names
+
+
+def _usage_sessions(project: Path) -> dict[str, list[dict[str, Any]]]:
+    folder = project / ".yoi" / "usage"
+    return {path.stem: [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            for path in sorted(folder.glob("*.jsonl"))}
+
+
+def _check_phase1_and_phase2(tmp_path: Path, transcript: Path) -> None:
+    """``yoi phase1`` on (a copy of) the client's own transcript in a fresh workspace, then a flush."""
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert run_yoi("init", cwd=fresh).returncode == 0
+    copy = tmp_path / transcript.name
+    shutil.copy(transcript, copy)
+    done = run_yoi("phase1", "--force", "--json", str(copy), cwd=fresh)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", f"phase1 warned on the client's transcript:\n{done.stderr}"
+    staged = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((fresh / "memory" / "_staging").glob("*.json"))]
+    requests = [r for s in staged for r in s["activity"]["requests"]]
+    attempts = [a for s in staged for a in s["activity"]["attempts"]]
+    assert [r["summary"] for r in requests] == [PROMPT], requests
+    assert len(attempts) == 1, attempts
+    assert CHECK_COMMAND in attempts[0]["trial"] and attempts[0]["outcome"] == "success", attempts
+    assert FIX_FILE in attempts[0]["result"], attempts
+    flushed = run_yoi("phase2", "--flush", cwd=fresh)
+    assert flushed.returncode == 0, flushed.stderr
+    records = sorted((fresh / "memory" / "requests").glob("*.md"))
+    assert records and any("Make the check pass" in p.read_text(encoding="utf-8") for p in records), \
+        (flushed.stdout, flushed.stderr)
+
+
+def _check_first_request(model: ScriptedModel) -> Request:
+    first = _first_agentic(model)
+    assert CONTEXT_BEGIN in first.text and RESIDENT_LINE in first.text, "resident context missing"
+    assert knowledge_begin("config-layout") in first.text.replace('\\"', '"') and SLUG_BODY in first.text, \
+        "#config-layout was not expanded into the first request"
+    return first
+
+
+def _check_mcp_offered(first: Request, search_tool: str) -> None:
+    assert search_tool in _offered(first), f"yoi's MCP tools not in the first request: {sorted(_offered(first))}"
+
+
+def _check_one_session(project: Path, session_id: str) -> None:
+    sessions = _usage_sessions(project)
+    assert list(sessions) == [session_id], f"usage under several ids: {sorted(sessions)}"
+    types = [e["type"] for e in sessions[session_id]]
+    assert "tokens" in types and "inject" in types, types
+    vias = {e.get("via") for e in sessions[session_id] if e["type"] == "invoke"}
+    assert {"expand", "mcp"} <= vias, f"invokes by: {vias}"
+    clocks = sorted(p.stem for p in (project / ".yoi" / "state" / "token-clock").glob("*.json"))
+    assert clocks == [session_id], clocks
+
+
+# --- Claude Code -------------------------------------------------------------------------------------
+
+
+class ClaudeRun:
+    """One headless run of the real Claude Code (``claude -p``) in a fresh project."""
+
+    def __init__(self, tmp_path: Path, model: ScriptedModel, proxy: RefusingProxy) -> None:
+        self.model = model
+        self.claude = _binary("claude-code")
+        self.home = tmp_path / "home"
+        self.env = isolated_env(self.home, proxy.url, {
+            "ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": "sk-ant-contract-test", **_yoi_env()})
+        self.project = _project(tmp_path, "claude-code", {"HOME": str(self.home), **_yoi_env()})
+        # As root Claude Code refuses --dangerously-skip-permissions: allow the tools by name instead.
+        self.done = subprocess.run(
+            [str(self.claude), "-p", PROMPT, "--output-format", "json", "--model", "claude-sonnet-4-5",
+             "--allowedTools", "Bash Read Edit Write mcp__yoi"],
+            cwd=self.project, env=self.env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
+        assert self.done.returncode == 0, (self.done.stdout[-2000:], self.done.stderr[-2000:])
+        self.result = json.loads(self.done.stdout)
+        self.session_id = self.result["session_id"]
+        found = sorted((self.home / ".claude" / "projects").glob(f"*/{self.session_id}.jsonl"))
+        assert found, "Claude Code wrote no transcript"
+        self.transcript = found[0]
+        self.lines = [json.loads(line) for line in self.transcript.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def claude_run(tmp_path_factory: pytest.TempPathFactory, proxy: RefusingProxy) -> Iterator[ClaudeRun]:
+    server = ScriptedModel().start()
+    try:
+        yield ClaudeRun(tmp_path_factory.mktemp("claude"), server, proxy)
+    finally:
+        server.close()
+
+
+def test_claude_code_runs_the_script_offline(claude_run: ClaudeRun) -> None:
+    assert claude_run.result["result"] == FINAL_TEXT and claude_run.result["is_error"] is False
+    assert (claude_run.project / FIX_FILE).read_text(encoding="utf-8") == FIX_TEXT
+    assert len(claude_run.model.agentic_requests()) == 5
+
+
+def test_claude_code_first_request_has_context_and_expansion(claude_run: ClaudeRun) -> None:
+    _check_first_request(claude_run.model)
+
+
+def test_claude_code_first_request_offers_yoi_mcp_tools(claude_run: ClaudeRun) -> None:
+    _check_mcp_offered(_first_agentic(claude_run.model), "mcp__yoi__knowledge_search")
+    results = [block for line in claude_run.lines if line.get("type") == "user"
+               for block in (line["message"]["content"] if isinstance(line["message"]["content"], list) else [])
+               if block.get("type") == "tool_result" and block.get("tool_use_id") == "toolu_0001"]
+    assert results and "release-checklist" in json.dumps(results) and not results[0].get("is_error"), results
+
+
+def test_claude_code_hooks_exit_zero_and_stay_off_the_console(claude_run: ClaudeRun) -> None:
+    hooks = [line["attachment"] for line in claude_run.lines if line.get("type") == "attachment"
+             and str(line["attachment"].get("type", "")).startswith("hook_")]
+    assert {h.get("hookEvent") for h in hooks} >= {"SessionStart", "UserPromptSubmit", "Stop"}, hooks
+    assert all(h["type"] == "hook_success" and h.get("exitCode", 0) == 0 for h in hooks), hooks
+    summaries = [line for line in claude_run.lines if line.get("subtype") == "stop_hook_summary"]
+    assert summaries and all(not s.get("hookErrors") for s in summaries), summaries
+    assert "yoi" not in claude_run.done.stderr, claude_run.done.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="issue 23 item 7 (agents-latency): yoi mcp records its invokes under its "
+                                        "own lifetime id, not the client's session id")
+def test_claude_code_usage_and_token_clock_under_one_session(claude_run: ClaudeRun) -> None:
+    _check_one_session(claude_run.project, claude_run.session_id)
+
+
+def test_claude_code_transcript_feeds_phase1_and_phase2(claude_run: ClaudeRun, tmp_path: Path) -> None:
+    _check_phase1_and_phase2(tmp_path, claude_run.transcript)
