@@ -107,8 +107,8 @@ def git_env(home: Path) -> dict[str, str]:
             "GIT_COMMITTER_EMAIL": "team@example.com", "GIT_TERMINAL_PROMPT": "0"}
 
 
-def yoi_cli(cwd: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "yoi_tui.cli.main", *args], cwd=cwd, env=env,
+def yoi_cli(cwd: Path, *args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "yoi_tui.cli.main", *args], cwd=cwd, env=env, input=stdin,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -129,6 +129,8 @@ class Stats:
     gc_runs: int = 0
     records: int = 0
     usage_files: int = 0
+    no_init_clones: int = 0
+    hook_registrations: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -207,8 +209,12 @@ def _changed(repo: Path, a: str, b: str, env: dict[str, str]) -> set[str]:
 
 
 class Team:
-    def __init__(self, root: Path, clones: int, *, driver: bool, gc_every: int, env: dict[str, str]) -> None:
+    def __init__(self, root: Path, clones: int, *, driver: bool, gc_every: int, env: dict[str, str],
+                 no_init: frozenset[int] = frozenset(), gc_turns: frozenset[tuple[int, int]] | None = None) -> None:
         self.root, self.env, self.gc_every = root, env, gc_every
+        self.gc_turns = gc_turns  # (round, clone) turns that run GC; None: every gc_every rounds, staggered
+        self.no_init = no_init
+        self.hooked: set[int] = set()
         self.grace_tokens = 2_000_000
         self.stats = Stats()
         self.remote = root / "remote.git"
@@ -230,14 +236,28 @@ class Team:
         for n in range(clones):
             path = root / f"clone{n}"
             run_git(root, "clone", "-q", str(self.remote), str(path), env=env)
+            self.clones.append(path)
+            if n in no_init:
+                continue  # a teammate who never ran `yoi init`: the first hook sets the clone up
             done = yoi_cli(path, "init", env=env)
             if done.returncode != 0:
                 raise RuntimeError(done.stderr)
             if not driver:
                 run_git(path, "config", "--remove-section", "merge.yoi", env=env)
-            self.clones.append(path)
 
     # ------------------------------------------------------------------ one clone's turn
+
+    def start_session(self, n: int, session_id: str) -> None:
+        """A no-init clone's first agent session starts: the real SessionStart hook (a subprocess)."""
+        if n not in self.no_init or n in self.hooked:
+            return
+        path = self.clones[n]
+        payload = json.dumps({"hook_event_name": "SessionStart", "session_id": session_id, "cwd": str(path)})
+        done = yoi_cli(path, "hook", "claude-code", env=self.env, stdin=payload)
+        if done.returncode != 0:
+            raise RuntimeError(f"{path.name}: hook failed: {done.stderr}")
+        self.stats.hook_registrations += "registered the record merge driver" in done.stderr
+        self.hooked.add(n)
 
     def work(self, path: Path, sessions: list[Session]) -> None:
         ws = Workspace(path)
@@ -327,8 +347,13 @@ class Team:
         for rnd in range(rounds):
             for n in order:
                 path = self.clones[n]
+                if plan[(rnd, n)]:
+                    self.start_session(n, plan[(rnd, n)][0].session_id)
                 self.work(path, plan[(rnd, n)])
-                if self.gc_every and (rnd + n) % self.gc_every == self.gc_every - 1:
+                if self.gc_turns is not None:
+                    if (rnd, n) in self.gc_turns:
+                        self.gc(path)
+                elif self.gc_every and (rnd + n) % self.gc_every == self.gc_every - 1:
                     self.gc(path)
                 self.sync(path, f"round {rnd}: clone {n}")
         for n in order:  # everyone pulls the final state
@@ -373,21 +398,48 @@ class Team:
         return out
 
 
+def push_orders(clones: int, orders: int, seed: int) -> list[list[int]]:
+    """The push orders to replay: forward, reverse, then shuffles drawn from the seed (distinct)."""
+    found: list[list[int]] = []
+    rng = random.Random(seed * 7919 + clones)
+    candidates = [list(range(clones)), list(reversed(range(clones)))]
+    for _attempt in range(orders * 20):
+        if len(found) >= orders:
+            break
+        order = candidates.pop(0) if candidates else rng.sample(range(clones), clones)
+        if order not in found:
+            found.append(order)
+    return found
+
+
+def plan_gc(clones: int, rounds: int, seed: int, probability: float) -> frozenset[tuple[int, int]]:
+    """The (round, clone) turns that run GC, each with ``probability``, drawn from the seed alone."""
+    rng = random.Random(seed * 104729 + 1)
+    return frozenset((rnd, n) for rnd in range(rounds) for n in range(clones) if rng.random() < probability)
+
+
 def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int = 1, driver: bool = True,
-             gc_every: int = 5, workdir: Path | None = None, keep: bool = False) -> dict[str, Any]:
-    """Run the campaign (once per push order) and return the figures."""
+             gc_every: int = 5, gc_probability: float | None = None, no_init: int = 0,
+             workdir: Path | None = None, keep: bool = False) -> dict[str, Any]:
+    """Run the campaign (once per push order) and return the figures.
+
+    ``gc_probability``: each clone runs GC after a turn with this probability (instead of every
+    ``gc_every`` rounds); ``no_init``: that many clones (every other one from clone 1) never run
+    `yoi init` — their first agent session's hook must set them up."""
     plan = plan_sessions(clones, rounds, seed)
+    gc_turns = plan_gc(clones, rounds, seed, gc_probability) if gc_probability is not None else None
+    skip = frozenset(list(range(1, clones, 2))[:no_init])
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="yoi-team-"))
     env = git_env(base / "home")
     runs: list[dict[str, Any]] = []
     ended: list[dict[str, Any]] = []  # the records right after the last round
     finals: list[dict[str, Any]] = []  # ... and after the grace period (stubs dropped)
     try:
-        for k in range(orders):
-            order = list(range(clones)) if k % 2 == 0 else list(reversed(range(clones)))
+        for k, order in enumerate(push_orders(clones, orders, seed)):
             root = base / f"run{k}"
             root.mkdir(parents=True)
-            team = Team(root, clones, driver=driver, gc_every=gc_every, env=env)
+            team = Team(root, clones, driver=driver, gc_every=gc_every, env=env, no_init=skip, gc_turns=gc_turns)
+            team.stats.no_init_clones = len(skip)
             team.run(plan, rounds, order)
             runs.append({"order": order, **team.stats.to_json()})
             ended.append(team.final_records())
@@ -439,6 +491,9 @@ def print_report(result: dict[str, Any]) -> None:
             print(f"      {line}")
         print(f"    staging files in git: {run['staging_in_git']}; records: {run['records']}; "
               f"usage files: {run['usage_files']}")
+        if run["no_init_clones"]:
+            print(f"    clones that never ran `yoi init`: {run['no_init_clones']}, merge driver registered "
+                  f"by their first hook: {run['hook_registrations']}")
     for title, key in (("after the last round", "record_sets_after_rounds"),
                        ("after the grace period (GC dropped the stubs)", "record_sets")):
         print(f"  final records {title}:")
@@ -464,21 +519,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clones", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--seed", type=int, default=16)
-    parser.add_argument("--orders", type=int, default=1, help="2: replay with the clones pushing in reverse order")
+    parser.add_argument("--orders", type=int, default=1, help="replay in this many push orders: forward, "
+                        "reverse, then shuffles drawn from the seed")
     parser.add_argument("--gc-every", type=int, default=5, help="each clone runs GC every N rounds (staggered; 0: never)")
+    parser.add_argument("--gc-probability", type=float, help="each clone runs GC after a turn with this "
+                        "probability (drawn from the seed; instead of --gc-every)")
+    parser.add_argument("--no-init", type=int, default=0, help="this many clones never run `yoi init` "
+                        "(their first session's hook registers the merge driver)")
     parser.add_argument("--no-driver", action="store_true", help="git's own line merge instead of yoi merge-driver")
     parser.add_argument("--workdir", type=Path, help="keep the repositories here (default: a temporary folder)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = simulate(args.clones, args.rounds, args.seed, orders=args.orders, driver=not args.no_driver,
-                      gc_every=args.gc_every, workdir=args.workdir)
+                      gc_every=args.gc_every, gc_probability=args.gc_probability, no_init=args.no_init,
+                      workdir=args.workdir)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print_report(result)
-    run = result["runs"][0]
-    bad = run["conflicted_files"] or run["sources_lost"] or run["lint_errors_after_merge"] or run["staging_in_git"]
+    bad = any(run["conflicted_files"] or run["sources_lost"] or run["lint_errors_after_merge"] or run["staging_in_git"]
+              for run in result["runs"])
     return 1 if bad or result.get("same_records_whatever_the_order") is False else 0
 
 

@@ -28,10 +28,20 @@ def _assert_clean(result: dict) -> None:
 
 
 def test_a_small_team_merges_without_a_person(tmp_path: Path) -> None:
-    result = team.simulate(clones=2, rounds=3, seed=3, gc_every=2, workdir=tmp_path)
+    result = team.simulate(clones=2, rounds=3, seed=3, gc_every=2, no_init=1, workdir=tmp_path)
     _assert_clean(result)
     run = result["runs"][0]
     assert run["gc_runs"] > 0 and run["records"] > 0
+    # Clone 1 never ran `yoi init`: its first session's hook registered the merge driver.
+    assert run["no_init_clones"] == 1 and run["hook_registrations"] == 1
+
+
+def test_push_orders_are_distinct_and_the_gc_turns_do_not_depend_on_them() -> None:
+    orders = team.push_orders(4, 4, seed=1)
+    assert orders[:2] == [[0, 1, 2, 3], [3, 2, 1, 0]] and len({tuple(o) for o in orders}) == 4
+    assert all(sorted(o) == [0, 1, 2, 3] for o in orders)
+    turns = team.plan_gc(10, 20, seed=1, probability=0.4)
+    assert turns == team.plan_gc(10, 20, seed=1, probability=0.4) and 40 < len(turns) < 120
 
 
 def test_the_sessions_do_not_depend_on_the_push_order() -> None:

@@ -129,6 +129,10 @@ def run(args: argparse.Namespace) -> int:
         ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
         targets = [(_lint_whole(ws, args.cache), ws.root)]
     reports = [report for report, _root in targets]
+    from .team_notice import ensure_merge_driver
+
+    for root in dict.fromkeys(root for _report, root in targets):
+        ensure_merge_driver(Workspace(root), "lint")
     if args.format == "github":
         diags = sorted({d for report, root in targets for d in _for_github(report, root)})
     else:

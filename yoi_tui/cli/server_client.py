@@ -93,6 +93,8 @@ def ask(argv: list[str]) -> tuple[int, list[tuple[bool, str]]] | None:
             environ["COLUMNS"] = str(os.get_terminal_size(sys.__stdout__.fileno()).columns)  # type: ignore[union-attr]
         except (AttributeError, ValueError, OSError):
             pass
+    # The caller's shell: what a once-per-session notice is keyed on (cli/team_notice.py).
+    environ.setdefault("YOI_CALLER_PPID", str(os.getppid()))
     try:
         request = marshal.dumps((PROTOCOL, argv, os.getcwd(), environ, umask))
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
