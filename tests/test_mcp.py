@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_recor
 
 from yoi_tui.core.retrieval.usage import load_events
 from yoi_tui.core.store.workspace import Workspace
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture()
@@ -31,7 +34,11 @@ def ws(tmp_path: Path) -> Workspace:
 
 def server(ws: Workspace, *extra: str, cwd: Path | None = None) -> StdioServerParameters:
     args = ["-m", "yoi_tui.cli.main", "mcp", *extra]
-    return StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd) if cwd else None)
+    # The client passes only a few variables on; the server must import this checkout from any cwd.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env.pop("YOI_SESSION_ID", None)
+    env.pop("CLAUDE_CODE_SESSION_ID", None)
+    return StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd) if cwd else None, env=env)
 
 
 def result_of(call: Any) -> Any:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 
 from .common import workspace_from
 from .session_opt import session_from, session_parent, show_library_warnings
@@ -28,10 +26,11 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 def run(args: argparse.Namespace) -> int:
     from ..mcp_server import run_stdio
 
-    show_library_warnings()
+    show_library_warnings()  # stdout carries the protocol: library warnings go to stderr
     ws = workspace_from(args)
     session_id = session_from(args)
-    # stdout carries the protocol: keep every log line on stderr, quietly.
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="yoi mcp: %(levelname)s %(message)s")
-    run_stdio(ws, session_id)
+    try:
+        run_stdio(ws, session_id)
+    except KeyboardInterrupt:  # SIGINT: a client stopping its server, or a person pressing Ctrl-C
+        return 130
     return 0

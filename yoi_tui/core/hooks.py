@@ -69,6 +69,12 @@ def export_session_id(session_id: str, env_file: str | None) -> None:
         raise YoiError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
+def announce_session(ws: Workspace, session_id: str, *, prune: bool) -> None:
+    from .retrieval.agent_session import announce
+
+    announce(ws, session_id, prune=prune)
+
+
 def _phase1(ws: Workspace, transcript: Path, *, force: bool) -> list[str]:
     from .phase1.runner import run_phase1
 
@@ -98,6 +104,9 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
         if isinstance(result, list):
             outcome.notes.extend(str(item) for item in result)
 
+    if isinstance(session_id, str):
+        # The client's MCP server records under this session too (retrieval/agent_session).
+        step("session", lambda: announce_session(ws, session_id, prune=event == "SessionStart"))
     if transcript is not None and isinstance(session_id, str) and transcript.is_file():
         step("token clock", lambda: advance_token_clock(ws, session_id, transcript))
     if event == "SessionStart":
