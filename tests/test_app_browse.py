@@ -8,8 +8,8 @@ from rich.console import Console
 from textual.widgets import Static
 
 from yoi_tui.app import YoiApp
-from yoi_tui.core.browse import record_template
 from yoi_tui.core.store.kinds import RecordKind
+from yoi_tui.core.store.templates import record_template
 from yoi_tui.screens.dialogs import HelpModal
 from yoi_tui.screens.editor import EditorScreen
 from yoi_tui.screens.main import MainScreen

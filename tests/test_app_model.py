@@ -13,11 +13,11 @@ from yoi_tui.core.browse import (
     filter_entries,
     group_entries,
     rank_slugs,
-    record_template,
     slug_span,
 )
 from yoi_tui.core.lint import WorkspaceIndex, lint_text
 from yoi_tui.core.store.kinds import RecordKind, path_for
+from yoi_tui.core.store.templates import record_template
 from yoi_tui.core.store.workspace import Workspace
 
 

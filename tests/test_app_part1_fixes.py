@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.widgets import Button
 
-from yoi_tui.core.browse import knowledge_kind_for
+from yoi_tui.core.store.templates import knowledge_kind_for
 from yoi_tui.screens.dialogs import Choice, ChoiceModal
 from yoi_tui.screens.editor import EditorScreen
 from yoi_tui.screens.main import MainScreen

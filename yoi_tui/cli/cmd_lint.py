@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..core.diagnostics import Diagnostic
 from ..core.errors import YoiError
 from ..core.store.workspace import Workspace, find_workspace
-from .common import EXIT_FINDINGS, EXIT_OK
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:  # the linter is imported in the handlers: other commands do not pay for it
     from ..core.lint import LintReport
@@ -22,9 +22,12 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser = subparsers.add_parser(
         "lint", parents=parents, help="check records against the record rules",
         description="Lint the whole workspace, or the given record files / folders / workspaces. "
-                    "Exit 0 when no error is found (warnings allowed), 1 on errors, 2 on usage errors.",
+                    "Exit 0 when no error is found (warnings allowed), 1 on errors, 2 on usage errors "
+                    "(with --fix: also when a file could not be written).",
         epilog="Text output is 'path:line:col: rule message'; --format json prints a list of "
-               "{path, line, col, rule, severity, message, hint}; --format github prints workflow annotations.")
+               "{path, line, col, rule, severity, message, hint}; --format github prints workflow annotations. "
+               "With --fix, --format json prints {fixed: [{path, changes, diff}], diagnostics: [...]} "
+               "(the findings left after the repairs); text and github print the diffs first.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="record files, record folders, or workspace roots (default: the whole workspace)")
     parser.add_argument("--format", choices=("text", "json", "github"), default="text", help="output format")
@@ -33,6 +36,11 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--no-cache", action="store_false", dest="cache",
                         help="re-read every file; by default a whole-workspace lint keeps per-file results in "
                              ".yoi/state/cache/ and re-reads only changed files (same findings)")
+    parser.add_argument("--fix", action="store_true",
+                        help="repair what has one right answer (a misspelled known key such as model_invocation, "
+                             "missing timestamps, a missing default flag or sources list), print each change as a "
+                             "diff, write it atomically, then report what is left")
+    parser.add_argument("--dry-run", action="store_true", help="with --fix: print the diffs, write nothing")
     parser.set_defaults(handler=run, trailing_words="paths")
 
 
@@ -119,15 +127,57 @@ def _for_github(report: LintReport | _Stored, root: Path) -> list[Diagnostic]:
     return found
 
 
+def _lint_all(args: argparse.Namespace) -> list[tuple[LintReport | _Stored, Path]]:
+    if args.paths:
+        return [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
+    ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
+    return [(_lint_whole(ws, args.cache), ws.root)]
+
+
+def _fix(args: argparse.Namespace, targets: list[tuple[LintReport | _Stored, Path]]) -> tuple[list[dict], int]:
+    """Plan and (unless --dry-run) write the repairs of the files the findings name; the diffs go
+    to stdout (stderr for --format github), JSON-able results are returned with the write failures."""
+    from ..core.lint.fix import RULES_FIXED, apply_fix, plan_fixes
+
+    fixed: list[dict] = []
+    failures = 0
+    seen: set[Path] = set()
+    for report, root in targets:
+        ws = Workspace(root)
+        paths = sorted({root / d.path for d in report.diagnostics if d.rule in RULES_FIXED} - seen)
+        seen.update(paths)
+        for repair in plan_fixes(ws, paths):
+            if not args.dry_run:
+                try:
+                    apply_fix(repair)
+                except YoiError as exc:
+                    print(f"yoi: {exc}", file=sys.stderr)
+                    failures += 1
+                    continue
+            fixed.append(repair.as_dict())
+            if args.format != "json":
+                print(repair.diff(), end="", file=sys.stderr if args.format == "github" else sys.stdout)
+    if args.format != "json":
+        verb = "would fix" if args.dry_run else "fixed"
+        changes = sum(len(item["changes"]) for item in fixed)
+        print(f"{verb} {changes} problem(s) in {len(fixed)} file(s)", file=sys.stderr)
+    return fixed, failures
+
+
 def run(args: argparse.Namespace) -> int:
     from ..core.lint.output import format_diagnostics
 
+    if args.dry_run and not args.fix:
+        print("yoi: --dry-run applies to --fix only", file=sys.stderr)
+        return EXIT_USAGE
     reports: list[LintReport | _Stored]
-    if args.paths:
-        targets = [_lint_target(Path(p), args.workspace, args.cache) for p in args.paths]
-    else:
-        ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
-        targets = [(_lint_whole(ws, args.cache), ws.root)]
+    targets = _lint_all(args)
+    fixed: list[dict] | None = None
+    failures = 0
+    if args.fix:
+        fixed, failures = _fix(args, targets)
+        if fixed and not args.dry_run:
+            targets = _lint_all(args)  # what is left
     reports = [report for report, _root in targets]
     from .team_notice import ensure_merge_driver
 
@@ -137,7 +187,13 @@ def run(args: argparse.Namespace) -> int:
         diags = sorted({d for report, root in targets for d in _for_github(report, root)})
     else:
         diags = sorted({d for report in reports for d in report.diagnostics})
-    output = format_diagnostics(diags, args.format)
+    if fixed is not None and args.format == "json":
+        from .common import print_json
+
+        print_json({"fixed": fixed, "diagnostics": [d.to_json() for d in diags]})
+        output = ""
+    else:
+        output = format_diagnostics(diags, args.format)
     if output:
         print(output)
     if args.format == "text":
@@ -145,4 +201,6 @@ def run(args: argparse.Namespace) -> int:
         files = sum(r.files for r in reports)
         summary = f"{errors} error(s), {len(diags) - errors} warning(s) in {files} file(s)"
         print(summary, file=sys.stderr)
+    if failures:
+        return EXIT_USAGE
     return EXIT_FINDINGS if any(d.is_error for d in diags) else EXIT_OK

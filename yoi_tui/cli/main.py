@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # argparse is imported when a parser is built: a served comma
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
-            "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver")
+            "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver", "new")
 
 
 def _version_action() -> type[argparse.Action]:
@@ -68,6 +68,7 @@ SUMMARIES: dict[str, str] = {
     "import": "import Cursor rules, Claude skills/commands, CLAUDE.md/AGENTS.md, notes into knowledge/",
     "export": "publish knowledge records as Agent Skills (.claude/skills, .agents/skills)",
     "merge-driver": "git merge driver for records (git runs it; see docs/team.md)",
+    "new": "write a new record from a template (lint-clean)",
 }
 
 
@@ -173,7 +174,8 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command_in(argv)
-    served = command in SERVED and not any(word in ("-h", "--help") for word in argv) and server_enabled()
+    # A --fix writes records: it runs here, in the caller's process, never in the shared server.
+    served = command in SERVED and not any(word in ("-h", "--help", "--fix") for word in argv) and server_enabled()
     if served:
         answered = _ask_server(argv)
         if answered is not None:

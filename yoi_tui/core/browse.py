@@ -8,7 +8,6 @@ The app's screens are thin over this module, so everything here is tested with p
 - ``filter_entries``: the ``/`` filter — substring first, then rapidfuzz over slug and description;
   a query starting with ``?`` searches the full text instead (``full_text_entries``).
 - ``slug_span``/``rank_slugs``/``slug_candidates``: the composer's ``#`` completion.
-- ``record_template``: the text of a new record of each kind.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import partial
 from itertools import accumulate
 from operator import methodcaller
@@ -33,7 +31,6 @@ from .store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
 from .store.meta_fields import DECISION_STATUSES
 from .store.records import Record, read_record
 from .store.workspace import Workspace
-from .store.writer import new_record_text
 
 KIND_ORDER = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 Stat = tuple[int, int]  # (st_mtime_ns, st_size)
@@ -575,40 +572,3 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
     return [SlugMatch(slug, pool[number][1], -neg,
                       tuple(range(extra, extra + len(query))) if isinstance(extra, int) else extra)
             for neg, slug, number, extra in top]
-
-
-# --------------------------------------------------------------------------- new records
-
-NEW_RECORD_KINDS = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
-
-
-def title_from_slug(slug: str) -> str:
-    return slug.replace("-", " ").capitalize() if slug else "Untitled"
-
-
-def knowledge_kind_for(slug: str, kinds: list[str] | tuple[str, ...], default: str = "fact") -> str:
-    """The knowledge kind a slug names by its prefix (``howto-deploy`` → ``howto``), else ``default``."""
-    return next((kind for kind in kinds if slug.startswith(f"{kind}-")), default)
-
-
-def record_template(kind: RecordKind, slug: str, *, now: datetime | None = None,
-                    knowledge_kind: str = "fact") -> str:
-    """The text of a new, lint-clean record of ``kind`` (timestamps ``now``, default: current UTC)."""
-    stamp = (now or datetime.now(UTC)).replace(microsecond=0)
-    title = title_from_slug(slug)
-    if kind is RecordKind.DECISION:
-        meta = {"created_at": stamp, "updated_at": stamp, "sources": [], "status": "open"}
-        body = (f"# {title}\n\nWhat had to be decided, and why it came up.\n\n"
-                "Options:\n- ...\n\nChosen: ...\n\nWhy: ...\n")
-    elif kind is RecordKind.REQUEST:
-        meta = {"created_at": stamp, "updated_at": stamp, "sources": []}
-        body = f"# {title}\n\nWhat the user asked for, and where it applies.\n"
-    elif kind is RecordKind.KNOWLEDGE:
-        meta = {"kind": knowledge_kind, "description": f"{title}: what this is and when to read it.",
-                "model_invokation": False, "user_invocable": True, "last_sources": [],
-                "created_at": stamp, "updated_at": stamp}
-        body = f"# {title}\n\nThe knowledge itself, dense and to the point.\n"
-    else:
-        meta = {"updated_at": stamp}
-        body = "# Project summary\n\nWhat this project is, where it stands, how the user likes to work.\n"
-    return new_record_text(meta, body)

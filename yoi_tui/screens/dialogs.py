@@ -14,8 +14,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-from ..core.browse import NEW_RECORD_KINDS
-from ..core.store.kinds import SLUG_MAX, RecordKind, is_valid_slug, path_for, slugify
+from ..core.store.kinds import RecordKind, path_for
+from ..core.store.templates import NEW_RECORD_KINDS, slug_problem
 from ..core.store.workspace import Workspace
 
 
@@ -75,22 +75,6 @@ class ChoiceModal(ModalScreen[str]):
 class NewRecordRequest:
     kind: RecordKind
     slug: str
-
-
-def slug_problem(ws: Workspace, kind: RecordKind, slug: str) -> str | None:
-    """Why ``slug`` cannot name a new ``kind`` record (None: it can)."""
-    if not slug:
-        return "type a slug: lowercase words joined by hyphens"
-    if len(slug) > SLUG_MAX:
-        return f"at most {SLUG_MAX} characters"
-    if not is_valid_slug(slug):
-        suggestion = slugify(slug)
-        return f"not a valid slug; try '{suggestion}'" if suggestion and suggestion != slug else \
-            "use lowercase letters, digits and single hyphens"
-    path = path_for(ws, kind, slug)
-    if path.exists() or path.is_symlink():
-        return f"{ws.rel(path)} already exists"
-    return None
 
 
 class NewRecordModal(ModalScreen[NewRecordRequest | None]):

@@ -57,12 +57,23 @@ def _in_body(record: Record, offset: int, rule: str, message: str, *, severity: 
 
 def check_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     """missing-field, field-type, bad-status (and the knowledge kind set)."""
-    for key in REQUIRED_KEYS[record.kind]:
-        if key not in record.meta:
-            default = {"model_invokation": "false", "user_invocable": "true"}.get(key)
-            hint = f"add '{key}: {default}' (the default)" if default else f"add '{key}:' to the frontmatter"
-            yield Diagnostic(record.rel, 1, 1, "missing-field", "error",
-                             f"required field '{key}' is missing for a {record.kind.value}", hint)
+    missing = [key for key in REQUIRED_KEYS[record.kind] if key not in record.meta]
+    spelled, ambiguous = misspelled_keys(record) if missing else ({}, frozenset())
+    for key in missing:
+        default = {"model_invokation": "false", "user_invocable": "true"}.get(key)
+        if key in ambiguous:
+            hint = f"more than one key here stands for '{key}': keep one and name it '{key}'"
+        elif key in spelled:
+            hint = f"'{spelled[key]}' (line {record.line_of(spelled[key])[0]}) looks like this key; " \
+                   "`yoi lint --fix` rewrites it"
+        elif default:
+            hint = f"add '{key}: {default}' (the default), or run `yoi lint --fix`"
+        elif key in ("created_at", "updated_at", "sources", "last_sources"):
+            hint = f"add '{key}:' to the frontmatter, or run `yoi lint --fix`"
+        else:
+            hint = f"add '{key}:' to the frontmatter"
+        yield Diagnostic(record.rel, 1, 1, "missing-field", "error",
+                         f"required field '{key}' is missing for a {record.kind.value}", hint)
     yield from _field_types(record)
     if record.kind is RecordKind.DECISION:
         status = record.meta.get("status")
@@ -257,10 +268,36 @@ def check_text(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
 _ALL_KNOWN = sorted(set().union(*KNOWN_KEYS.values()))
 
 
+def misspelled_keys(record: Record) -> tuple[dict[str, str], frozenset[str]]:
+    """``{known key: the key in the record that misspells it}`` (what ``yoi lint --fix`` renames),
+    and the known keys more than one key stands for (``--fix`` leaves those to a person)."""
+    from .fix import spelling_fixes
+
+    renames, ambiguous = spelling_fixes(record)
+    return {target: key for key, target in renames.items()}, ambiguous
+
+
 def check_unknown_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
     known = KNOWN_KEYS[record.kind]
+    if all(key in known for key in record.meta):
+        return
+    from .fix import fixable_spelling, spelling_fixes
+
+    renames, ambiguous = spelling_fixes(record)
     for key in record.meta:
         if key in known:
+            continue
+        target = renames.get(key)
+        if target is not None:
+            opposite = "disable" in key  # Claude Code's disable-model-invocation: the opposite switch
+            hint = (f"Claude Code's spelling; here it is '{target}' with the opposite value: `yoi lint --fix` "
+                    "writes it" if opposite else f"did you mean '{target}'? `yoi lint --fix` renames it")
+            yield _at(record, key, "unknown-field", f"unknown field '{key}'", severity="warning", hint=hint)
+            continue
+        target = fixable_spelling(record, key)
+        if target in ambiguous:
+            yield _at(record, key, "unknown-field", f"unknown field '{key}'", severity="warning",
+                      hint=f"more than one key here stands for '{target}': keep one and name it '{target}'")
             continue
         close = difflib.get_close_matches(key, _ALL_KNOWN, n=1, cutoff=0.75)
         if close and close[0] != key:

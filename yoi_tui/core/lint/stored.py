@@ -37,7 +37,8 @@ RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-rea
 _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.stored", "lint.index",
                    "lint.injection", "lint.rules", "lint.runner", "lint.similar", "sessions.redact",
-                   "sessions.secret_library", "store.safe_read", "retrieval.usage", "retrieval.markers")
+                   "sessions.secret_library", "store.safe_read", "retrieval.usage", "retrieval.markers",
+                   "lint.fix", "store.meta_fields")  # lint.fix: the unknown-field and missing-field hints
 _FOLDERS = ("memory/decisions/", "memory/requests/", "knowledge/")
 
 Sig = list[int]
