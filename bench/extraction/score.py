@@ -2,7 +2,7 @@
 """Score a Phase 1 engine against the labelled sessions in ``bench/extraction/labels/``.
 
 ``python bench/extraction/score.py [--engine rules|llm] [--workspace DIR] [--session NAME ...]
-[--json] [--quiet]``
+[--half development|held-out] [--json] [--quiet]``
 
 For each label file, the session it names is parsed and cleaned exactly as ``yoi phase1`` does,
 chunked with the default ``phase1.chunk_tokens``, and given to the engine. Each extracted item is matched to a
@@ -13,6 +13,9 @@ label of its category:
 * an **attempt** matches a label whose ``at`` range overlaps the item's range *and* says the same
   about being fixed (outcome ``success`` = fixed); one that overlaps but says the wrong thing is
   counted as a miss and as a false item (an untruthful record).
+
+``--half`` scores one half of the split recorded in ``split.yaml`` (made once, before the sessions
+it names were labelled): ``development`` is what the rules may be tuned on, ``held-out`` is not.
 
 One item matches at most one label and the reverse. An item without its own ``range`` (staging
 from an engine that does not give one) is taken to cover its whole chunk. Recall = matched labels /
@@ -39,6 +42,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 LABELS = Path(__file__).resolve().parent / "labels"
+SPLIT = Path(__file__).resolve().parent / "split.yaml"
+HALVES = {"development": "development", "held-out": "held_out"}
 CATEGORIES = ("requests", "decisions", "attempts")
 
 if "YOI_BENCH_KEEP_PATH" not in os.environ:  # the baseline run points PYTHONPATH at an older tree
@@ -163,6 +168,14 @@ def score_session(label_path: Path, engine: Any) -> SessionScore:
     return result
 
 
+def half_stems(half: str) -> set[str]:
+    """The label-file stems of one half of ``split.yaml`` (its entries name the session files)."""
+    import yaml
+
+    split = yaml.safe_load(SPLIT.read_text(encoding="utf-8")) or {}
+    return {Path(name).stem for name in split.get(HALVES[half]) or []}
+
+
 def make_engine(name: str, workspace: str | None) -> Any:
     if name == "rules":
         from yoi_tui.core.phase1.runner import RulesEngine
@@ -179,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default="rules", choices=("rules", "llm"))
     parser.add_argument("--workspace", help="workspace whose config names the model (llm engine)")
     parser.add_argument("--session", action="append", default=[], help="label file stem(s) to score")
+    parser.add_argument("--half", choices=sorted(HALVES), help="one half of split.yaml (issue 26's sessions)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--quiet", action="store_true", help="only the table, no misses")
     args = parser.parse_args(argv)
@@ -188,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         if not paths:
             print(f"no label file named {args.session}", file=sys.stderr)
             return 2
+    if args.half:
+        stems = half_stems(args.half)
+        paths = [p for p in paths if p.stem in stems]
     from yoi_tui.core.errors import YoiError
 
     try:
@@ -221,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
                 for item in score.false_items:
                     print(f"  false   {item}")
         print()
-    print(f"engine: {args.engine}, {len(scores)} labelled session(s)\n")
+    half = f", {args.half} half of split.yaml" if args.half else ""
+    print(f"engine: {args.engine}, {len(scores)} labelled session(s){half}\n")
     print("| category | labels | items | recall | precision |")
     print("|---|---:|---:|---:|---:|")
     for name, tally in [*total.items(), ("overall", overall)]:
