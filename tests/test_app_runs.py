@@ -367,3 +367,53 @@ async def test_usage_screen_shows_the_report_and_sorts(demo_root: Path, make_tes
         assert names == sorted(names)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, UsageScreen), what="back to the main screen")
+
+
+async def test_a_rejection_in_review_stays_rejected_and_can_be_withdrawn(demo_root: Path, make_test_app,
+                                                                          wait_until) -> None:
+    """Issue 25: the next GC review lists the rejected drop as held back (not decidable); ``w``
+    withdraws the rejection and the run after proposes it again. Phase 2 likewise."""
+    drop = "drop:memory/decisions/cache-invoices-in-redis.md"
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, wait_until, key="g")
+        await highlight(pilot, wait_until, screen, drop)
+        await pilot.press("r")
+        await apply_and_wait(app, pilot, wait_until)
+        await pilot.press("escape")
+        screen = await open_review(app, pilot, wait_until, key="g")
+        assert drop not in screen.decisions
+        held = screen.by_id[f"held:{drop}"]
+        assert not held.decidable and held.rejection and "earlier review" in held.why
+        await highlight(pilot, wait_until, screen, held.id)
+        await pilot.press("w")
+        await wait_until(pilot, lambda: held.state == "withdrawn", what="the withdrawal")
+        assert not list((demo_root / ".yoi/review/gc").glob("*.json"))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen.id == "discard-confirm", what="discard confirmation")
+        await pilot.press("y")
+        screen = await open_review(app, pilot, wait_until, key="g")
+        assert drop in screen.decisions
+
+
+async def test_a_phase2_rejection_is_held_back_in_the_next_review(demo_root: Path, make_test_app,
+                                                                  wait_until) -> None:
+    """The rejected decision's staging is consumed; the same items extracted again (Phase 1
+    ``--force`` writes them under a new staging id) are listed as held back, not proposed."""
+    import json
+
+    staging1 = demo_root / f"memory/_staging/{STAGING_1}.json"
+    original = json.loads(staging1.read_text())
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, wait_until)
+        await pilot.press("a", "r", "d")  # knowledge accepted, decision rejected, request deferred
+        await apply_and_wait(app, pilot, wait_until)
+        await pilot.press("escape")
+        again = "019b8a10-0000-7000-8000-0000000000ff"
+        (demo_root / f"memory/_staging/{again}.json").write_text(json.dumps({**original, "id": again}))
+        screen = await open_review(app, pilot, wait_until)
+        assert DECISION not in screen.by_id and REQUEST in screen.decisions
+        held = [i for i in screen.items if i.id.startswith("held:")]
+        assert held and {i.label for i in held} == {f"held: {DECISION}"}
+        assert all(not i.decidable and i.rejection for i in held)

@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
 from .common import json_parent, print_json, workspace_from
+from .review_args import add_review_arguments, print_held_back, review_store_command
 
 UNUSED_SHOWN = 10
 
@@ -34,12 +35,17 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                "  yoi gc --json              # machine output: operations, files, findings\n"
                "  yoi gc --engine llm        # also rewrite outdated / over-cap records with a model\n"
                "  yoi revert RUN             # undo a GC run\n"
+               "  yoi gc --reject drop:memory/requests/x.md --defer merge:knowledge/y.md\n"
+               "                             # the review from the command line (ids: --dry-run --json)\n"
+               "  yoi gc --rejections        # rejected operations, held back while their files are unchanged\n"
+               "  yoi gc --withdraw ID       # withdraw a rejection\n"
                "exit status: 0 done (findings that are only reported do not count); 1 the linter refused "
                "a change, a conflict with an edit made meanwhile, an aborted llm run, or another run holds the "
                "lock; 2 usage "
                "or environment error (e.g. --engine llm without the model's API key).")
     parser.add_argument("--dry-run", action="store_true", help="print the unified diff and the findings; write nothing")
     parser.add_argument("--engine", choices=("rules", "llm"), help="engine (default: [gc] engine, 'rules')")
+    add_review_arguments(parser, what="ID", command="gc")
     parser.set_defaults(handler=run)
 
 
@@ -66,7 +72,7 @@ def _print_findings(findings: list[dict[str, Any]], out: TextIO) -> None:
 def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
     status = data["status"]
     proposed = [o for o in data["operations"] if o["state"] == "proposed"]
-    findings = [o for o in data["operations"] if o["state"] != "proposed"]
+    findings = [o for o in data["operations"] if o["state"] not in ("proposed", "held")]
     if status == "aborted":
         print(f"gc: aborted: {data.get('message')}", file=sys.stderr)
         return
@@ -91,9 +97,17 @@ def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
                 if change is not None and any(a["path"] == path for a in data.get("applied", [])):
                     print(f"      {OP_LETTER[change['op']]} {path}", file=out)
         print_conflicts(data, out)
+        for path in data.get("rejected", []):
+            print(f"  rejected {path}", file=out)
+        for path in data.get("deferred", []):
+            print(f"  deferred {path}", file=out)
+        if data.get("remembered"):
+            print(f"  {len(data['remembered'])} rejection(s) remembered: not proposed again while their files are "
+                  "unchanged (`yoi gc --rejections`)", file=out)
     if findings:
         print("reported (not changed):", file=out)
         _print_findings(findings, out)
+    print_held_back(data.get("held_back") or [], out)
     print_footer(data, out=out)
 
 
@@ -103,9 +117,11 @@ def run(args: argparse.Namespace) -> int:
     from .progress import steps, wanted
 
     ws = workspace_from(args)
+    if args.withdraw or args.rejections:
+        return review_store_command(args, ws, "gc")
     try:
         with steps("GC", None, wanted(args)):
-            report = run_gc(ws, engine=args.engine, dry_run=args.dry_run)
+            report = run_gc(ws, engine=args.engine, dry_run=args.dry_run, reject=args.reject, defer=args.defer)
     except LockBusy as exc:
         return print_lock_busy(exc, as_json=args.json, after={"operations": []})
     if args.json:

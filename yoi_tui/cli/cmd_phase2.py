@@ -8,6 +8,7 @@ from typing import Any
 
 from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
 from .common import json_parent, print_json, workspace_from
+from .review_args import add_review_arguments, print_held_back, review_paths, review_store_command
 from .team_notice import tell_staging_notice
 
 
@@ -27,12 +28,17 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                "  yoi phase2 --flush               # apply; prints the run id\n"
                "  yoi phase2 --engine llm --json   # the llm engine (llm.consolidation_model)\n"
                "  yoi revert RUN                   # undo a run\n"
+               "  yoi phase2 --flush --reject memory/requests/x.md --defer memory/decisions/y.md\n"
+               "                                   # the review from the command line; the rest is applied\n"
+               "  yoi phase2 --rejections          # what earlier reviews rejected (held back from every run)\n"
+               "  yoi phase2 --withdraw ID         # withdraw a rejection: its items are proposed again\n"
                "exit status: 0 done (or nothing to do); 1 a conflict, staging kept back (the linter refused "
                "part of it), the llm engine aborted, or another run holds the lock; 2 usage or environment "
                "error.")
     parser.add_argument("--dry-run", action="store_true", help="print the unified diff of the change set; write nothing")
     parser.add_argument("--flush", action="store_true", help="run even when the staging is under the trigger")
     parser.add_argument("--engine", choices=("rules", "llm"), help="engine (default: [phase2] engine, 'rules')")
+    add_review_arguments(parser, what="PATH", command="phase2")
     parser.set_defaults(handler=run)
 
 
@@ -62,6 +68,14 @@ def _print_round(data: dict[str, Any], *, dry_run: bool) -> None:
         print_conflicts(data, out)
         for staging_id, why in kept.items():
             print(f"  kept staging {staging_id}: {why}", file=out)
+        for path in data.get("rejected", []):
+            print(f"  rejected {path}", file=out)
+        for path in data.get("deferred", []):
+            print(f"  deferred {path}", file=out)
+        if data.get("remembered"):
+            print(f"  {len(data['remembered'])} rejection(s) remembered: their staging items are not proposed again "
+                  "(`yoi phase2 --rejections`)", file=out)
+    print_held_back(data.get("held_back") or [], out)
     print_footer(data, out=out, notes=status in ("applied", "dry-run"))
 
 
@@ -71,10 +85,13 @@ def run(args: argparse.Namespace) -> int:
     from .progress import steps, wanted
 
     ws = workspace_from(args)
+    if args.withdraw or args.rejections:
+        return review_store_command(args, ws, "phase2")
     tell_staging_notice(ws)
     try:
         with steps("Phase 2", None, wanted(args)):
-            report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=args.flush)
+            report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=args.flush,
+                                reject=review_paths(ws, args.reject), defer=review_paths(ws, args.defer))
     except LockBusy as exc:
         return print_lock_busy(exc, as_json=args.json, before={"rounds": []})
     if args.json:

@@ -30,7 +30,7 @@ from ..core.errors import YoiError
 from ..core.runs.changeset import read_exact
 from ..messages import ReviewApplied
 from .dialogs import Choice, ChoiceModal
-from .review_items import ReviewItem, gc_items, phase2_items
+from .review_items import HELD_GROUP, ReviewItem, gc_items, phase2_items
 
 DECISION_MARK = {"accept": ("✔", "green"), "reject": ("✘", "red"), "defer": ("⏸", "yellow"), None: ("·", "dim")}
 
@@ -45,7 +45,9 @@ class ReviewScreen(Screen[None]):
         "The right side shows why it was proposed and the diff. a accept, r reject, d defer (its "
         "staging is kept for a later run), A / R all, space toggles. Enter applies the accepted "
         "files after a confirmation; rejected items are journalled and their staging consumed; "
-        "undecided items count as deferred. s switches unified/split diffs. Escape discards the "
+        "undecided items count as deferred. A rejection is remembered: the same staging items (GC: the "
+        "same operation on unchanged files) are not proposed again; they are listed as held back, and w "
+        "withdraws the rejection. s switches unified/split diffs. Escape discards the "
         "run: nothing is applied and the lock is released."
     )
     PALETTE_AREA = "review"
@@ -63,6 +65,9 @@ class ReviewScreen(Screen[None]):
         # Not a priority binding: a priority key jumps ahead of the keys typed before it (they are still
         # queued for the list), so "a r enter" typed fast would apply before the decisions landed.
         Binding("enter", "apply", "Apply", tooltip="Apply the accepted files (asks first)", id="yoi.review.apply"),
+        Binding("w", "withdraw", "Withdraw rejection", tooltip="Withdraw the earlier rejection that holds this "
+                "item back: proposed again from the next run", id="yoi.review.withdraw",
+                show=False),  # named in the why pane of a held-back item, where it applies
         Binding("s", "toggle_split", "Split/unified", tooltip="Switch unified and split diffs",
                 id="yoi.review.split"),
         Binding("escape", "close", "Discard", tooltip="Discard the run: nothing applied, lock released",
@@ -80,7 +85,7 @@ class ReviewScreen(Screen[None]):
             if kind == "gc":
                 items = gc_items(prepared.report.changeset, prepared.report.operations)
             else:
-                items = phase2_items(prepared.changeset)
+                items = phase2_items(prepared.changeset, prepared.report.held_back)
         self.items = items
         self.by_id = {item.id: item for item in items}
         self.readonly = readonly or prepared is None or getattr(prepared, "lock", None) is None
@@ -134,7 +139,7 @@ class ReviewScreen(Screen[None]):
         group = None
         grouped = self.kind == "gc"
         for item in self.items:
-            if grouped and item.group != group:
+            if (grouped or item.group == HELD_GROUP) and item.group != group:
                 group = item.group
                 options.append(Option(Text(group.upper(), style="bold underline"), id=f"group:{group}", disabled=True))
             options.append(Option(self._prompt(item), id=item.id))
@@ -281,6 +286,27 @@ class ReviewScreen(Screen[None]):
 
     def action_toggle_split(self) -> None:
         self.split = not self.split
+
+    def action_withdraw(self) -> None:
+        """Take back the remembered rejection behind a held-back item (``core.runs.rejections``)."""
+        from ..core.runs.rejections import RejectionStore
+
+        item = self.highlighted
+        if item is None or not item.rejection:
+            self.notify("Only an item held back by an earlier rejection can be withdrawn.", severity="warning")
+            return
+        ws = self.app.ws  # type: ignore[attr-defined]
+        store = RejectionStore.gc(ws) if self.kind == "gc" else RejectionStore.phase2(ws)
+        try:
+            withdrawn, _unknown = store.withdraw([item.rejection])
+        except (YoiError, OSError) as exc:
+            self.notify(f"Not withdrawn: {exc}", severity="error")
+            return
+        for other in self.items:
+            if other.rejection == item.rejection:
+                other.rejection, other.state = None, "withdrawn"
+                self._refresh_item(other.id)
+        self.notify(f"Rejection withdrawn ({len(withdrawn)}): proposed again from the next run.")
 
     # ------------------------------------------------------------------ apply / discard
 

@@ -23,7 +23,10 @@ STATE_MEANING = {
     "protected": "protected: used often (usage.protect_threshold); GC never drops it",
     "reported": "reported: worth a look, but this engine does not change it",
     "refused": "refused: the linter refused the new text; nothing was changed",
+    "held": "held back: you rejected this operation in an earlier review and its files have not changed "
+            "since; w withdraws the rejection (proposed again from the next run)",
 }
+HELD_GROUP = "held back (rejected earlier)"
 
 
 @dataclass
@@ -37,6 +40,7 @@ class ReviewItem:
     changes: list[FileChange] = field(default_factory=list)
     decidable: bool = True
     state: str | None = None  # read-only runs: the journal's state of the file
+    rejection: str | None = None  # held back by this remembered rejection (``w`` withdraws it)
 
     @property
     def paths(self) -> list[str]:
@@ -60,7 +64,8 @@ def staging_sources(changeset: ChangeSet) -> dict[str, str]:
     return found
 
 
-def phase2_items(changeset: ChangeSet) -> list[ReviewItem]:
+def phase2_items(changeset: ChangeSet, held_back: list[dict[str, Any]] | None = None) -> list[ReviewItem]:
+    """One item per file, then (not decidable) the staging items an earlier rejection held back."""
     sources = staging_sources(changeset)
     items: list[ReviewItem] = []
     for change in changeset.changes:
@@ -75,6 +80,13 @@ def phase2_items(changeset: ChangeSet) -> list[ReviewItem]:
             lines.append("no reason recorded")
         items.append(ReviewItem(id=change.path, label=change.path, group="files", why="\n".join(lines),
                                 changes=[change]))
+    for number, held in enumerate(held_back or []):
+        items.append(ReviewItem(
+            id=f"held:{number}", label=f"held: {held.get('path')}", group=HELD_GROUP, decidable=False,
+            rejection=str(held.get("rejection")),
+            why=f"held back: you rejected {held.get('path')} in an earlier review (run {held.get('run_id')}); "
+                f"its {str(held.get('section', 'items'))[:-1]} “{held.get('item')}” of staging {held.get('staging')} "
+                "is not folded in again.\nw withdraws the rejection: proposed again from the next run."))
     return items
 
 
@@ -102,10 +114,11 @@ def gc_items(changeset: ChangeSet | None, operations: list[Any]) -> list[ReviewI
     for op in operations:
         if op.state == "proposed":
             continue
-        items.append(ReviewItem(id=op.id, label=f"{op.state}: {op.op} {op.slug}", group=f"not changed ({op.state})",
+        items.append(ReviewItem(id=op.id, label=f"{op.state}: {op.op} {op.slug}",
+                                group=HELD_GROUP if op.state == "held" else f"not changed ({op.state})",
                                 why=f"{STATE_MEANING.get(op.state, op.state)}\n"
                                     f"{op.op} · {', '.join(op.categories) or 'no category'} — {op.reason}\n{op.path}",
-                                decidable=False))
+                                decidable=False, rejection=op.details.get("rejection") if op.state == "held" else None))
     return items
 
 
@@ -133,4 +146,4 @@ def journal_items(journal: dict[str, Any]) -> list[ReviewItem]:
     return items
 
 
-__all__ = ["DECISIONS", "OP_MARK", "ReviewItem", "gc_items", "journal_items", "phase2_items", "staging_sources"]
+__all__ = ["DECISIONS", "HELD_GROUP", "OP_MARK", "ReviewItem", "gc_items", "journal_items", "phase2_items", "staging_sources"]

@@ -22,6 +22,7 @@ from ..errors import YoiError
 from ..lint import WorkspaceIndex, WriteContext, check_write
 from ..lint.write_check import SourceKey
 from ..runs.changeset import Scratch
+from ..runs.rejections import GcRejections, Rejection
 from ..store.atomic import is_locked
 from ..store.records import Record, read_record
 from ..store.workspace import Workspace
@@ -43,6 +44,11 @@ class GcContext:
     operations: Operations = field(default_factory=Operations)
     notes: list[str] = field(default_factory=list)
     llm_usage: dict[str, int] = field(default_factory=dict)  # the llm engine's input/output tokens
+    rejections: GcRejections | None = None  # earlier reviews' rejections (None: none consulted)
+
+    def held_back(self, operation_id: str) -> Rejection | None:
+        """The earlier rejection that holds ``operation_id`` back (its files unchanged), if any."""
+        return self.rejections.held_for(operation_id) if self.rejections is not None else None
 
     @property
     def sws(self) -> Workspace:

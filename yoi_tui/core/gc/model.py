@@ -11,7 +11,10 @@ A ``GcOperation`` is one thing GC found about one record: the operation (``drop`
   not rewrite prose; it keeps records people wrote unless they are clearly dead);
 * ``locked`` — the file is read-only (a person locked it): never touched;
 * ``protected`` — frequently used (``usage.protect_threshold``): never dropped;
-* ``refused`` — the write-time linter refused the new text; nothing was changed.
+* ``refused`` — the write-time linter refused the new text; nothing was changed;
+* ``held`` — a person rejected this operation in an earlier review and the files it changes still
+  hold the same bytes (``core.runs.rejections``): not proposed again until one of them changes or
+  the rejection is withdrawn (``details.rejection`` is its id).
 """
 
 from __future__ import annotations
@@ -22,11 +25,11 @@ from typing import Any, Literal
 
 Category = Literal["outdated", "superseded", "unused", "noisy"]
 Operation = Literal["drop", "merge", "split", "trim", "rewrite"]
-State = Literal["proposed", "reported", "locked", "protected", "refused"]
+State = Literal["proposed", "reported", "locked", "protected", "refused", "held"]
 
 CATEGORIES: tuple[str, ...] = ("outdated", "superseded", "unused", "noisy")
 OPERATIONS: tuple[str, ...] = ("drop", "merge", "split", "trim", "rewrite")
-STATES: tuple[str, ...] = ("proposed", "reported", "locked", "protected", "refused")
+STATES: tuple[str, ...] = ("proposed", "reported", "locked", "protected", "refused", "held")
 
 
 @dataclass
@@ -45,8 +48,14 @@ class GcOperation:
 
     @property
     def id(self) -> str:
-        """Stable within a run: ``drop:memory/decisions/x.md``; non-proposed ids carry their state."""
+        """Stable across runs and clones: ``drop:memory/decisions/x.md`` (the operation and the record
+        it is about, which the same records always give); non-proposed ids carry their state."""
         return f"{self.op}:{self.path}" if self.state == "proposed" else f"{self.state}:{self.op}:{self.path}"
+
+    @property
+    def operation_id(self) -> str:
+        """The id it has (or would have) when proposed: what a rejection is remembered under."""
+        return f"{self.op}:{self.path}"
 
     def add(self, categories: list[str], reason: str, details: dict[str, Any] | None = None) -> None:
         """Fold another finding of the same operation on the same record into this one."""

@@ -46,6 +46,7 @@ from ..errors import YoiError
 from ..forked import available_workers, run_forked, shrinking_chunks
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
+from ..runs.rejections import held_reason
 from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
 from ..store.records import Record, as_timestamp, read_record
@@ -304,6 +305,10 @@ class GcRulesEngine:
                 self._add(record, "drop", "reported", categories, "; ".join([*parts, f"kept: {broken}"]))
             elif self._protected(record):
                 self._add(record, "drop", "protected", categories, "; ".join([*parts, self._protected_reason(record)]))
+            elif (rejection := self.ctx.held_back(f"drop:{record.rel}")) is not None:
+                # Decided here, not after the run: what it points at must stay too (not dangle).
+                self._add(record, "drop", "held", categories, "; ".join([*parts, held_reason(rejection, "gc")]),
+                          details={"rejection": rejection.id})
             else:
                 candidates[record.rel] = (record, categories, parts)
         # Keep what is still pointed at by a file that stays; repeat, since keeping one record keeps

@@ -78,6 +78,7 @@ class GcReport:
     message: str | None = None
     clock: int = 0
     usage: dict[str, int] = field(default_factory=dict)
+    remembered: list[Any] = field(default_factory=list)  # rejections this run's review recorded
 
     @property
     def proposed(self) -> list[GcOperation]:
@@ -85,8 +86,13 @@ class GcReport:
 
     @property
     def findings(self) -> list[GcOperation]:
-        """Everything not in the change set: reported, locked, protected, refused."""
-        return [o for o in self.operations if o.state != "proposed"]
+        """Everything not in the change set: reported, locked, protected, refused (not held back)."""
+        return [o for o in self.operations if o.state not in ("proposed", "held")]
+
+    @property
+    def held(self) -> list[GcOperation]:
+        """Operations an earlier review rejected, held back while their files are unchanged."""
+        return [o for o in self.operations if o.state == "held"]
 
     @property
     def exit_code(self) -> int:
@@ -116,6 +122,9 @@ class GcReport:
         for item in self.operations:
             by_state[item.state] = by_state.get(item.state, 0) + 1
         data["by_state"] = by_state
+        data["held_back"] = [{"operation": o.operation_id, "rejection": o.details.get("rejection"), "op": o.op,
+                              "path": o.path, "categories": list(o.categories), "reason": o.reason}
+                             for o in self.held]
         if self.changeset is not None:
             owners: dict[str, GcOperation] = {}  # path -> first proposed operation naming it (as operation_of)
             for item in self.proposed:
@@ -139,6 +148,8 @@ class GcReport:
                          "applied_counts": self.result.counts(),
                          "conflicts": [{"path": c.path, "reason": r} for c, r in self.result.conflicts],
                          "rejected": [c.path for c in self.result.rejected],
+                         "deferred": [c.path for c in self.result.deferred],
+                         "remembered": [r.to_json() for r in self.remembered],
                          "journal": str(self.result.journal_path) if self.result.journal_path else None})
         data["exit"] = self.exit_code
         return data
@@ -186,15 +197,58 @@ class PreparedGc:
             crashpoint("gc:before-apply")
             result = apply(self.ws, self.changeset, only=only, deferred=deferred)
             crashpoint("gc:applied")
+            self._remember(result)
             self.report.result = result
             self.report.status = "applied"
             return result
         finally:
             self.release()
 
+    def _remember(self, result: ApplyResult) -> None:
+        """Every proposed operation whose files were all rejected is remembered with the bytes they
+        held (``core.runs.rejections``): not proposed again while they are unchanged."""
+        from ..runs.rejections import GcRejections
+
+        rejected = {c.path for c in result.rejected}
+        befores = {c.path: c.before for c in self.changeset.changes}
+        operations = [o for o in self.report.proposed if o.paths and all(p in rejected for p in o.paths)]
+        if not operations:
+            return
+        store = GcRejections(self.ws)
+        try:
+            self.report.remembered = [store.record(o, befores, run_id=self.changeset.run_id) for o in operations]
+        except OSError as exc:  # the run is applied; only the memory of the rejection is missing
+            self.changeset.notes.append(f"could not remember the rejections ({exc.strerror or exc}); "
+                                        "they may be proposed again")
+
     def release(self) -> None:
         if self.lock is not None:
             self.lock.release()
+
+
+def _hold_back(operations: list[GcOperation], changeset: ChangeSet, rejections: Any) -> None:
+    """Proposed operations an earlier review rejected, on files that still hold the bytes they were
+    rejected on, leave the change set (state ``held``). Drops are decided in the engine already
+    (what they point at must stay as well); this catches every other operation of any engine."""
+    from ..runs.rejections import digest_text, held_reason
+
+    if not rejections.by_operation:
+        return
+    by_path = {c.path: c for c in changeset.changes}
+    removed: set[str] = set()
+    for item in operations:
+        if item.state != "proposed" or item.operation_id not in rejections.by_operation:
+            continue
+        current = {p: digest_text(by_path[p].before) for p in item.paths if p in by_path}
+        rejection = rejections.matching(item.operation_id, current)
+        if rejection is None:
+            continue
+        item.state = "held"
+        item.reason = f"{item.reason}; {held_reason(rejection, 'gc')}"
+        item.details["rejection"] = rejection.id
+        removed.update(item.paths)
+    if removed:
+        changeset.changes = [c for c in changeset.changes if c.path not in removed]
 
 
 def _settle(operations: list[GcOperation], changeset: ChangeSet) -> list[GcOperation]:
@@ -250,8 +304,12 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
             if progress is not None:
                 scratch.observer = lambda rel: tell(progress, "write", 3, 4, current=rel, line=f"writing {rel}")
             tell(progress, "engine", 3, 4, line=f"{engine_name} engine working on a scratch copy")
+            from ..runs.rejections import GcRejections
+
+            rejections = GcRejections(ws)
+            notes.extend(rejections.problems)
             ctx = GcContext(ws=ws, scratch=scratch, run_id=report.run_id, now=now or datetime.now(UTC).replace(microsecond=0),
-                            usage=usage, notes=notes)
+                            usage=usage, notes=notes, rejections=rejections)
             try:
                 runner.run(ctx)
             finally:
@@ -259,6 +317,7 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
             report.changeset = scratch.changeset(run_id=report.run_id, purpose="gc", engine=engine_name,
                                                  notes=ctx.notes)
         report.operations = _settle(list(ctx.operations), report.changeset)
+        _hold_back(report.operations, report.changeset, rejections)
         crashpoint("gc:computed")
         tell(progress, "changeset", 4, 4, line=f"{len(report.proposed)} operation(s) proposed, "
              f"{len(report.findings)} finding(s) reported")
@@ -274,18 +333,36 @@ def prepare_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
         return PreparedGc(ws, report, lock)
 
 
-def run_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None) -> GcReport:
+def run_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, model: Any = None,
+           reject: Iterable[str] = (), defer: Iterable[str] = ()) -> GcReport:
     """Run GC headless: compute the change set and apply all of it (or only show it with ``dry_run``).
 
+    ``reject`` / ``defer``: the review from the command line — ids of proposed operations (as
+    ``--dry-run --json`` gives them) to reject (remembered while their files are unchanged) or
+    defer; the rest is applied. An id that is not proposed is a ``YoiError``; nothing is applied.
     An aborted engine (``GcAborted``) gives a report with status ``aborted``: nothing was changed.
     """
     engine_name = engine or ws.config.gc.engine
+    reject, defer = set(reject), set(defer)
     try:
         prepared = prepare_gc(ws, engine=engine, dry_run=dry_run, model=model, keepalive=engine_name == "llm")
     except GcAborted as exc:
         return GcReport(status="aborted", engine=engine_name, message=exc.message)
+    if reject or defer:
+        proposed = {o.id for o in prepared.report.proposed}
+        both, unknown = reject & defer, (reject | defer) - proposed
+        if both or unknown:
+            prepared.release()
+            if both:
+                raise YoiError(f"--reject and --defer both name {', '.join(sorted(both))}")
+            raise YoiError(f"not a proposed operation: {', '.join(sorted(unknown))} (the operations[].id of "
+                           "`yoi gc --dry-run --json` whose state is proposed)")
     if prepared.lock is not None and not dry_run:
-        prepared.apply()
+        if reject or defer:
+            accepted = [o.id for o in prepared.report.proposed if o.id not in reject and o.id not in defer]
+            prepared.apply(operations=accepted, deferred_operations=sorted(defer))
+        else:
+            prepared.apply()
     return prepared.report
 
 

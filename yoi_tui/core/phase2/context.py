@@ -11,7 +11,8 @@ staging's) on every text before it enters the scratch copy; a text with an error
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -45,6 +46,32 @@ class Phase2Context:
     notes: list[str] = field(default_factory=list)
     held: dict[str, str] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
+    # Which staging items each written file came from (``runs.rejections``): the fingerprints of the
+    # items the engine is working on (``from_items``) are recorded against every file it writes.
+    item_paths: dict[str, set[str]] = field(default_factory=dict)
+    item_info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    active_items: tuple[str, ...] = ()
+
+    @contextlib.contextmanager
+    def from_items(self, staging: StagingFile, items: Iterable[tuple[str, Any]]) -> Iterator[None]:
+        """Writes inside come from these ``(section, item)``s of ``staging``."""
+        from ..runs.rejections import item_fingerprint, item_title
+
+        fingerprints = []
+        for section, item in items:
+            fingerprint = item_fingerprint(staging.source.session_id, section, item)
+            self.item_info.setdefault(fingerprint, {"staging": staging.id, "section": section,
+                                                    "item": item_title(section, item)})
+            fingerprints.append(fingerprint)
+        previous, self.active_items = self.active_items, (*self.active_items, *fingerprints)
+        try:
+            yield
+        finally:
+            self.active_items = previous
+
+    def note_written(self, rel: str) -> None:
+        if self.active_items:
+            self.item_paths.setdefault(rel, set()).update(self.active_items)
 
     @property
     def sws(self) -> Workspace:
@@ -106,6 +133,7 @@ class LintedWriter:
         except RecordLockedError as exc:
             return [Diagnostic(rel, 1, 1, "locked", "error", exc.message)]
         self.read_paths.add(rel)
+        self.ctx.note_written(rel)
         self.written[Path(path)] = text
         record = read_record(self.ctx.sws, path, text=text).record
         if record is not None:

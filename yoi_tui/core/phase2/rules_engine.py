@@ -335,16 +335,20 @@ class RulesEngine:
     def _consume(self, staging: StagingFile) -> None:
         activity = staging.activity
         targets: list[Target] = []
+        ctx = self.ctx
         for decision in activity.decisions:
-            target = self._decision(staging, decision)
+            with ctx.from_items(staging, [("decisions", decision)]):
+                target = self._decision(staging, decision)
             if target is not None:
                 targets.append(target)
         for request in activity.requests:
-            target = self._request(staging, request)
+            with ctx.from_items(staging, [("requests", request)]):
+                target = self._request(staging, request)
             if target is not None:
                 targets.append(target)
         for discussion in activity.discussions:
-            self._discussion(staging, discussion, targets)
+            with ctx.from_items(staging, [("discussions", discussion)]):
+                self._discussion(staging, discussion, targets)
         self._attempts(staging, activity.attempts, targets)
 
     def _decision(self, staging: StagingFile, decision: Decision) -> Target | None:
@@ -418,7 +422,7 @@ class RulesEngine:
 
     def _attempts(self, staging: StagingFile, attempts: list[Attempt], targets: list[Target]) -> None:
         # (line, text used to relate it, the entries it came from)
-        pairs: list[tuple[str, str, tuple[int, int] | None]] = []
+        pairs: list[tuple[str, str, tuple[int, int] | None, list[Attempt]]] = []
         failures: list[Attempt] = []
         for attempt in attempts:
             if attempt.outcome == "success" and failures:
@@ -426,29 +430,33 @@ class RulesEngine:
                 fix = f"Fix: {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
                 for failure in failures:
                     pairs.append((f"- {self._failed(failure)} {fix}", f"{failure.trial} {attempt.trial}",
-                                  _span(failure.range, attempt.range)))
+                                  _span(failure.range, attempt.range), [failure, attempt]))
                 failures = []
             elif attempt.outcome == "success" or _is_story(attempt):
                 # One story (Phase 1 rules): what failed, why, and the run that showed it fixed (or not).
                 line = f"- {self._line(attempt.trial)} {self._line(attempt.result).rstrip('.')}."
                 if not _is_story(attempt):
                     line = f"- Fixed: {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
-                pairs.append((line, attempt.trial, attempt.range))
+                pairs.append((line, attempt.trial, attempt.range, [attempt]))
             else:
                 failures.append(attempt)
         for failure in failures:
             said = self._failed(failure)
             ending = "" if "not fixed" in said.lower() else " Not fixed yet."
-            pairs.append((f"- {said}{ending}", failure.trial, failure.range))
+            pairs.append((f"- {said}{ending}", failure.trial, failure.range, [failure]))
         lessons: list[tuple[str, tuple[int, int] | None]] = []
-        for line, text, span in pairs:
+        lesson_items: list[tuple[str, Attempt]] = []
+        for line, text, span, behind in pairs:
             target = self._best(text, targets) or self._nearest_in_session(staging) or self._in_parent(staging)
             if target is None:
                 lessons.append((line, span))
+                lesson_items.extend(("attempts", a) for a in behind)
                 continue
-            self._section_lines(staging, target, "Failure and fix", [line], self._source(staging, span))
+            with self.ctx.from_items(staging, [("attempts", a) for a in behind]):
+                self._section_lines(staging, target, "Failure and fix", [line], self._source(staging, span))
         if lessons:
-            self._lessons(staging, lessons)
+            with self.ctx.from_items(staging, lesson_items):
+                self._lessons(staging, lessons)
 
     def _lessons(self, staging: StagingFile, lessons: list[tuple[str, tuple[int, int] | None]]) -> None:
         """Failure lines that relate to no decision or request (a subagent's "tree is missing, use find")

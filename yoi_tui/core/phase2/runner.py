@@ -24,12 +24,22 @@ it applies anything (the lock is released).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from ..errors import YoiError
-from ..runs.changeset import ApplyResult, ChangeSet, ConsumedInput, Scratch, apply, encode_exact, read_exact
+from ..runs.changeset import (
+    DEFERRED_IN_REVIEW,
+    ApplyResult,
+    ChangeSet,
+    ConsumedInput,
+    Scratch,
+    apply,
+    encode_exact,
+    read_exact,
+)
 from ..runs.crashpoints import crashpoint
 from ..runs.lock import ConsolidationLock, Takeover
 from ..runs.progress import ProgressFn
@@ -191,6 +201,12 @@ class RoundReport:
     pressure: Pressure | None = None
     message: str | None = None
     usage: dict[str, int] = field(default_factory=dict)
+    # Staging items left out because an earlier review rejected what they proposed (runs.rejections),
+    # the item details of this run's changes (fingerprint -> staging, section, title), and the
+    # rejections this round's review recorded.
+    held_back: list[dict[str, Any]] = field(default_factory=list)
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)
+    remembered: list[Any] = field(default_factory=list)
 
     @property
     def conflicts(self) -> int:
@@ -202,7 +218,8 @@ class RoundReport:
                                 "pressure": self.pressure.to_json() if self.pressure else None,
                                 "takeover": self.takeover.to_json() if self.takeover else None,
                                 "recovered": [r.to_json() for r in self.recovered],
-                                "unreadable_staging": self.unreadable, "usage": self.usage}
+                                "unreadable_staging": self.unreadable, "usage": self.usage,
+                                "held_back": list(self.held_back)}
         if self.changeset is not None:
             cs = self.changeset
             files = []
@@ -220,6 +237,9 @@ class RoundReport:
                          "conflicts": [{"path": c.path, "reason": r} for c, r in self.result.conflicts],
                          "staging_deleted": self.result.inputs_deleted,
                          "staging_kept": self.result.inputs_kept,
+                         "rejected": [c.path for c in self.result.rejected],
+                         "deferred": [c.path for c in self.result.deferred],
+                         "remembered": [r.to_json() for r in self.remembered],
                          "journal": str(self.result.journal_path) if self.result.journal_path else None})
         return data
 
@@ -233,7 +253,9 @@ class Phase2Report:
         """1 when something needs a person: an abort, a conflict, staging kept back (lint refused
         part of it, or its change conflicted) or broken staging (moved to ``_rejected/``); else 0."""
         for r in self.rounds:
-            if r.status == "aborted" or r.conflicts or (r.result is not None and r.result.inputs_kept):
+            kept = {k: v for k, v in (r.result.inputs_kept if r.result is not None else {}).items()
+                    if not v.endswith(DEFERRED_IN_REVIEW)}  # a person's own "later" needs no second look
+            if r.status == "aborted" or r.conflicts or kept:
                 return 1
             if r.unreadable:  # broken staging: moved aside (or, in a dry run, named) — a person must look
                 return 1
@@ -266,15 +288,48 @@ class PreparedRound:
             crashpoint("phase2:before-apply")
             result = apply(self.ws, self.changeset, only=only, deferred=deferred)
             crashpoint("phase2:applied")
+            self._remember(result)
             self.report.result = result
             self.report.status = "applied"
             return result
         finally:
             self.release()
 
+    def _remember(self, result: ApplyResult) -> None:
+        """A rejected file's staging items are not folded in again (``runs.rejections``)."""
+        from ..runs.rejections import record_phase2_rejections
+
+        if not result.rejected:
+            return
+        try:
+            self.report.remembered = record_phase2_rejections(self.ws, result.rejected, self.report.items,
+                                                              run_id=self.changeset.run_id)
+        except OSError as exc:  # the run is applied; only the memory of the rejection is missing
+            self.changeset.notes.append(f"could not remember the rejections ({exc.strerror or exc}); "
+                                        "the rejected items may be proposed again")
+
     def release(self) -> None:
         if self.lock is not None:
             self.lock.release()
+
+
+def _attribute_items(ctx: Phase2Context, changeset: ChangeSet, staging: list[StagingFile], engine: str) -> None:
+    """Each change's ``items``: the staging items its writes came from. An engine that does not say
+    (the llm engine) is given every item of the staging files behind the change (its ``why``)."""
+    from ..runs.rejections import item_title, staging_items
+
+    by_staging: dict[str, list[str]] = {}
+    if engine != "rules":
+        for one in staging:
+            for section, _index, item, fingerprint in staging_items(one):
+                by_staging.setdefault(one.id, []).append(fingerprint)
+                ctx.item_info.setdefault(fingerprint, {"staging": one.id, "section": section,
+                                                       "item": item_title(section, item)})
+    for change in changeset.changes:
+        found = set(ctx.item_paths.get(change.path, ()))
+        if not found and not change.derived:
+            found = {fp for staging_id in change.why for fp in by_staging.get(staging_id, ())}
+        change.items = sorted(found)
 
 
 def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = False, dry_run: bool = False,
@@ -308,6 +363,10 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
         staging, inputs, unreadable = snapshot_staging(ws, reject=lock is not None)
         report.unreadable = unreadable
         staging, inputs, repeat_notes = drop_consumed_again(ws, staging, inputs, dry_run=dry_run)
+        from ..runs.rejections import hold_back_items
+
+        staging, report.held_back, rejection_problems = hold_back_items(ws, staging)
+        repeat_notes.extend(rejection_problems)
         snapshot_line = f"{len(staging)} staging file(s) to fold in" + (f", {len(unreadable)} unreadable" if unreadable else "")
         if lock is not None:
             lock.set_consumed([s.id for s in staging])
@@ -338,6 +397,8 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
                 report.usage = dict(ctx.usage)
             report.changeset = scratch.changeset(run_id=report.run_id, purpose="phase2", engine=engine_name,
                                                  inputs=inputs, held=ctx.held, notes=ctx.notes)
+            _attribute_items(ctx, report.changeset, staging, engine_name)
+            report.items = ctx.item_info
         crashpoint("phase2:computed")
         tell(progress, "changeset", 4, 4,
                line=f"{len(report.changeset.changes)} file(s) proposed" + ("" if dry_run else "; waiting for review"))
@@ -345,10 +406,34 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
         return PreparedRound(ws, report, lock)
 
 
+def _listing(paths: Iterable[str]) -> str:
+    return ", ".join(sorted(paths))
+
+
+def _check_review_paths(prepared: PreparedRound, reject: set[str], defer: set[str]) -> None:
+    """The review's paths must name files of the change set, and each at most once."""
+    both = reject & defer
+    if both:
+        prepared.release()
+        raise YoiError(f"--reject and --defer both name {_listing(both)}")
+    unknown = (reject | defer) - set(prepared.changeset.paths())
+    if unknown:
+        prepared.release()
+        raise YoiError(f"not in the change set: {_listing(unknown)} (the paths `yoi phase2 --flush --dry-run` "
+                       "shows, relative to the workspace)")
+
+
 def run_phase2(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, flush: bool = False,
-               model: Any = None, max_rounds: int = MAX_ROUNDS) -> Phase2Report:
-    """Run Phase 2 headless: rounds until no staging pressure is left (see the module docstring)."""
+               model: Any = None, max_rounds: int = MAX_ROUNDS, reject: Iterable[str] = (),
+               defer: Iterable[str] = ()) -> Phase2Report:
+    """Run Phase 2 headless: rounds until no staging pressure is left (see the module docstring).
+
+    ``reject`` / ``defer``: the review from the command line — files of the first round's change
+    set (paths as ``--dry-run`` shows them) to reject (remembered: their staging items are not
+    proposed again) or defer (their staging kept); the rest is applied. A path that is not in the
+    change set is a ``YoiError`` and nothing is applied."""
     report = Phase2Report()
+    reject, defer = set(reject), set(defer)
     for round_no in range(max_rounds):
         try:
             prepared = prepare_round(ws, engine=engine, flush=flush and round_no == 0, dry_run=dry_run, model=model,
@@ -358,10 +443,19 @@ def run_phase2(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
                                              message=exc.message))
             break
         report.rounds.append(prepared.report)
+        if prepared.report.changeset is None and round_no == 0 and (reject or defer):
+            raise YoiError(f"--reject/--defer: nothing was proposed, so {_listing(reject | defer)} "
+                           "is not in the change set")
+        if prepared.report.changeset is not None and dry_run and (reject or defer):
+            _check_review_paths(prepared, reject, defer)
         if prepared.report.changeset is None or dry_run:
             break
         consumed = {i.id for i in prepared.changeset.inputs}
-        prepared.apply()
+        if round_no == 0 and (reject or defer):
+            _check_review_paths(prepared, reject, defer)
+            prepared.apply(only=set(prepared.changeset.paths()) - reject - defer, deferred=defer)
+        else:
+            prepared.apply()
         # Coalesce: staging that arrived during this run (not what it consumed or held back).
         if not staging_pressure(ws, exclude=consumed).over:
             break

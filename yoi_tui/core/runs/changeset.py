@@ -58,6 +58,7 @@ from .leftovers import new_scratch_dir, remove_tree
 
 ChangeOp = Literal["add", "modify", "delete"]
 JOURNAL_VERSION = 1
+DEFERRED_IN_REVIEW = " was deferred in review"  # the end of a kept input's detail when a person deferred it
 
 
 # --------------------------------------------------------------------------- exact text
@@ -117,7 +118,9 @@ class FileChange:
 
     ``why``: the staging ids behind the change (Phase 2). ``category``/``reason``: GC's categories
     (outdated, superseded, unused, noisy) and one-line reason. ``derived``: the file is regenerated
-    from other records (the summary); a conflict on it does not hold back any staging.
+    from other records (the summary); a conflict on it does not hold back any staging. ``items``:
+    the fingerprints of the staging items behind it (``runs.rejections``), so a rejection of the
+    file is remembered by what it came from.
     """
 
     path: str
@@ -128,6 +131,7 @@ class FileChange:
     category: list[str] = field(default_factory=list)
     reason: str | None = None
     derived: bool = False
+    items: list[str] = field(default_factory=list)
 
     def diff(self, context: int = 3) -> str:
         return unified_diff(self.path, self.before, self.after, context=context)
@@ -135,13 +139,14 @@ class FileChange:
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "op": self.op, "before": self.before, "after": self.after,
                 "why": list(self.why), "category": list(self.category), "reason": self.reason,
-                "derived": self.derived}
+                "derived": self.derived, "items": list(self.items)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileChange:
         return cls(path=str(data["path"]), op=data["op"], before=data.get("before"), after=data.get("after"),
                    why=list(data.get("why") or []), category=list(data.get("category") or []),
-                   reason=data.get("reason"), derived=bool(data.get("derived")))
+                   reason=data.get("reason"), derived=bool(data.get("derived")),
+                   items=[str(i) for i in data.get("items") or []])
 
 
 @dataclass
@@ -642,7 +647,7 @@ def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered:
                     kept.setdefault(staging_id, f"its change to {change['path']} conflicted: {change['detail']}")
             elif change["state"] == "deferred" and not change.get("derived"):
                 for staging_id in change.get("why") or []:
-                    kept.setdefault(staging_id, f"its change to {change['path']} was deferred in review")
+                    kept.setdefault(staging_id, f"its change to {change['path']}{DEFERRED_IN_REVIEW}")
         for item in journal["inputs"]:
             if item["id"] in kept:
                 item["state"], item["detail"] = "kept", kept[item["id"]]
