@@ -131,7 +131,7 @@ sources:
     assert yoi(b, "lint", env=env).returncode == 0
 
 
-def test_conflicting_replaced_by_is_left_to_a_person_and_lint_reports_it(tmp_path: Path) -> None:
+def test_a_conflicting_key_is_left_to_a_person_and_lint_reports_it(tmp_path: Path) -> None:
     a, b, env = _two_clones(tmp_path)
     rel = "memory/decisions/use-sqlite-for-the-cache.md"
     for repo in (a,):
@@ -140,15 +140,18 @@ def test_conflicting_replaced_by_is_left_to_a_person_and_lint_reports_it(tmp_pat
             _write(repo, f"memory/decisions/{slug}.md", DECISION_BASE.replace("SQLite for the cache", slug))
     _push(a, env, "base")
     git(b, "pull", "-q", "--no-rebase", "origin", "main", env=env)
-    _write(a, rel, DECISION_BASE.replace("status: open", "status: replaced\nreplaced_by: use-redis"))
+    _write(a, rel, DECISION_BASE.replace("status: open", "status: replaced\nreplaced_by: use-redis\nowner: alice"))
     _push(a, env, "a: replaced by redis")
-    _write(b, rel, DECISION_BASE.replace("status: open", "status: replaced\nreplaced_by: use-files"))
+    _write(b, rel, DECISION_BASE.replace("status: open", "status: replaced\nreplaced_by: use-files\nowner: bob"))
     commit_all(b, "b: replaced by files", env)
     pulled = git(b, "pull", "--no-rebase", "--no-edit", "origin", "main", env=env, check=False)
     assert pulled.returncode != 0
     assert rel in git(b, "diff", "--name-only", "--diff-filter=U", env=env).stdout
     text = (b / rel).read_text()
-    assert "<<<<<<< ours\nreplaced_by: use-files\n=======\nreplaced_by: use-redis\n>>>>>>> theirs\n" in text
+    # replaced_by is decided by the names (two GCs' keepers: the preferred slug); an unknown key both
+    # sides set differently is a person's.
+    assert "replaced_by: use-files\n" in text and "use-redis" not in text
+    assert "<<<<<<< ours\nowner: bob\n=======\nowner: alice\n>>>>>>> theirs\n" in text
     assert "status: replaced" in text  # the rest of the frontmatter merged
     lint = yoi(b, "lint", "--format", "json", env=env)
     assert lint.returncode == 1
@@ -252,3 +255,14 @@ def test_summary_keeps_the_later_rewrite_range_and_both_written_sections() -> No
     assert meta["last_rewritten_from_range"] == [0, 40]
     assert "An API in FastAPI." in result.text and "## Conventions\n- tabs are banned" in result.text
     assert "\nAn API.\n" not in result.text  # theirs edited that line; ours left it alone
+
+
+def test_two_gcs_merging_into_different_keepers_agree_on_the_preferred_one() -> None:
+    stub = DECISION_BASE.replace("status: open", "status: replaced\nreplaced_by: {keeper}")
+    base = DECISION_BASE
+    ours = stub.format(keeper="use-sqlite-caches")
+    theirs = stub.format(keeper="use-sqlite")
+    for a, b in ((ours, theirs), (theirs, ours)):
+        result = merge_records(base, a, b, path="memory/decisions/use-sqlite-for-the-cache.md")
+        assert result is not None and result.clean, result and result.conflicts
+        assert _meta(result.text)["replaced_by"] == "use-sqlite"  # the shorter slug, whichever side

@@ -154,3 +154,81 @@ def test_a_phase2_move_stub_is_kept_like_a_merge_stub(tmp_path: Path) -> None:
     report = run_gc(Workspace(ws.root), dry_run=True)
     kept = [o for o in report.operations if o.path == DUP]
     assert kept and kept[0].state == "reported" and "kept as a replaced stub" in kept[0].reason
+
+
+# --------------------------------------------------------------------------- many clones (issue 30)
+
+
+def _age(path: Path) -> None:
+    """Stamp a stub before the token events that follow (stamps are whole seconds; no sleeping)."""
+    path.write_text(re.sub(r"updated_at: .*", "updated_at: 2026-11-02T10:00:00+00:00", path.read_text()))
+
+
+def _git_ws(tmp_path: Path, grace: int = 10) -> Workspace:
+    ws = make_ws(tmp_path)
+    git_dir_env = git_env(tmp_path / "home")
+    git(ws.root, "init", "-q", "-b", "main", env=git_dir_env)
+    ws.config_path.write_text(f"[gc]\nreplaced_grace_tokens = {grace}\n", encoding="utf-8")
+    return Workspace(ws.root)
+
+
+def test_in_a_git_work_tree_a_merge_stub_is_kept_after_its_grace_period(tmp_path: Path) -> None:
+    ws = _git_ws(tmp_path)
+    _pair(ws)
+    run_gc(ws)
+    _age(ws.root / DUP)
+    record_tokens(ws, 1_000, session_id="x")  # far past the grace period
+    for _ in range(2):
+        report = run_gc(Workspace(ws.root))
+        assert not (report.changeset and DUP in report.changeset.paths())
+    assert (ws.root / DUP).exists()  # never deleted: no clone can know every other one has pulled
+    kept = [o for o in run_gc(Workspace(ws.root), dry_run=True).operations if o.path == DUP]
+    assert kept and kept[0].state == "reported" and "shared through git" in kept[0].reason
+    assert [d for d in lint_workspace(Workspace(ws.root)).diagnostics if d.is_error] == []
+
+
+def test_many_clones_gc_and_a_late_update_never_conflict(tmp_path: Path) -> None:
+    env = git_env(tmp_path / "home")
+    remote = make_remote(tmp_path, env)
+    a = clone(remote, tmp_path / "a", env)
+    (a / ".yoi/config.toml").write_text("[gc]\nreplaced_grace_tokens = 10\n", encoding="utf-8")
+    _pair(Workspace(a))
+    commit_all(a, "two near-duplicate requests", env)
+    git(a, "push", "-q", "origin", "HEAD:main", env=env)
+    b = clone(remote, tmp_path / "b", env)
+    # a merges, the grace period passes, a runs GC again (the old rule dropped the stub here) and pushes.
+    assert yoi(a, "gc", env=env).returncode == 0
+    _age(a / DUP)
+    record_tokens(Workspace(a), 1_000, session_id="x")
+    assert yoi(a, "gc", env=env).returncode == 0
+    commit_all(a, "gc twice", env)
+    git(a, "push", "-q", "origin", "HEAD:main", env=env)
+    # b, which never pulled the merge, updates the merged-away record, then pulls.
+    path = b / DUP
+    path.write_text(path.read_text().replace("    range: [1, 4]\n", "    range: [1, 4]\n  - session_id: s9\n    range: [0, 2]\n")
+                    .replace("for the editor.\n", "for the editor.\nAlso the terminal.\n"))
+    commit_all(b, "update", env)
+    pulled = git(b, "pull", "--no-rebase", "--no-edit", "origin", "main", env=env, check=False)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr  # no modify/delete conflict
+    # b's GC folds the late update into the keeper: nothing lost, nothing for a person.
+    record_tokens(Workspace(b), 1_000, session_id="y")
+    assert yoi(b, "gc", env=env).returncode == 0
+    keeper = read_record(Workspace(b), b / KEEP).record
+    assert keeper is not None and {"session_id": "s9", "range": [0, 2]} in keeper.meta["sources"]
+    assert "Also the terminal." in keeper.body
+    assert yoi(b, "lint", env=env).returncode == 0
+
+
+def test_a_stub_whose_keeper_a_person_deleted_is_live_again(tmp_path: Path) -> None:
+    ws = _git_ws(tmp_path)
+    _pair(ws)
+    run_gc(ws)
+    (ws.root / KEEP).unlink()  # a person deletes the record the stub was merged into
+    report = run_gc(Workspace(ws.root))
+    revived = [o for o in report.operations if o.state == "proposed" and o.path == DUP]
+    assert revived and revived[0].details["revived"]
+    record = read_record(ws, ws.root / DUP).record
+    assert record is not None and not record.replaced_by and "Merged into" not in record.body
+    assert {"session_id": "s2", "range": [1, 4]} in record.meta["sources"]  # its sources are not lost
+    assert "A dark theme for the editor." in record.body
+    assert [d for d in lint_workspace(Workspace(ws.root)).diagnostics if d.is_error] == []

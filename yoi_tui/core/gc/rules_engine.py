@@ -50,7 +50,7 @@ from ..runs.rejections import held_reason
 from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
 from ..store.records import Record, as_timestamp, read_record
-from ..store.writer import render_record
+from ..store.writer import DELETE, render_record
 from .context import GcContext, GcWriter, format_errors
 from .facts import PathChecker, build_references, named_paths, scan_workflows
 from .model import Operation, State, format_tokens
@@ -148,6 +148,13 @@ class GcRulesEngine:
         self.by_key = {(r.kind, r.slug): r for r in records}
         self.folds: list[tuple[Record, Record]] = []
         self.stubbed: set[str] = set()  # rels this run turned into merge stubs (not reported again)
+        # Shared through git: a clone that has not pulled a merge may still edit the record it merged
+        # away, and git cannot merge an edit into a deleted file (a modify/delete conflict for a
+        # person). No clone can know that every other one has pulled, so merge stubs are not dropped
+        # there: what a late edit adds is merged into the stub by the driver and folded (docs/team.md).
+        from ..store.git_driver import find_git_dir
+
+        self.shared = find_git_dir(str(ctx.ws.root)) is not None
         if self.usage.problems:
             ctx.note(f"usage: {len(self.usage.problems)} malformed usage line(s) skipped (see `yoi usage`)")
         self._drops()
@@ -279,7 +286,7 @@ class GcRulesEngine:
                 continue
             categories: list[str] = []
             parts: list[str] = []
-            if record.is_replaced and self._stub_kept(record):
+            if record.is_replaced and (self._stub_kept(record) or self._revive_orphan(record)):
                 continue
             if record.is_replaced:
                 categories.append("superseded")
@@ -353,6 +360,32 @@ class GcRulesEngine:
         stub = self.facts[record.rel].stub if record.text_released else _STUB_RE.search(record.body) is not None
         return target if stub else None
 
+    def _revive_orphan(self, record: Record) -> bool:
+        """A merge (or move) stub whose keeper no longer exists — a person deleted the record another
+        clone's GC merged into, or deleted it before pulling the merge — becomes a live record again:
+        its sources and text live nowhere else. True when it is dealt with here."""
+        if not record.replaced_by or record.text_released and not self.facts[record.rel].stub:
+            return False
+        if self.w.index.get(record.kind, record.replaced_by) is not None or self.w.locked(record):
+            return False
+        full = self._full(record)
+        if _STUB_RE.search(full.body) is None:
+            return False
+        updates: dict[str, Any] = {"replaced_by": DELETE, "updated_at": self.ctx.now}
+        if record.kind is RecordKind.DECISION:
+            updates["status"] = "open"
+        body = _STUB_RE.sub("", full.body).rstrip("\n") + "\n"
+        text = render_record(full, updates, body=body)
+        if self.w.errors(full, text):
+            return False
+        reason = (f"a merge stub of `{record.replaced_by}`, which no longer exists (deleted after the merge): "
+                  "live again, so its sources and text are not lost; delete it too if the topic is gone")
+        self.w.write(full, text, category=["superseded"], reason=reason)
+        self.claimed.add(record.rel)
+        self._add(record, "rewrite", "proposed", ["superseded"], reason, paths=[record.rel],
+                  details={"revived": True, "was_replaced_by": record.replaced_by})
+        return True
+
     def _stub_kept(self, record: Record) -> bool:
         """A merge stub within its grace period is kept; one that gained content after the merge (an
         update from a clone that had not pulled it, merged by git) is folded into its keeper first.
@@ -372,6 +405,14 @@ class GcRulesEngine:
             return True
         if self._fold_text(record, target) is not None:
             self.folds.append((record, target))
+            return True
+        if self.shared:
+            self._add(record, "drop", "reported", ["superseded"],
+                      f"merged into `{target.slug}`, which holds all of it; kept as a replaced stub: the workspace "
+                      "is shared through git, where a clone that has not pulled the merge may still update it "
+                      "(a deleted stub would leave that update in a modify/delete conflict); delete it by hand "
+                      "once every clone has pulled",
+                      details={"into": target.slug, "age_tokens": age, "shared": True})
             return True
         return False
 

@@ -12,8 +12,9 @@ is never read as a deletion — there was nothing to delete. The rules, per fiel
 * ``model_invokation`` / ``user_invocable``: true on either changed side stays true (what agents
   could reach stays reachable, as in a GC merge); the summary's ``last_rewritten_from_range``: the
   later range;
-* ``replaced_by``, knowledge ``kind`` and any other key both sides changed to different values:
-  left to a person as standard conflict markers around the key's lines (``yoi lint`` reports them);
+* ``replaced_by`` both sides set to different keepers (two GCs over overlapping near-duplicate
+  groups): the keeper GC prefers by name (``kinds.slug_preference``: shortest, then alphabetical);
+* knowledge ``kind`` and any other key both sides changed to different values: left to a person as standard conflict markers around the key's lines (``yoi lint`` reports them);
 * the body: merged by section (``#`` headings outside code fences); inside a section lines are
   merged three-way: a line one side added is kept, a line one side removed and the other kept
   unchanged is removed, and where both sides changed the same place both sides' lines are kept.
@@ -34,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .kinds import RecordKind
+from .kinds import RecordKind, slug_preference
 from .records import Record, as_timestamp, parse_record_text
 from .writer import DELETE, emit_value, render_record
 
@@ -171,6 +172,11 @@ def _merge_meta(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, An
             value = o if STATUS_ORDER[o] >= STATUS_ORDER[t] else t
         elif key in ("model_invokation", "user_invocable") and isinstance(o, bool) and isinstance(t, bool):
             value = True
+        elif key == "replaced_by" and isinstance(o, str) and isinstance(t, str) and o and t:
+            # Two clones' GCs (or Phase 2 moves) merged this record into different keepers: the one
+            # GC itself would keep, by the names alone, so every clone and merge order agrees. Both
+            # keepers hold the record's content; a later GC merges them if they are near-duplicates.
+            value = min((o, t), key=slug_preference)
         elif key == "last_rewritten_from_range" and _is_range(o) and _is_range(t):
             value = max((o, t), key=lambda r: (r[1], r[0]))  # the summary rewritten from the later range
         else:
