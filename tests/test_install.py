@@ -11,6 +11,7 @@ from pathlib import Path
 
 from support import knowledge_meta, make_ws, run_yoi, write_record
 
+from yoi_tui.core.integrations.codex import with_hooks_flag
 from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN
 
 CODEX_SAMPLE = (Path(__file__).resolve().parent / "data" / "samples"
@@ -163,7 +164,7 @@ def test_install_codex_keeps_the_toml_byte_for_byte(tmp_path: Path) -> None:
                                            'args = ["mcp"]\n\n[mcp_servers.yoi.env]\nK = "v"\n\n[profiles.fast]'))
     assert _yoi("install", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
     assert config.read_text() == CODEX_CONFIG.replace(
-        "[profiles.fast]", f'[mcp_servers.yoi]\ncommand = "{YOI}"\nargs = ["mcp"]\n\n[profiles.fast]') + FLAG
+        "[profiles.fast]", f'[mcp_servers.yoi]\ncommand = "{YOI}"\nargs = ["mcp"]\n\n[profiles.fast]')
     assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
     assert config.read_text() == CODEX_CONFIG
     assert not (ws.root / ".codex" / "hooks.json").exists()
@@ -260,25 +261,38 @@ def test_codex_notify_never_replaces_another_program(tmp_path: Path) -> None:
     assert config.read_text().startswith(theirs)
 
 
+def test_codex_hooks_feature_flag_only_where_the_release_needs_it() -> None:
+    from yoi_tui.core.integrations.codex_trust import hooks_flag
+
+    assert hooks_flag({"hooks": True, "web_search": False}) is None  # 0.16x: on by default, write nothing
+    assert hooks_flag({"hooks": False}) == "hooks"
+    assert hooks_flag({"codex_hooks": False}) == "codex_hooks"  # the releases that introduced hooks
+    assert hooks_flag({}) is None and hooks_flag(None) is None  # no Codex found: today's default
+
+
 def test_codex_hooks_feature_flag_is_added_but_a_users_choice_is_kept(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    added = with_hooks_flag("", flag="codex_hooks", path=config)
+    assert tomllib.loads(added)["features"] == {"codex_hooks": True}
+    assert with_hooks_flag(added, flag=None, path=config) == ""
+    mine = '[features]\ncodex_hooks = false   # I turned hooks off\nweb_search = true\n'
+    assert with_hooks_flag(mine, flag="hooks", path=config) == mine
+    other = '[features]\nweb_search = true\n'
+    both = with_hooks_flag(other, flag="hooks", path=config)
+    assert tomllib.loads(both)["features"] == {"hooks": True, "web_search": True}
+    assert with_hooks_flag(both, flag=None, path=config) == other
+
+
+def test_reinstall_removes_the_deprecated_flag_an_older_install_added(tmp_path: Path) -> None:
+    """Codex 0.169 warns on every run about ``[features].codex_hooks``; hooks are on by default there."""
     ws = make_ws(tmp_path)
     home = tmp_path / "home"
     config = ws.root / ".codex" / "config.toml"
     config.parent.mkdir()
+    config.write_text(CODEX_CONFIG + FLAG)
     assert _yoi("install", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
-    assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": True}
-    assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
-    assert not config.exists()
-    mine = '[features]\ncodex_hooks = false   # I turned hooks off\nweb_search = true\n'
-    config.write_text(mine)
-    assert _yoi("install", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
-    assert config.read_text().startswith(mine) and tomllib.loads(config.read_text())["features"]["codex_hooks"] is False
-    other = '[features]\nweb_search = true\n'
-    config.write_text(other)
-    assert _yoi("install", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
-    assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": True, "web_search": True}
-    assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
-    assert config.read_text() == other
+    text = config.read_text()
+    assert "codex_hooks" not in text and "features" not in tomllib.loads(text) and text.startswith(CODEX_CONFIG)
 
 
 def test_codex_hook_gives_context_in_codex_json_shape(tmp_path: Path) -> None:

@@ -8,7 +8,9 @@ data, so a file written in a shape the text edit does not understand (an inline
 ``mcp_servers = {...}``, a ``yoi = {...}`` key under ``[mcp_servers]``) is refused, untouched.
 
 Hooks go to ``hooks.json`` beside the config (Codex ≥ 0.114 reads ``.codex/hooks.json`` and
-``~/.codex/hooks.json``; same JSON shape as Claude Code's), calling ``yoi hook codex``.
+``~/.codex/hooks.json``; same JSON shape as Claude Code's), calling ``yoi hook codex``. The
+``[features]`` flag is written only for a Codex that keeps hooks off by default
+(``codex_trust.hooks_flag``); trusting the hooks is ``codex_trust``'s part.
 """
 
 from __future__ import annotations
@@ -166,10 +168,14 @@ _FEATURES = re.compile(r"^[ \t]*\[[ \t]*features[ \t]*\][ \t]*(#.*)?$")
 _FLAG_KEY = re.compile(r"^[ \t]*(codex_hooks|hooks)[ \t]*=")
 
 
-def with_hooks_flag(text: str, *, add: bool, path: Path) -> str:
-    """``text`` with ``[features] codex_hooks = true`` added (Codex releases whose hooks were behind
-    that flag; later ones treat it as a deprecated alias of the default) or yoi's line removed.
-    A ``codex_hooks`` / ``hooks`` key the user set (even to false) is theirs and left alone."""
+def with_hooks_flag(text: str, *, flag: str | None, path: Path) -> str:
+    """``text`` with yoi's ``[features] <flag> = true`` line, or without any yoi added.
+
+    ``flag`` is what the installed Codex needs (``codex_trust.hooks_flag``): None where hooks run by
+    default (0.16x; writing ``codex_hooks`` there only earns a deprecation warning on every run), so
+    a line an older ``yoi install codex`` added is removed; ``hooks`` or ``codex_hooks`` where this
+    release has hooks off by default. A ``codex_hooks`` / ``hooks`` key the user set (even to false)
+    is theirs and left alone; uninstall passes None."""
     lines = text.splitlines(keepends=True)
     header = next((i for i, line in enumerate(lines) if _FEATURES.match(line.rstrip("\r\n"))), None)
     end = len(lines)
@@ -177,18 +183,20 @@ def with_hooks_flag(text: str, *, add: bool, path: Path) -> str:
         end = next((i for i in range(header + 1, len(lines)) if _HEADER.match(lines[i].rstrip("\r\n"))), len(lines))
     ours = [i for i in range(header + 1 if header is not None else 0, end)
             if header is not None and FLAG_MARK in lines[i] and _FLAG_KEY.match(lines[i])]
+    removed = {m.group(1) for i in ours if (m := _FLAG_KEY.match(lines[i]))}
     theirs = header is not None and any(_FLAG_KEY.match(lines[i]) for i in range(header + 1, end) if i not in ours)
+    add = flag is not None and not theirs
     for i in reversed(ours):
         del lines[i]
         end -= 1
     if header is not None and FLAG_MARK in lines[header] and all(
-            not line.strip() for line in lines[header + 1:end]) and not (add and not theirs):
+            not line.strip() for line in lines[header + 1:end]) and not add:
         del lines[header:end]  # the [features] table yoi created, now empty
         while lines and not lines[-1].strip():
             lines.pop()
         header = None
-    if add and not theirs:
-        line = f"codex_hooks = true  {FLAG_MARK}\n"
+    if add:
+        line = f"{flag} = true  {FLAG_MARK}\n"
         if header is not None:
             lines.insert(header + 1, line)
         else:
@@ -198,10 +206,10 @@ def with_hooks_flag(text: str, *, add: bool, path: Path) -> str:
     new = "".join(lines)
     expected = tomllib.loads(text)
     features = dict(expected.get("features", {}))
-    if add and not theirs:
-        features["codex_hooks"] = True
-    elif ours:
-        features.pop("codex_hooks", None)
+    for key in removed:
+        features.pop(key, None)
+    if add:
+        features[str(flag)] = True
     expected = {**expected, "features": features} if features or (header is not None) else \
         {k: v for k, v in expected.items() if k != "features"}
     try:
@@ -213,7 +221,7 @@ def with_hooks_flag(text: str, *, add: bool, path: Path) -> str:
 
 
 def plan(scope: str, project: Path, codex_home: Path, argv: list[str], *, install: bool,
-         notify: bool = False) -> list[FileEdit]:
+         notify: bool = False, hooks_flag: str | None = None) -> list[FileEdit]:
     folder = config_dir(scope, project, codex_home)
     command = shell_command([*argv, "hook", "codex"])
     config = plan_config(folder / "config.toml", argv, install=install)
@@ -221,7 +229,7 @@ def plan(scope: str, project: Path, codex_home: Path, argv: list[str], *, instal
     if config.after is not None or notify:  # a re-install without --notify keeps an earlier one
         config.after = with_notify(config.after or "", argv, add=install and (notify or keep), path=config.path)
     if config.after is not None:
-        config.after = with_hooks_flag(config.after, add=install, path=config.path)
+        config.after = with_hooks_flag(config.after, flag=hooks_flag if install else None, path=config.path)
         if not config.after.strip():
             config.after = None if config.before is None or not install else config.after
     return [config, plan_hooks(folder / "hooks.json", command, EVENTS, HOOK_SUFFIX, install=install)]

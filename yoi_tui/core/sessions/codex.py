@@ -3,9 +3,12 @@
 Each line is ``{"timestamp", "type", "payload"}`` (Codex 0.4x onwards). What becomes an entry:
 
 - user text: ``event_msg``/``user_message`` (the clean prompt). The ``response_item`` user
-  ``message`` twin is skipped, except when it is harness-injected context (``<environment_context>``,
-  ``<user_instructions>``, ``# AGENTS.md instructions for ...``, ...), which is kept as role system
-  kind ``context`` so cleaning can drop it visibly.
+  ``message`` twin just before it is skipped, except when it is harness-injected context
+  (``<environment_context>``, ``<user_instructions>``, ``# AGENTS.md instructions for ...``, ...),
+  which is kept as role system kind ``context`` so cleaning can drop it visibly. Codex 0.169 writes
+  no ``user_message``: its prompt is the ``response_item`` message, followed by an ``event_msg``
+  ``item_completed`` whose item is a ``UserMessage``; a prompt message is held until the next line
+  shows which twin follows, so either way it is one entry (with no twin it is skipped, as before).
 - assistant text and reasoning: ``response_item`` ``message``/``reasoning`` only. Codex writes the
   same text again as ``event_msg`` ``agent_message``/``agent_reasoning``; those are ignored so
   nothing is doubled (the redacted 0.104 sample shows the twins cannot be matched by text).
@@ -17,6 +20,8 @@ Each line is ``{"timestamp", "type", "payload"}`` (Codex 0.4x onwards). What bec
   unified exec) and ``is_error = exit_code != 0``. With no exit code ``is_error`` is ``None``.
 - ``developer``/``system`` messages -> role system kind ``developer``; ``compacted`` -> kind
   ``compact_summary``; ``turn_aborted`` -> kind ``interrupt``.
+- ``token_usage_record`` lines (0.169, one per model call, keyed by ``response_id``) -> a ``usage``
+  entry of ``usage.input_tokens``; once a log has them, its ``token_count`` twins are not counted.
 - ``token_count`` events -> an assistant entry of kind ``usage`` with empty text and
   ``input_tokens`` = the model call's input (``last_token_usage.input_tokens``, which includes cached
   input). Codex repeats each count once or twice; a count whose ``total_token_usage`` did not move
@@ -61,6 +66,7 @@ _ITEM_TYPES = frozenset(
         "compacted",
         "world_state",
         "inter_agent_communication",
+        "token_usage_record",
     }
 )
 # response_item payload types that carry nothing for memory (git snapshots for undo, encrypted
@@ -180,6 +186,12 @@ class _Parser:
         self.session_id: str | None = None
         self.tool_names: dict[str, str] = {}
         self.last_total: Any = None
+        # 0.169: a typed prompt is a response_item user message followed by its twin (a user_message
+        # event in older builds, an item_completed UserMessage in 0.169); held until the next line.
+        self.pending_user: tuple[str, str | None] | None = None
+        # 0.169 logs each model call's usage as a token_usage_record (before its token_count twin).
+        self.usage_records: set[str] = set()
+        self.last_event_prompt: str | None = None  # a user_message's text: its UserMessage twin is not counted
 
     def feed(self, raw: RawLine) -> None:
         line = raw.obj
@@ -199,6 +211,10 @@ class _Parser:
             )
             return
         ts = as_str(line.get("timestamp"))
+        if self.pending_user is not None and not self._is_user_twin(ltype, payload):
+            # No twin: as before 0.169, a role-user message alone is not taken as a prompt (older
+            # builds put injected context there that the prefixes do not recognise, e.g. redacted).
+            self.pending_user = None
         if ltype == "session_meta":
             if self.session_id is None:
                 self.session_id = as_str(payload.get("id")) or as_str(payload.get("session_id"))
@@ -210,19 +226,51 @@ class _Parser:
             self.event(payload, ts)
         elif ltype == "response_item":
             self.response_item(raw, payload, ts)
+        elif ltype == "token_usage_record":
+            self.usage_record(payload, ts)
         # turn_context, world_state, inter_agent_communication: metadata only.
+
+    @staticmethod
+    def _is_user_twin(ltype: str, payload: dict[str, Any]) -> bool:
+        if ltype != "event_msg":
+            return False
+        item = payload.get("item")
+        return payload.get("type") == "user_message" or (
+            payload.get("type") == "item_completed" and isinstance(item, dict) and item.get("type") == "UserMessage")
+
+    def usage_record(self, payload: dict[str, Any], ts: str | None) -> None:
+        """A 0.169 ``token_usage_record``: one model call's usage (``usage.input_tokens``), once per response."""
+        usage = payload.get("usage")
+        key = as_str(payload.get("response_id")) or json.dumps(payload, sort_keys=True)
+        if not isinstance(usage, dict) or key in self.usage_records:
+            return
+        self.usage_records.add(key)
+        used = as_int(usage.get("input_tokens"))
+        if used > 0:
+            self.out.emit("assistant", "", kind=KIND_USAGE, input_tokens=used, timestamp=ts)
 
     def event(self, payload: dict[str, Any], ts: str | None) -> None:
         etype = payload.get("type")
-        if etype == "user_message":
+        item = payload.get("item")
+        if etype == "item_completed" and isinstance(item, dict) and item.get("type") == "UserMessage":
+            # 0.169's twin of the response_item prompt (no user_message event): the prompt held back.
+            pending, self.pending_user = self.pending_user, None
+            text = pending[0] if pending else _content_text(item.get("content"))
+            if text.strip() and not _is_injected(text) and text.strip() != self.last_event_prompt:
+                self.out.emit("user", text, kind=KIND_MESSAGE, timestamp=pending[1] if pending else ts)
+            self.last_event_prompt = None
+        elif etype == "user_message":
+            self.pending_user = None  # the response_item twin: the event's text is the clean prompt
             text = as_str(payload.get("message")) or ""
             images = [*(payload.get("images") or []), *(payload.get("local_images") or [])]
             if images:
                 text = "\n".join([text, *([IMAGE_PLACEHOLDER] * len(images))]).strip("\n")
             if text.strip():
                 self.out.emit("user", text, kind=KIND_MESSAGE, timestamp=ts)
+            self.last_event_prompt = text.strip()
         elif etype == "token_count":
-            self.token_count(payload, ts)
+            if not self.usage_records:  # 0.169 logs the same usage as token_usage_record: count it once
+                self.token_count(payload, ts)
         elif etype == "turn_aborted":
             reason = as_str(payload.get("reason")) or "interrupted"
             self.out.emit("system", f"[turn aborted: {reason}]", kind=KIND_INTERRUPT, timestamp=ts)
@@ -259,10 +307,12 @@ class _Parser:
                 if text.strip():
                     self.out.emit("assistant", text, kind=KIND_MESSAGE, timestamp=ts)
             elif role == "user":
-                # The typed prompt is taken from the user_message event; only injected context
-                # is kept from here.
+                # Injected context is kept as such; a typed prompt waits for its twin event (the
+                # user_message event's text wins; 0.169 writes none) — see ``feed``.
                 if _is_injected(text):
                     self.out.emit("system", text, kind=KIND_CONTEXT, timestamp=ts)
+                elif text.strip():
+                    self.pending_user = (text, ts)
             elif role in ("developer", "system"):
                 if text.strip():
                     self.out.emit("system", text, kind=KIND_DEVELOPER, timestamp=ts)
