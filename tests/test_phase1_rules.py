@@ -146,6 +146,25 @@ def test_exit_codes_mean_what_the_command_means() -> None:
     assert log.extract().attempts == []
 
 
+def test_errors_the_client_returns_itself_are_not_attempts() -> None:
+    """Harness noise (issue 23): the tool never ran, so there is nothing to remember."""
+    log = Log()
+    log.user("make the check pass")
+    # Claude Code 2.1, MCP server not up yet; claude -p with nobody to approve (texts as 2.1.332 writes them).
+    log.call("mcp__yoi__knowledge_search", {"query": "release"},
+             "<tool_use_error>Still connecting (try again or proceed without): yoi</tool_use_error>", error=True)
+    log.call("Bash", {"command": "python3 check.py"}, "This command requires approval", error=True)
+    log.call("Write", {"file_path": "/p/config.txt", "content": "x"},
+             "Claude requested permissions to write to /p/config.txt, but you haven't granted it yet.", error=True)
+    # Codex 0.169: a tool it does not offer (the MCP server still starting), a refused and an aborted call.
+    log.call("exec_command", {"cmd": "python3 check.py"}, "unsupported call: mcp__yoi__knowledge_search", error=True)
+    log.call("exec_command", {"cmd": "make deploy"}, "exec command rejected by user", error=True)
+    log.call("exec_command", {"cmd": "pytest"}, "aborted", error=True)
+    assert log.extract().attempts == []
+    log.bash("python3 check.py", "error: config.txt is missing", exit_code=1)  # a real run that failed still is
+    assert len(log.extract().attempts) == 1
+
+
 def test_fixed_only_when_a_later_run_of_the_same_check_passes() -> None:
     log = Log()
     log.user("add initials to NavUser")

@@ -33,6 +33,15 @@ _MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|
                            r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
                            r"sibling tool call errored|tool_use_error>cancelled",
                            re.IGNORECASE)
+# Tool errors the client itself returns, the tool never ran (issue 23): an MCP server still starting
+# (Claude Code: "Still connecting (try again or proceed without)"; Codex: "unsupported call: <tool>"),
+# a permission the harness denied with nobody to ask (claude -p: "This command requires approval",
+# "Claude requested permissions to ... but you haven't granted it yet"; Codex: "rejected by user"), a
+# call cut off by an interrupt (Codex writes "aborted"). Nothing was tried, so nothing is learned.
+_HARNESS_NOISE_RE = re.compile(r"still connecting \(try again or proceed without\)|^\s*unsupported call: |"
+                               r"this command requires approval|requested permissions to .{0,400}?but you haven't "
+                               r"granted it yet|rejected by user|^\s*aborted(?: by user)?\s*$",
+                               re.IGNORECASE | re.DOTALL)
 # A read tool aimed at nothing readable (a missing path, a directory): a look around, not an attempt.
 _MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent|eisdir|is a directory", re.IGNORECASE)
 _READ_TOOLS = {"read", "glob", "grep", "ls", "view", "read_file", "list_dir", "search", "notebookread", "find"}
@@ -63,7 +72,7 @@ def _is_failure(call: Call) -> bool:
     if call.name in ("ExitPlanMode", "AskUserQuestion", "EnterPlanMode", "TodoWrite", "Task", "Agent"):
         return False
     text = call.result.text
-    if _MECHANICS_RE.search(text) or "interrupted" in text.lower()[:80]:
+    if _MECHANICS_RE.search(text) or "interrupted" in text.lower()[:80] or _HARNESS_NOISE_RE.search(text[:600]):
         return False
     if call.is_shell:
         return is_real_failure(call.command(), call.result.exit_code, text)
