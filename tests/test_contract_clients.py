@@ -295,6 +295,17 @@ def test_codex_install_trusts_its_hooks_and_check_agrees(codex_run: CodexRun) ->
     assert "codex_hooks" not in project_config  # hooks are on by default in 0.169: no deprecated flag
 
 
+def test_codex_check_reports_hooks_codex_would_skip(codex_run: CodexRun) -> None:
+    config = codex_run.home / ".codex" / "config.toml"
+    trusted = config.read_text(encoding="utf-8")
+    try:
+        config.write_text(trusted.split("\n[hooks.state.")[0] + "\n", encoding="utf-8")  # as if declined
+        check = run_yoi("install", "codex", "--check", cwd=codex_run.project, env=codex_run.env)
+        assert check.returncode == 1 and "Codex will skip 4 of yoi's hooks" in check.stdout, check.stdout
+    finally:
+        config.write_text(trusted, encoding="utf-8")
+
+
 def test_codex_runs_the_script_offline(codex_run: CodexRun) -> None:
     messages = [e["item"] for e in codex_run.events if e.get("type") == "item.completed"]
     assert [m["text"] for m in messages if m.get("type") == "agent_message"] == [FINAL_TEXT]

@@ -307,3 +307,29 @@ def test_codex_hook_gives_context_in_codex_json_shape(tmp_path: Path) -> None:
     assert output["hookEventName"] == "SessionStart" and "#run-python3" in output["additionalContext"]
     stop = run_yoi("hook", "codex", input=json.dumps({**payload, "hook_event_name": "Stop"}), cwd=ws.root)
     assert stop.returncode == 0 and stop.stdout == ""
+
+
+def test_codex_trust_entries_are_added_or_replaced_as_text(tmp_path: Path) -> None:
+    from yoi_tui.core.integrations.codex_trust import project_trusted, trust_edit
+    from yoi_tui.core.integrations.plan import IntegrationError
+
+    config = tmp_path / "config.toml"
+    key = "/p/.codex/hooks.json:stop:0:0"
+    mine = (f'model = "m"   # mine\n\n[hooks.state."{key}"]\nenabled = true\ntrusted_hash = "sha256:old"\n\n'
+            '[projects."/p"]\ntrust_level = "trusted"\n')
+    config.write_text(mine)
+    hooks = [{"key": key, "currentHash": "sha256:new"}, {"key": "/p/.codex/hooks.json:session_start:0:0",
+                                                         "currentHash": "sha256:s"}]
+    after = trust_edit(config, hooks).after or ""
+    assert after.startswith('model = "m"   # mine\n') and after.count("trusted_hash") == 2
+    state = tomllib.loads(after)["hooks"]["state"]
+    assert state[key] == {"enabled": True, "trusted_hash": "sha256:new"}
+    assert state["/p/.codex/hooks.json:session_start:0:0"] == {"trusted_hash": "sha256:s"}
+    assert project_trusted(tomllib.loads(after), Path("/p")) and not project_trusted({}, Path("/p"))
+    config.write_text('hooks = { state = {} }\n')  # an inline table cannot be edited as text: refused
+    try:
+        trust_edit(config, hooks)
+    except IntegrationError as exc:
+        assert "config.toml" in str(exc)
+    else:
+        raise AssertionError("an inline [hooks] table was edited")
