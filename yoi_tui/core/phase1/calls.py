@@ -1,4 +1,12 @@
-"""Tool calls paired with their results, as the rules extractor reads them."""
+"""Tool calls paired with their results, as the rules extractor reads them.
+
+A command's identity holds across its polls: Codex's unified exec starts a command with
+``exec_command`` and, while it runs ("Process running with session ID 7"), reads more of it with
+``write_stdin`` on that session. The polls are folded into the command that opened the session: the
+call keeps the command's text and takes the last poll's result (its exit code, its output), so an
+attempt is named after the command, an ``rg`` that ends with exit 1 is still "no match", and a poll
+is never a call of its own.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,8 @@ from dataclasses import dataclass
 from ..sessions.model import Entry
 from .text import squash
 
+_RUNNING_RE = re.compile(r"Process running with session ID (\d+)")
+POLL_TOOLS = {"write_stdin"}
 SHELL_TOOLS = {"bash", "shell", "shell_command", "exec_command", "local_shell", "run_terminal_cmd"}
 EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_replace_editor", "create_file"}
 
@@ -106,4 +116,35 @@ def pair_calls(entries: list[Entry]) -> list[Call]:
                 call = next((c for c in reversed(calls) if c.result is None), None)
             if call is not None and call.result is None:
                 call.result = entry
-    return calls
+    return fold_polls(calls)
+
+
+def _session_of(call: Call) -> str | None:
+    """The unified-exec session a still-running command opened (from its output)."""
+    if call.result is None:
+        return None
+    match = _RUNNING_RE.search(call.result.text)
+    return match.group(1) if match else None
+
+
+def fold_polls(calls: list[Call]) -> list[Call]:
+    """``calls`` with each ``write_stdin`` poll folded into the ``exec_command`` whose session it reads."""
+    folded: list[Call] = []
+    running: dict[str, Call] = {}
+    for call in calls:
+        if call.name in POLL_TOOLS:
+            data = call.entry.tool_input
+            session = str(data.get("session_id")) if isinstance(data, dict) and data.get("session_id") is not None \
+                else None
+            owner = running.get(session or "")
+            if owner is not None:
+                if call.result is not None:
+                    owner.result = call.result
+                    if _session_of(call) is None:
+                        running.pop(session or "", None)  # the command ended
+                continue
+        folded.append(call)
+        session = _session_of(call) if call.is_shell else None
+        if session is not None:
+            running[session] = call
+    return folded

@@ -3,7 +3,8 @@
 Owns the per-command knowledge of the rules extractor:
 - ``is_real_failure``: a non-zero exit is not always a failure — ``grep``/``rg`` exit 1 means "no
   match", ``diff``/``cmp`` 1 means "they differ", ``test``/``[`` 1 means "false", ``git commit``
-  with "nothing to commit" changed nothing; an exploratory command (``ls``, ``cat``, ``find``...,
+  with "nothing to commit" changed nothing, a merge/rebase/cherry-pick/pull that stops on conflicts
+  hands over the conflict to resolve (its resolution is a decision, not a fix); an exploratory command (``ls``, ``cat``, ``find``...,
   or an inline ``python -c`` probe) that fails is a look around, not an attempt — unless the
   program itself is missing (``tree: command not found`` is worth remembering);
 - ``check_key``: the identity of the check a command runs (program + subcommand + target, with
@@ -43,6 +44,9 @@ _MISSING_RE = re.compile(r"no such file or directory|cannot access|does not exis
                          re.IGNORECASE)
 _NOT_FOUND_RE = re.compile(r"command not found|not recognized as an internal|: not found\b|exit code 127|exit 127",
                            re.IGNORECASE)
+_CONFLICT_RE = re.compile(r"^CONFLICT \(|Automatic merge failed|could not apply [0-9a-f]{7,}|Resolve all conflicts",
+                          re.MULTILINE)
+_MERGING = {"merge", "rebase", "cherry-pick", "pull", "revert", "am", "stash"}
 _NOTHING_TO_COMMIT_RE = re.compile(r"nothing to commit|no changes added to commit|nothing added to commit",
                                    re.IGNORECASE)
 
@@ -166,6 +170,8 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False
     if program == "git" and args[:1] == ["commit"] and _NOTHING_TO_COMMIT_RE.search(output):
         return False
+    if stopped_on_conflicts(command, output):
+        return False
     if program in _EXPLORE_PROGRAMS and not missing_tool(output, exit_code):
         return False  # a look around (ls of a missing folder, cat | jq on odd input) is not an attempt
     if any(p in _INLINE_RUNNERS and ({"-c", "-e"} & set(a)) for p, a, _t in statements(command)) or \
@@ -174,6 +180,12 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
     if program == "which" or (program in ("command", "type") and exit_code == 1):
         return False
     return True
+
+
+def stopped_on_conflicts(command: str, output: str) -> bool:
+    """A git merge/rebase/cherry-pick/pull/stash that stopped on conflicts for the agent to resolve."""
+    program, args, _tail = main_statement(command)
+    return program == "git" and bool(set(args[:1]) & _MERGING) and bool(_CONFLICT_RE.search(output))
 
 
 def path_arguments(command: str) -> set[str]:

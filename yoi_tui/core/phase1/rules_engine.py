@@ -24,6 +24,13 @@ from ..sessions.model import Entry
 from ..store.staging import Activity, Decision, Discussion
 from .calls import Call, pair_calls
 from .rules_attempts import extract_attempts
+from .rules_evidence import (
+    accepted_proposals,
+    conflict_resolutions,
+    favoured,
+    refused_then_redirected,
+    stated_constraints,
+)
 from .rules_requests import extract_requests, is_question, is_trivial
 from .text import prose, sentences, short_title, squash
 
@@ -32,7 +39,9 @@ _CHOICE_RE = re.compile(
     r"\b(?:instead of|rather than|decided (?:to|on|against)|decision is|opted (?:for|to)|going with|go with|"
     r"switch(?:ed|ing)? (?:to|from)|chose|choose to|we'll use|let's use|we should (?:use|go with|keep|prefer)|"
     r"we'll go with|i'll use \S+(?: \S+){0,3} (?:for|to|as)|i'll use (?:the |a |an )?\S+(?: \S+){0,2} and |prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
-    r"(?:set up|setting up|configure|wire up) (?:[\w.-]+ ){1,4}(?:with|using|via) [`\w][\w.-]*)",
+    r"(?:set up|setting up|configure|wire up) (?:[\w.-]+ ){1,4}(?:with|using|via) [`\w][\w.-]*|"
+    r"(?:i'll|i will|we'll|we will) (?:add|implement|update|handle|build|make|change|wrap|replace|do|send|store|"
+    r"track|solve) (?:[\w.'-]+ ){1,7}(?:using|via|with) (?:the |a |an )?`[^`]+`|in favou?r of)",
     re.IGNORECASE)
 _SINCE_RE = re.compile(r"^(?:[^—–:;]*?[—–:;]\s+)?(?:(?:i|we)(?:'ll| will| should)\s+)?(?P<verb>add|use|keep|switch to|move|"
                        r"prefer|go with|set up|pin|disable|silence)\b(?P<chosen>.{3,120}?)\s+(?:since|because)\s+"
@@ -44,7 +53,9 @@ _TACTICAL_RE = re.compile(r"^(?:let me|let's (?:try|check|look|see|run|read)|i'l
                           r"i will (?:try|check)|now i|first,? i|next,? i|trying)\b", re.IGNORECASE)
 # A message reporting work already done: its "X instead of Y" describes a change, not a choice.
 _SUMMARY_RE = re.compile(r"^(?:done|perfect|great|excellent|all (?:done|set)|summary|i've|i have|here's what|"
-                         r"changes? made|what (?:i|was) changed|successfully)\b|##\s*summary", re.IGNORECASE)
+                         r"changes? made|what (?:i|was) changed|successfully|(?:fixed|removed|updated|added|created|"
+                         r"changed|moved|renamed|replaced|implemented|switched|increased|reduced|refactored)\b)\b|"
+                         r"^#+[^\n]*\bsummary\b", re.IGNORECASE | re.MULTILINE)
 _PAST_RE = re.compile(r"^(?:i've|i have|i|we|it|this)?\s*(?:changed|updated|added|moved|removed|replaced|switched|"
                       r"renamed|made|used|set|fixed|created|converted)\b", re.IGNORECASE)
 _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", re.IGNORECASE)
@@ -153,6 +164,11 @@ def _ask_decisions(calls: list[Call]) -> list[Decision]:
 def _text_decision(sentence: str, role: str, index: int, context: str = "") -> Decision | None:
     """A decision stated in ``sentence``; ``context`` (the sentence before it in the same message)
     gives the reason when the sentence itself does not ("This is a known compiler bug. I'll use ...")."""
+    favour = favoured(sentence)
+    if favour is not None:
+        chosen, other = favour
+        return Decision(title=short_title(f"{chosen} instead of {other}", 12), options=[chosen, other], chosen=chosen,
+                        rationale=squash(sentence, 200), range=(index, index))
     since = _SINCE_RE.match(sentence.rstrip(".:;"))
     match = _CHOICE_RE.search(sentence)
     who = "the user" if role == "user" else "the agent"
@@ -213,7 +229,15 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
 
 
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
-    found = _ask_decisions(calls) + _plan_decisions(entries, calls) + _stated_decisions(entries)
+    evidence = (refused_then_redirected(entries, calls) + accepted_proposals(entries, calls)
+                + conflict_resolutions(entries, calls) + stated_constraints(entries))
+    # A choice stated inside a story the evidence already tells (the proposal the user accepted, the
+    # constraint the user set) is that story, not a second decision.
+    spans = [d.range for d in evidence if d.range]
+    stated = [d for d in _stated_decisions(entries)
+              if not any(d.range and s[0] <= d.range[0] and d.range[1] <= s[1] for s in spans)]
+    evidence = [d for d in evidence if not any(s.range == d.range for s in stated)]
+    found = _ask_decisions(calls) + _plan_decisions(entries, calls) + stated + evidence
     return sorted(found, key=lambda d: d.range or (0, 0))
 
 

@@ -5,7 +5,10 @@ acknowledgement, pasted code or output with no sentence of its own, harness text
 a short message right after the user interrupted the agent or refused a call, or one opening with
 "not"/"no,"/"actually"/"instead"/"I meant"... refines the request before it (its summary and range
 grow) rather than starting a new one; so does a short answer to the agent's question ("option 2"),
-unless it is itself an instruction.
+unless it is itself an instruction. A reply accepting the agent's proposal ("Sure, put it in
+test-secrets."), a bare follow-up with no verb ("origin/main") and a prompt sent again word for word
+(after a hook blocked it) refine the request before it too. "Can you add X?" and "move X?" are
+instructions with a question mark, so requests, not questions.
 
 Intent and target are read from the directive sentence — the first sentence that tells the agent
 what to do ("We should use the initials from the username" after a problem statement), never from a
@@ -28,8 +31,26 @@ _TRIVIAL = {"ok", "okay", "yes", "y", "no", "n", "thanks", "thank you", "thx", "
 _GREETING_RE = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|cheers)\b[\s!,.]*"
                           r"(?:there|claude|codex|again|so much|a lot)?[\s!.]*$", re.IGNORECASE)
 _REDACTED_RE = re.compile(r"^\[REDACTED_[A-Z]+ len=\d+ sha=[0-9a-f]+\]$")
-_HARNESS_RE = re.compile(r"^\s*<(?:task-notification|command-message|bash-input|bash-stdout|user-prompt-submit-hook)",
-                         re.IGNORECASE)
+# Harness text posing as a user line: notifications, command echoes, and the note Claude Code writes
+# when a UserPromptSubmit hook blocks the prompt ("Operation stopped by hook: ...").
+_HARNESS_RE = re.compile(r"^\s*(?:<(?:task-notification|command-message|bash-input|bash-stdout|user-prompt-submit-hook)|"
+                         r"operation stopped by hook:)", re.IGNORECASE)
+# Accepting what the agent proposed, then saying how: "Sure, put it in test-secrets.", "yeah merge from main".
+_ACCEPT_RE = re.compile(r"^(?:sure|yes|yeah|yep|yup|ok(?:ay)?|alright|fine|right|correct|exactly|agreed)\b[\s,.!:-]+\S",
+                        re.IGNORECASE)
+# Talking about something rather than asking for work: "Let's talk about secrets."
+_CHAT_RE = re.compile(r"^(?:let'?s|can we|could we|i'?d like to|i want to)\s+(?:talk|chat|discuss|brainstorm|think)\b",
+                      re.IGNORECASE)
+# A pasted terminal: each line a command the user ran or what it printed ("brew tap ...", "Error: ...").
+_OUTPUT_LINE_RE = re.compile(r"^(?:\s+\S|(?:error|fatal|warning|usage|hint|note|failed|info|debug)\b\W|[!=<>|~+*•⨯✓✗-]{1,3}\s|"
+                             r"\S+:\d+(?::\d+)?:)", re.IGNORECASE)
+_SHELL_WORDS = {"brew", "git", "npm", "pnpm", "yarn", "npx", "make", "mix", "cargo", "pip", "uv", "docker", "kubectl",
+                "gh", "go", "python", "python3", "node", "bun", "deno", "mise", "just", "curl", "ssh", "sudo", "ls",
+                "cd", "cat", "rm", "mv", "cp", "bash", "sh", "zsh", "pytest", "ruby", "rails", "bundle", "terraform"}
+_ASK_TO_RE = re.compile(r"^(?:(?:can|could|would|will) you|can we|could we)\s+(?:(?:please|also|just|maybe|now)\s+)*",
+                        re.IGNORECASE)
+# Asked with a question mark but answered by talking, not by doing: "can you explain why ...?".
+_TALK_VERBS = {"explain", "describe", "tell", "summarize", "summarise", "compare"}
 _CORRECTION_RE = re.compile(r"^(?:not\b|no[,.!]|no\s+(?:not|the|it|that|this|i|we|you)\b|nope|actually|instead|"
                             r"rather|i meant|i mean|that's not|thats not|that is not|wrong|completely|only|just\b|"
                             r"don't|dont|do not|stop|undo|revert that|wait)", re.IGNORECASE)
@@ -77,8 +98,69 @@ def is_question(text: str) -> bool:
         return False
     last = parts[-1].rstrip()
     if last.endswith("?"):
-        return True
+        return not _instruction_question(last)
     return len(parts) == 1 and bool(_QUESTION_START_RE.match(strip_polite(last))) and not _verb(last)
+
+
+def _instruction_question(sentence: str) -> bool:
+    """An instruction with a question mark: "can you add a retry?", "move the message up?"."""
+    body = sentence.rstrip(" ?")
+    asked = _ASK_TO_RE.match(body)
+    if asked is None and _QUESTION_START_RE.match(body):
+        return False  # "is it ...?", "does it ...?"
+    found = _verb(body[asked.end():] if asked else body)
+    return found is not None and found[1] not in _TALK_VERBS
+
+
+def pasted_terminal(text: str) -> bool:
+    """Output pasted with no sentence of the user's own: a shell command line, then only what it
+    printed (error/warning lines, indented or marker lines) or more command lines."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2 or lines[0].split()[0].lstrip("$").lower() not in _SHELL_WORDS:
+        return False
+    return all(_OUTPUT_LINE_RE.match(line) or line.split()[0].lstrip("$").lower() in _SHELL_WORDS for line in lines[1:])
+
+
+_YES = {"yes", "y", "ok", "okay", "sure", "yep", "yup", "yeah", "do it", "go ahead", "sounds good", "looks good", "lgtm",
+        "proceed", "go for it", "perfect", "great", "agreed", "please do", "let's do it", "lets do it", "ship it"}
+
+
+def accepts(text: str) -> bool:
+    """The user's reply agrees to what the agent proposed ("do it", "Sure, put it in test-secrets.")."""
+    flat = prose(text).strip().lower().rstrip(".!")
+    return flat in _YES or bool(_ACCEPT_RE.match(prose(text).strip()))
+
+
+_STOP_WORDS = {"the", "a", "an", "it", "is", "to", "of", "in", "on", "and", "or", "this", "that", "be", "not", "no",
+               "do", "please", "just", "now", "so", "for", "with", "right", "code", "instead"}
+
+
+def _shares_subject(body: str, previous: Request) -> bool:
+    """The message is about what the previous request was about (a content word in common)."""
+    def words(text: str) -> set[str]:
+        return {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9_.-]{2,}", text.lower())} - _STOP_WORDS
+    return bool(words(body) & words(f"{previous.summary} {previous.target}"))
+
+
+# The agent asked or proposed something the user's next message can accept.
+_PROPOSAL_RE = re.compile(r"\?(?:\s|$)|\b(?:let me know|would you like|shall i|should i|do you want|want me to|i'?d (?:recommend|suggest)|"
+                          r"i (?:recommend|suggest)|(?:cleaner|better|simpler|safer) (?:approach|option|way))\b",
+                          re.IGNORECASE)
+
+
+def _refines_previous(body: str, previous: Request | None, proposed: bool) -> bool:
+    """A message that continues the request before it rather than starting one: accepting what the
+    agent just proposed ("Ok ..." after a report of done work is a new request), a bare follow-up
+    with no verb, or the same prompt sent again."""
+    if previous is None:
+        return False
+    words = body.split()
+    if proposed and len(words) <= 15 and _ACCEPT_RE.match(body):
+        return True
+    if len(words) <= 3 and _verb(body) is None and not body.rstrip().endswith("?"):
+        return True
+    first = previous.summary.split(" — refined: ")[0]  # the request as first typed
+    return " ".join(words).lower() == " ".join(first.split()).lower()
 
 
 def _verb(sentence: str) -> tuple[str, str] | None:
@@ -98,6 +180,8 @@ def directive(text: str) -> tuple[str, str]:
     parts = sentences(prose(text))
     problem = ""
     for sentence in parts:
+        if sentence.rstrip().endswith("?") and _instruction_question(sentence):
+            sentence = _ASK_TO_RE.sub("", sentence.rstrip(" ?"))
         found = _verb(sentence) if not sentence.rstrip().endswith("?") else None
         if found:
             if problem and found[0] in ("review", "other", "continue"):
@@ -156,9 +240,11 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
     requests: list[Request] = []
     interrupted = False  # the user stopped the agent (interrupt, refused call) since the last request
     asked = False  # the agent's last message ended with a question
+    proposed = False  # ... or proposed something (a question, a recommendation)
     for entry in entries:
         if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
             asked = entry.text.rstrip().rstrip("*_`").endswith("?")
+            proposed = asked or bool(_PROPOSAL_RE.search(prose(entry.text)))
             continue
         if entry.kind in ("interrupt", "rejected"):
             interrupted = True
@@ -169,19 +255,24 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         if entry.role != "user" or entry.kind not in (None, "message"):
             continue
         text = entry.text
-        if is_trivial(text) or is_question(text):
+        if is_trivial(text) or is_question(text) or _CHAT_RE.match(prose(text).strip()) or pasted_terminal(text):
             continue
         body = prose(text)
         if not body or not sentences(body):
             continue  # pasted code or output with no sentence of its own
         words = len(body.split())
-        correction = bool(requests) and words <= 30 and (interrupted or bool(_CORRECTION_RE.match(strip_polite(body))))
+        cue = bool(_CORRECTION_RE.match(strip_polite(body)))
+        # After an interrupt or a refused call, a short message corrects the request only when it is
+        # about the same thing: "explore more of the repo" after a refused "show tools" is a new request.
+        correction = bool(requests) and words <= 30 and (cue or (interrupted and _shares_subject(body, requests[-1])))
         # A short reply to the agent's question ("option 2", "the second one") answers it; an
         # instruction ("continue until all are done") is still a request.
         answer = asked and words <= 8 and _verb(body) is None
         interrupted = asked = False
         if answer and not requests:
             continue
+        answer = answer or _refines_previous(body, requests[-1] if requests else None, proposed)
+        proposed = False
         if correction or answer:
             previous = requests[-1]
             start = previous.range[0] if previous.range else entry.index

@@ -1,0 +1,165 @@
+"""The Phase 1 rules engine on issue 26's causes, behaviour by behaviour: each test fails without its
+rule (requests that continue the one before, instruction questions, harness and pasted output;
+merge conflicts; decisions read from refusals, accepted proposals, conflict resolutions, user
+constraints and "in favour of"; summaries of done work are not decisions)."""
+
+from __future__ import annotations
+
+from test_phase1_rules import Log
+
+
+def test_a_reply_accepting_a_proposal_a_bare_follow_up_and_a_resent_prompt_continue_the_request() -> None:
+    log = Log()
+    log.user("we need to fix some merge conflicts")
+    log.say("No active merge conflicts right now. Were you about to start a merge?")
+    log.user("yeah merge from main")
+    log.bash("git merge main", "Already up to date.")
+    log.say("Already up to date.")
+    log.user("origin/main")
+    log.user("we need to fix some merge conflicts")
+    [request] = log.extract().requests
+    assert request.range == (0, 7) and request.intent == "fix"
+
+
+def test_an_instruction_with_a_question_mark_is_a_request_and_a_real_question_is_not() -> None:
+    log = Log()
+    log.user("can you add it in the github actions level?")
+    log.say("Done.")
+    log.user("move the message up just before the file list?")
+    log.say("Done.")
+    log.user("can you explain why the build is slow?")
+    log.say("It compiles twice.")
+    log.user("does it read the config from the environment?")
+    requests = log.extract().requests
+    assert [r.range for r in requests] == [(0, 0), (2, 2)]
+    assert [r.intent for r in requests] == ["add", "change"]
+
+
+def test_hook_block_notes_chat_openers_and_a_pasted_terminal_are_not_requests() -> None:
+    log = Log()
+    log.user("Operation stopped by hook: Another session is active\n\nYou can continue here.")
+    log.user("Let's talk about secrets. Here's a secret: REDACTED haha")
+    log.say("Sure.")
+    log.user("brew tap local/test ~/homebrew-tap-test\nError: Tap local/test remote mismatch.\n != /Users/USER/tap")
+    assert log.extract().requests == []
+    log.user("git push keeps failing, can you fix it")
+    assert [r.intent for r in log.extract().requests] == ["fix"]
+
+
+def test_after_a_refused_step_a_new_subject_is_a_new_request_and_the_same_subject_corrects() -> None:
+    log = Log()
+    log.user("show the tools you have")
+    log.call("Bash", {"command": "ls ~/.tools"}, "User rejected tool use", rejected=True)
+    log.interrupt()
+    log.user("explore more of the current repo")
+    assert [r.range for r in log.extract().requests] == [(0, 0), (4, 4)]
+    log = Log()
+    log.user("fix tests")
+    log.call("Edit", {"file_path": "/w/reset.go", "old_string": "a", "new_string": "b"}, "rejected", rejected=True)
+    log.interrupt()
+    log.user("fix the test, the code is right")
+    [request] = log.extract().requests
+    assert request.range == (0, 4)
+
+
+def test_a_merge_stopped_on_conflicts_is_no_failed_attempt_and_its_resolution_is_a_decision() -> None:
+    log = Log()
+    log.user("merge origin/main into this branch")
+    log.bash("git merge origin/main", "Auto-merging a.go\nCONFLICT (content): Merge conflict in pkg/a.go\n"
+             "Automatic merge failed; fix conflicts and then commit the result.", exit_code=1)
+    log.say("Clear picture now. Keep both: the branch's helper and main's extra parameter.")
+    log.edit("/w/pkg/a.go")
+    activity = log.extract()
+    assert activity.attempts == []
+    [decision] = activity.decisions
+    assert decision.title == "Merge conflict in a.go" and "Keep both" in decision.chosen
+    assert decision.range == (1, 5)
+
+
+def test_a_refused_step_then_the_users_redirection_is_a_decision() -> None:
+    log = Log()
+    log.user("fix tests")
+    log.bash("go test ./...", "FAIL TestReset", exit_code=1)
+    log.call("Edit", {"file_path": "/w/cmd/reset.go", "old_string": "a", "new_string": "b"}, "no", rejected=True)
+    log.interrupt()
+    log.user("fix the test, the code is right")
+    log.edit("/w/cmd/reset_test.go")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "fix the test, the code is right"
+    assert decision.options[1].startswith("Edit") and "reset.go" in decision.title
+    assert decision.range == (3, 8)
+
+
+def test_a_recommendation_the_user_accepts_is_a_decision_and_one_left_unanswered_is_not() -> None:
+    log = Log()
+    log.user("add the test secret to the README")
+    log.say("I'd recommend against putting test secrets in the README - it is user-facing documentation.")
+    log.user("Sure, put it in test-secrets.")
+    log.call("Write", {"file_path": "/w/test-secrets.txt", "content": "x"}, "created")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "put it in test-secrets." and decision.options[1] == "putting test secrets in the README"
+    assert decision.range == (1, 4) and "user-facing documentation" in decision.rationale
+    log = Log()
+    log.user("add the test secret to the README")
+    log.say("I'd recommend a dedicated file.")
+    log.user("what does gitleaks scan?")
+    assert log.extract().decisions == []
+
+
+def test_a_constraint_the_user_sets_on_the_request_is_a_decision() -> None:
+    log = Log()
+    log.user("mise run lint throws issues. However, i want the parameters that are being complained about "
+             "retained. Mark them ignored with inline linter directive comments.")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("Mark them ignored") and "retained" in decision.rationale
+
+
+def test_in_favour_of_names_the_choice_and_the_option_it_replaces() -> None:
+    log = Log()
+    log.user("brews is being phased out in favor of homebrew_casks, check the deprecation notice")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "homebrew_casks" and decision.options == ["homebrew_casks", "brews"]
+
+
+def test_a_plan_stated_with_the_means_is_a_decision_but_a_summary_of_done_work_is_not() -> None:
+    log = Log()
+    log.user("add retry at the github actions level")
+    log.say("I'll add retry logic using the `nick-fields/retry` action, which is the standard approach.")
+    log.edit("/w/.github/workflows/release.yml")
+    log.say("Fixed. Removed the retry line, so the Casks directory will be used instead of Formula.")
+    log.say("Updated the config to use homebrew_casks instead of brews.")
+    [decision] = log.extract().decisions
+    assert decision.range == (1, 1) and "nick-fields/retry" in decision.chosen
+
+
+def _poll_log() -> Log:
+    log = Log()
+    log.user("find where the retry is configured and fix the flaky test")
+    log.call("exec_command", {"cmd": "rg -n retry_policy src"}, "Chunk ID: a1\nWall time: 1.0 seconds\n"
+             "Process running with session ID 7\nOutput:\n")
+    log.call("write_stdin", {"session_id": 7, "chars": ""}, "Chunk ID: a2\nWall time: 5.0 seconds\n"
+             "Process exited with code 1\nOutput:\n", exit_code=1, error=True)
+    log.call("exec_command", {"cmd": "pytest tests/test_retry.py"}, "Process running with session ID 8\nOutput:\n")
+    log.call("write_stdin", {"session_id": 8, "chars": ""}, "Process running with session ID 8\nOutput:\n.F")
+    log.call("write_stdin", {"session_id": 8, "chars": ""}, "Process exited with code 1\nOutput:\n"
+             "FAILED tests/test_retry.py::test_backoff - AssertionError", exit_code=1, error=True)
+    log.edit("/w/src/retry.py")
+    log.call("exec_command", {"cmd": "pytest tests/test_retry.py"}, "Process running with session ID 9\nOutput:\n")
+    log.call("write_stdin", {"session_id": 9, "chars": ""}, "Process exited with code 0\nOutput:\n1 passed",
+             exit_code=0)
+    return log
+
+
+def test_codex_polls_belong_to_the_command_they_read_and_rg_no_match_is_no_failure() -> None:
+    [attempt] = _poll_log().extract().attempts
+    assert attempt.trial == "`pytest tests/test_retry.py`" and attempt.outcome == "success"
+    assert "write_stdin" not in attempt.result and "AssertionError" in attempt.result
+    assert attempt.range == (5, 16)
+
+
+def test_ok_after_a_report_of_done_work_starts_a_new_request() -> None:
+    log = Log()
+    log.user("create a test file for me")
+    log.say("Done! I've created test-file.txt.")
+    log.user("ok edit it and add some content")
+    assert [r.range for r in log.extract().requests] == [(0, 0), (2, 2)]

@@ -1,0 +1,174 @@
+"""Decisions the rules extractor reads from what happened around a choice, not from a cue word.
+
+Owns four kinds of decision evidence (each a general mechanism, none tied to one session):
+
+- **a refused step, then the user's redirection**: the user refused a call (an edit, a command) and
+  said what to do instead ("fix the test, the code is right") — the redirection is the choice, the
+  refused step the option turned down;
+- **a proposal the user accepted**: the agent recommended an approach ("I'd recommend a dedicated
+  test file rather than the README") and the user's next message accepts it ("Sure, put it in
+  test-secrets.");
+- **a merge conflict and how it was resolved**: git stopped on conflicts, and the agent's account
+  of the resolution before its edits is the choice;
+- **a constraint the user stated with the request** ("However, I want the parameters retained. Mark
+  them ignored with inline linter directive comments.").
+
+``stated_choice`` also reads "X is deprecated in favour of Y" (Y chosen over X).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..sessions.model import Entry
+from ..store.staging import Decision
+from .calls import Call
+from .commands import stopped_on_conflicts
+from .rules_requests import accepts, is_trivial
+from .text import prose, sentences, short_title, squash
+
+_RECOMMEND_RE = re.compile(r"\b(?:i'?d (?:recommend|suggest)|i (?:recommend|suggest)|my recommendation|"
+                           r"(?:a |the )?(?:cleaner|better|simpler|safer|more robust) (?:approach|option|way) "
+                           r"(?:would be|is)|(?:i'?d|i would) (?:go with|rather))\b", re.IGNORECASE)
+_AGAINST_RE = re.compile(r"\brecommend against (?P<other>[^.,;—-]{4,80})", re.IGNORECASE)
+_RATHER_RE = re.compile(r"\b(?:rather than|instead of) (?P<other>[^.,;—]{3,80})", re.IGNORECASE)
+_REASON_RE = re.compile(r"(?:\s[—–-]\s|\b(?:because|since|as)\b\s)(?P<why>.{6,200})$", re.IGNORECASE)
+_CONSTRAINT_RE = re.compile(r"^(?:however|but)\b.{0,80}\b(?:want|need|keep|retain|preserve|leave)\b|"
+                            r"\b(?:i|we) (?:want|need) (?:\S+ ){0,10}(?:retained|kept|preserved|intact|unchanged)\b|"
+                            r"\b(?:keep|retain|preserve|leave) (?:\S+ ){0,6}(?:as it is|as is|intact|unchanged)\b",
+                            re.IGNORECASE)
+_FAVOUR_RE = re.compile(r"^(?P<before>.*?)\s+in favou?r of\s+(?P<chosen>`[^`]+`|[\w.:/-]+(?: [\w.:/-]+){0,2})",
+                        re.IGNORECASE)
+_SUBJECT_END_RE = re.compile(r"\s+(?:is|are|was|were|has been|have been|will be|gets?|got)\b.*$|\s+(?:deprecated|"
+                             r"dropped|removed|replaced|phased out)\b.*$", re.IGNORECASE)
+_CONFLICT_FILE_RE = re.compile(r"^CONFLICT \([^)]*\): (?:Merge conflict in )?(?P<path>\S+)", re.MULTILINE)
+_ACCEPT_WORD_RE = re.compile(r"^(?:sure|yes|yeah|yep|ok(?:ay)?|alright|fine|right|agreed)\b[\s,.!:-]*", re.IGNORECASE)
+_NO_DECISION_TOOLS = {"exitplanmode", "askuserquestion"}
+
+
+def _next_user(entries: list[Entry], position: int) -> tuple[int, Entry] | None:
+    for offset, entry in enumerate(entries[position + 1:], start=position + 1):
+        if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
+            return offset, entry
+    return None
+
+
+def _first_action_after(calls: list[Call], index: int) -> int:
+    return next((c.end for c in calls if c.entry.index > index), index)
+
+
+def refused_then_redirected(entries: list[Entry], calls: list[Call]) -> list[Decision]:
+    """A refused call followed by the user's words on what to do instead."""
+    decisions: list[Decision] = []
+    position_of = {e.index: p for p, e in enumerate(entries)}
+    for call in calls:
+        if not call.rejected or call.name.lower() in _NO_DECISION_TOOLS or call.result is None:
+            continue
+        found = _next_user(entries, position_of.get(call.result.index, len(entries)))
+        if found is None or is_trivial(found[1].text):
+            continue
+        body = prose(found[1].text)
+        if not body or len(body.split()) > 40:
+            continue
+        refused = call.describe()
+        files = [f.rsplit("/", 1)[-1] for f in call.files()]
+        step = f"{call.name} {', '.join(files)}" if files else refused
+        decisions.append(Decision(
+            title=squash(f"{short_title(body, 8)} (not {short_title(step, 6)})", 120),
+            options=[squash(body, 200), squash(refused, 200)], chosen=squash(body, 200),
+            rationale=squash(f"the user refused {refused} and said: {body}", 240),
+            range=(call.entry.index, _first_action_after(calls, found[1].index))))
+    return decisions
+
+
+def accepted_proposals(entries: list[Entry], calls: list[Call]) -> list[Decision]:
+    """The agent's recommendation (since the user last spoke) that the user's next message accepts."""
+    decisions: list[Decision] = []
+    proposal: list[tuple[int, str, str]] = []  # (index, a recommending sentence, the sentence before it)
+    for entry in entries:
+        if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
+            if proposal and accepts(entry.text):
+                decisions.append(_proposal_decision(proposal, entry, calls))
+            proposal = []
+            continue
+        if entry.role != "assistant" or entry.kind not in (None, "message"):
+            continue
+        previous = ""
+        for sentence in sentences(prose(entry.text)):
+            if _RECOMMEND_RE.search(sentence) and not sentence.rstrip().endswith("?"):
+                proposal.append((entry.index, sentence, previous))
+            previous = sentence
+    return decisions
+
+
+def _proposal_decision(proposal: list[tuple[int, str, str]], reply: Entry, calls: list[Call]) -> Decision:
+    _index, sentence, context = proposal[-1]
+    other = next((m for _i, s, _c in proposal for m in (_AGAINST_RE.search(s) or _RATHER_RE.search(s),) if m), None)
+    reason = _REASON_RE.search(sentence)
+    said = _ACCEPT_WORD_RE.sub("", prose(reply.text)).strip()
+    chosen = squash(said if len(said.split()) >= 3 else sentence, 200)
+    options = [chosen, squash(other.group("other").strip(), 200)] if other else []
+    why = reason.group("why") if reason else (context or sentence)
+    return Decision(title=short_title(chosen, 10), options=options, chosen=chosen,
+                    rationale=squash(f"the agent recommended it ({squash(why, 150)}); the user agreed: "
+                                     f"{prose(reply.text)}", 240),
+                    range=(proposal[0][0], _first_action_after(calls, reply.index)))
+
+
+def conflict_resolutions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
+    """How the agent resolved the conflicts a git merge/rebase stopped on."""
+    decisions: list[Decision] = []
+    for position, call in enumerate(calls):
+        if not call.is_shell or call.result is None or not stopped_on_conflicts(call.command(), call.result.text):
+            continue
+        files = list(dict.fromkeys(m.group("path") for m in _CONFLICT_FILE_RE.finditer(call.result.text)))
+        names = {f.rsplit("/", 1)[-1] for f in files}
+        later = calls[position + 1:]
+        edits = [c for c in later if c.is_edit and (not names or any(f.rsplit("/", 1)[-1] in names for f in c.files()))]
+        if not edits:
+            continue
+        first_edit = edits[0].entry.index
+        account = [e for e in entries if call.end < e.index < first_edit and e.role == "assistant"
+                   and e.kind in (None, "message") and prose(e.text)]
+        if not account:
+            continue
+        parts = sentences(prose(account[-1].text))
+        if len(parts) > 1 and len(parts[0].split()) <= 4:
+            parts = parts[1:]  # "Clear picture now."
+        chosen = squash(" ".join(parts), 200)
+        where = ", ".join(sorted(names)) or "the merge"
+        decisions.append(Decision(title=squash(f"Merge conflict in {where}", 120), options=[], chosen=chosen,
+                                  rationale=f"{call.describe()} stopped on conflicts in {where}",
+                                  range=(call.entry.index, edits[-1].end)))
+    return decisions
+
+
+def stated_constraints(entries: list[Entry]) -> list[Decision]:
+    """A constraint the user put on the request ("however, I want X retained"), with how to meet it."""
+    decisions: list[Decision] = []
+    for entry in entries:
+        if entry.role != "user" or entry.kind not in (None, "message") or is_trivial(entry.text):
+            continue
+        parts = sentences(prose(entry.text))
+        for number, sentence in enumerate(parts):
+            if not _CONSTRAINT_RE.search(sentence):
+                continue
+            following = parts[number + 1] if number + 1 < len(parts) else ""
+            chosen = following or sentence
+            decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                                      rationale=squash(f"the user asked: {sentence}", 240),
+                                      range=(entry.index, entry.index)))
+            break
+    return decisions
+
+
+def favoured(sentence: str) -> tuple[str, str] | None:
+    """(chosen, rejected) from "X is being phased out in favour of Y"."""
+    match = _FAVOUR_RE.search(sentence)
+    if match is None:
+        return None
+    subject = _SUBJECT_END_RE.sub("", match.group("before")).split(",")[-1].strip(" `\"'")
+    words = subject.split()
+    if not words or len(words) > 4:
+        return None
+    return match.group("chosen").strip("`\"' "), " ".join(words)
