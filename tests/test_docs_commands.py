@@ -128,3 +128,57 @@ def test_slow_runnable_blocks_run(block: Block, tmp_path: Path) -> None:
     subprocess.run([tools / "bin" / "pip", "install", "-q", "pipx"], check=True, timeout=600)
     cwd = _clone(tmp_path) if "clone" in block.opts else tmp_path
     run_block(block, cwd, home, [home / "bin", tools / "bin"])
+
+
+# --------------------------------------------------------------------------- every --help
+
+def _yoi(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "100", "YOI_SERVER": "0"}
+    return subprocess.run([sys.executable, "-m", "yoi_tui.cli.main", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120)
+
+
+def _commands() -> list[str]:
+    from yoi_tui.cli.main import COMMANDS
+
+    return list(COMMANDS)
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_help_prints_clean_text(command: str) -> None:
+    """Each ``yoi COMMAND --help`` exits 0 and shows no argparse escapes (``%%``) or tracebacks."""
+    done = _yoi(command, "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: yoi {command}") and "%%" not in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_help_texts_say_what_the_commands_do() -> None:
+    assert "merge-driver %O %A %B %P" in _yoi("merge-driver", "--help").stdout
+    assert "--notify" not in _yoi("uninstall", "--help").stdout  # install's option only
+    assert "--notify" in _yoi("install", "--help").stdout
+    context = _yoi("context", "--help").stdout
+    for listing in ("## Open decisions", "## Recent requests", "## Knowledge index", "model_invokation: true"):
+        assert listing in context
+    assert "under the trigger" in _yoi("phase2", "--help").stdout
+    assert "--fix" in _yoi("lint", "--help").stdout
+
+
+def test_search_without_a_query_lists_and_without_a_target_names_only_that(tmp_path: Path) -> None:
+    assert _yoi("init", cwd=tmp_path).returncode == 0
+    assert _yoi("new", "knowledge", "howto-release", cwd=tmp_path).returncode == 0
+    listed = _yoi("search", "knowledge", "--no-record", cwd=tmp_path)
+    assert listed.returncode == 0 and "howto-release" in listed.stdout
+    bare = _yoi("search", cwd=tmp_path)
+    assert bare.returncode == 2 and bare.stderr.rstrip().endswith("required: target")
+
+
+def test_the_readme_says_what_ci_runs() -> None:
+    """The README's sentence about .ci/run names each pytest tier the script runs."""
+    script = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    tiers = re.findall(r"pytest -q -m (\w+)", script)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    sentence = next(p for p in readme.split("\n\n") if "`.ci/run`" in p)
+    assert "exactly" not in sentence
+    for tier in tiers:
+        assert tier in sentence, tier

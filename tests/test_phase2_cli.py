@@ -30,6 +30,21 @@ def test_dry_run_prints_the_diff_and_changes_nothing(tmp_path: Path) -> None:
     assert as_json["rounds"][0]["status"] == "dry-run" and all(f["diff"].startswith("--- ") for f in files)
 
 
+def test_dry_run_under_the_trigger_shows_what_a_flush_would_do(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage_realistic(ws)  # under the default trigger (5 files / 200 kB)
+    before = tree_bytes(ws.root, "memory", "knowledge", ".yoi")
+    plain = _yoi(ws.root, "phase2", "--dry-run")
+    assert plain.returncode == 0, plain.stderr
+    assert "under the trigger" in plain.stderr and "what `yoi phase2 --flush` would do" in plain.stderr
+    assert "use --flush" not in plain.stdout + plain.stderr
+    flushed = _yoi(ws.root, "phase2", "--flush", "--dry-run").stdout
+    files = [line for line in plain.stdout.splitlines() if line.startswith("+++ ")]
+    assert files and files == [line for line in flushed.splitlines() if line.startswith("+++ ")]
+    assert "phase2 (dry run, rules): would add 4" in plain.stderr
+    assert tree_bytes(ws.root, "memory", "knowledge", ".yoi") == before
+
+
 def test_apply_prints_the_run_and_revert_restores_exact_bytes(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     # An existing record with CRLF line ends that the run will modify.

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 HARNESSES = ("claude-code", "codex")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("harness", choices=HARNESSES, help="which agent harness to wire")
+def add_arguments(parser: argparse.ArgumentParser, *, install: bool = True) -> None:
+    parser.add_argument("harness", choices=HARNESSES,
+                        help="which agent harness to wire" if install else "which agent harness to unwire")
     parser.add_argument("--scope", choices=("project", "user"), default="project",
                         help="project: files in this project (default); user: the harness's per-user files")
     parser.add_argument("--dry-run", action="store_true", help="show the diff; change nothing")
@@ -29,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true",
                         help="change nothing; report whether yoi is wired in and, for codex, whether Codex will run "
                              "yoi's hooks (trusted, project trusted); exit 1 when not")
+    if not install:  # uninstall removes yoi's notify program whenever it is there: nothing to choose
+        parser.set_defaults(notify=False)
+        return
     parser.add_argument("--notify", action="store_true",
                         help="codex: also set the top-level 'notify' program (Codex before 0.114 has no hooks; "
                              "notify runs Phase 1 after each turn)")

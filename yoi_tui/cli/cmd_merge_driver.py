@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         description="Merge one record three ways, as git's merge driver: sources unioned and capped, earliest "
                     "created_at, latest updated_at, status open < resolved < replaced, the body merged by section; "
                     "what a person must decide is left between conflict markers. `yoi init` registers it with "
-                    "`merge.yoi.driver = yoi merge-driver %%O %%A %%B %%P`.",
+                    "`merge.yoi.driver = yoi merge-driver %O %A %B %P`.",
         epilog="exit status: 0 merged cleanly; 1 conflicts left in the file for a person.")
     parser.add_argument("base", help="%%O: the merge base (empty for add/add)")
     parser.add_argument("ours", help="%%A: our version; the result is written here")

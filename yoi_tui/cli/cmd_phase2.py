@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                     "journalled in .yoi/state/runs/ so `yoi revert RUN` can undo it. Only then are the "
                     "consumed staging files deleted. One run at a time: a second one exits 1 at once.",
         epilog="examples:\n"
-               "  yoi phase2 --flush --dry-run     # show the unified diff, change nothing\n"
+               "  yoi phase2 --dry-run             # show the unified diff of a flush, change nothing\n"
                "  yoi phase2 --flush               # apply; prints the run id\n"
                "  yoi phase2 --engine llm --json   # the llm engine (llm.consolidation_model)\n"
                "  yoi revert RUN                   # undo a run\n"
@@ -35,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                "exit status: 0 done (or nothing to do); 1 a conflict, staging kept back (the linter refused "
                "part of it), the llm engine aborted, or another run holds the lock; 2 usage or environment "
                "error.")
-    parser.add_argument("--dry-run", action="store_true", help="print the unified diff of the change set; write nothing")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the unified diff of the change set; write nothing (under the trigger: what "
+                             "--flush would do)")
     parser.add_argument("--flush", action="store_true", help="run even when the staging is under the trigger")
     parser.add_argument("--engine", choices=("rules", "llm"), help="engine (default: [phase2] engine, 'rules')")
     add_review_arguments(parser, what="PATH", command="phase2")
@@ -88,9 +90,19 @@ def run(args: argparse.Namespace) -> int:
     if args.withdraw or args.rejections:
         return review_store_command(args, ws, "phase2")
     tell_staging_notice(ws)
+    flush = args.flush
+    if args.dry_run and not flush:
+        # A dry run shows what a run would do: under the trigger, what --flush would do (and says so).
+        from ..core.phase2.runner import staging_pressure
+
+        pressure = staging_pressure(ws)
+        if not pressure.over:
+            print(f"phase2: under the trigger ({pressure.describe()}): a plain `yoi phase2` waits; "
+                  "this dry run shows what `yoi phase2 --flush` would do", file=sys.stderr)
+        flush = True
     try:
         with steps("Phase 2", None, wanted(args)):
-            report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=args.flush,
+            report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=flush,
                                 reject=review_paths(ws, args.reject), defer=review_paths(ws, args.defer))
     except LockBusy as exc:
         return print_lock_busy(exc, as_json=args.json, before={"rounds": []})

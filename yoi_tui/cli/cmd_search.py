@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                "JSON output is a list of {slug, kind, description, model_invokation, excerpt} (knowledge) "
                "or {slug, kind, description?, status?, excerpt} (memory).")
     parser.add_argument("target", choices=("knowledge", "memory"), help="which records to search")
-    parser.add_argument("query", nargs="*", metavar="QUERY", help="terms that must all occur (default: any record)")
+    parser.add_argument("query", nargs="*", default=[], metavar="QUERY", help="terms that must all occur (default: any record)")
     parser.add_argument("--slug", metavar="S", help="exact slug: at most that record")
     parser.add_argument("--kind", metavar="K",
                         help="knowledge: its kind (term, policy, ...); memory: summary, decision or request")

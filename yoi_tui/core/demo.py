@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .phase1.pointer import pointer_path
 from .store.atomic import atomic_write_text
 from .store.kinds import RecordKind, path_for
 from .store.workspace import Workspace, init_workspace
@@ -311,10 +312,11 @@ def demo_records(extra: int = 0, seed: int = 7) -> list[DemoRecord]:
 
 
 def _staging_files() -> list[dict[str, Any]]:
-    """Two Phase 1 outputs waiting for Phase 2 (fixed UUIDv7-shaped ids)."""
+    """Two Phase 1 outputs waiting for Phase 2 (fixed UUIDv7-shaped ids): what Phase 1 took from
+    entries 0–8 and 9–13 of the third session's log (``_LAST_SESSION``), whose pointer says so."""
     return [
         {"id": "019b8a10-0000-7000-8000-000000000001", "created_at": _ts(70).isoformat(),
-         "source": _src(2, 0, 41), "extractor": {"engine": "rules", "model": None},
+         "source": _src(2, 0, 8), "extractor": {"engine": "rules", "model": None},
          "activity": {
              "decisions": [{"title": "Render PDFs in a separate service",
                             "options": ["in-process WeasyPrint", "separate render service"],
@@ -325,7 +327,7 @@ def _staging_files() -> list[dict[str, Any]]:
              "attempts": [{"trial": "uv run pytest -q -k pdf", "result": "3 passed", "outcome": "success"}],
              "requests": []}},
         {"id": "019b8a10-0000-7000-8000-000000000002", "created_at": _ts(71).isoformat(),
-         "source": _src(2, 42, 77), "extractor": {"engine": "rules", "model": None},
+         "source": _src(2, 9, 13), "extractor": {"engine": "rules", "model": None},
          "activity": {
              "decisions": [],
              "discussions": [],
@@ -382,19 +384,45 @@ def _usage_files() -> dict[str, str]:
     return files
 
 
-def _session_log(session_id: str, day: int) -> str:
+_FIRST_SESSIONS_ENTRIES: list[dict[str, Any]] = [
+    {"role": "user", "text": "The invoice totals are off by a cent for tenant 42. Can you look?"},
+    {"role": "assistant", "text": "I'll check how totals are computed.", "input_tokens": 5200},
+    {"role": "assistant", "kind": "tool_call", "tool_name": "Bash",
+     "tool_input": {"command": "rg -n 'float' ledgerline/billing"}},
+    {"role": "tool", "kind": "tool_result", "text": "billing/totals.py:18: total = float(sum(lines))",
+     "is_error": False},
+    {"role": "assistant", "text": "Totals use floats. I'll switch to integer cents.", "input_tokens": 8100},
+    {"role": "user", "text": "Yes, and remember that for the future."},
+]
+
+# The third session: the one the demo's staging came from (entries 0–8, then 9–13), already read
+# by Phase 1 (its pointer is written), so running Phase 1 in the demo stages the other two only.
+_LAST_SESSION_ENTRIES: list[dict[str, Any]] = [
+    {"role": "user", "text": "Rendering the invoice PDF blocks the API. Should it move out of process?"},
+    {"role": "assistant", "text": "Two options: keep WeasyPrint in-process, or a separate render service. "
+                                  "In-process rendering blocks API workers for ~800 ms per invoice.",
+     "input_tokens": 6400},
+    {"role": "user", "text": "Go with a separate render service."},
+    {"role": "assistant", "text": "Chosen: a separate render service; the API enqueues a render job.",
+     "input_tokens": 7200},
+    {"role": "assistant", "kind": "tool_call", "tool_name": "Bash", "tool_input": {"command": "uv run pytest -q -k pdf"}},
+    {"role": "tool", "kind": "tool_result", "text": "3 passed in 0.41s", "is_error": False},
+    {"role": "user", "text": "For errors: Sentry or the log drain?"},
+    {"role": "assistant", "text": "Sentry's free tier is enough; the log drain loses the stack context.",
+     "input_tokens": 7900},
+    {"role": "user", "text": "Fine, we'll decide that later."},
+    {"role": "user", "text": "Now run the migration for the render jobs table."},
+    {"role": "assistant", "kind": "tool_call", "tool_name": "Bash", "tool_input": {"command": "alembic upgrade head"}},
+    {"role": "tool", "kind": "tool_result", "text": "lock timeout on invoices", "is_error": True},
+    {"role": "assistant", "text": "The migration timed out waiting for a lock on invoices.", "input_tokens": 8800},
+    {"role": "user", "text": "Before running a migration, say whether it locks a table."},
+]
+_LAST_SESSION = len(SESSIONS) - 1
+
+
+def _session_log(session_id: str, day: int, entries: list[dict[str, Any]]) -> str:
     """A short native-format session log (SPEC 7) for ``session_id``."""
     t0 = BASE_TIME + timedelta(days=day)
-    entries = [
-        {"role": "user", "text": "The invoice totals are off by a cent for tenant 42. Can you look?"},
-        {"role": "assistant", "text": "I'll check how totals are computed.", "input_tokens": 5200},
-        {"role": "assistant", "kind": "tool_call", "tool_name": "Bash",
-         "tool_input": {"command": "rg -n 'float' ledgerline/billing"}},
-        {"role": "tool", "kind": "tool_result", "text": "billing/totals.py:18: total = float(sum(lines))",
-         "is_error": False},
-        {"role": "assistant", "text": "Totals use floats. I'll switch to integer cents.", "input_tokens": 8100},
-        {"role": "user", "text": "Yes, and remember that for the future."},
-    ]
     lines = [json.dumps({"yoi_session": 1, "session_id": session_id, "created_at": t0.isoformat()})]
     for position, entry in enumerate(entries):
         stamped = {**entry, "timestamp": (t0 + timedelta(minutes=position)).isoformat()}
@@ -419,8 +447,15 @@ def create_demo_workspace(root: Path, *, extra: int = 0, seed: int = 7) -> DemoS
     for session_id, text in _usage_files().items():
         _write(ws.usage_dir / f"{session_id}.jsonl", text)
     sessions = ws.root / "sessions"
-    for day, session_id in enumerate(SESSIONS):
-        _write(sessions / f"{session_id}.jsonl", _session_log(session_id, day * 7))
+    for number, session_id in enumerate(SESSIONS):
+        entries = _LAST_SESSION_ENTRIES if number == _LAST_SESSION else _FIRST_SESSIONS_ENTRIES
+        _write(sessions / f"{session_id}.jsonl", _session_log(session_id, number * 7, entries))
+    # Phase 1's pointer for the log the staging came from (the format of phase1.pointer, with a
+    # fixed time: the demo is byte-for-byte deterministic).
+    last = SESSIONS[_LAST_SESSION]
+    pointer = {"session_id": last, "last_index": len(_LAST_SESSION_ENTRIES) - 1, "log": f"sessions/{last}.jsonl",
+               "updated_at": _ts(71).isoformat(timespec="seconds")}
+    _write(pointer_path(ws, last), json.dumps(pointer, indent=2) + "\n")
     return summary
 
 

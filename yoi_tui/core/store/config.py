@@ -266,7 +266,8 @@ def load_config(path: Path, cache_dir: Path | None = None) -> Config:
 
 
 DEFAULT_CONFIG_TEXT = """\
-# yoi settings. Every key is optional; the values shown are the defaults.
+# yoi settings. Every key is optional; the values shown are the defaults (each is explained in
+# docs/configuration.md). The llm engines need `pip install 'yoi-tui[llm]'`.
 # Run `yoi lint` after editing: a bad key or value is reported with the allowed values.
 
 [records]
@@ -275,8 +276,10 @@ DEFAULT_CONFIG_TEXT = """\
 # cap_decision = 4000
 # cap_request = 3000
 # cap_knowledge = 8000
+# description_max = 1024
 # sources_max = 20
-# similar_slug_ratio = 90
+# similar_slug_ratio = 90.0
+# compressible_fraction = 0.6
 
 [lint]
 # disable = []
@@ -295,6 +298,7 @@ DEFAULT_CONFIG_TEXT = """\
 [phase1]
 # engine = "rules"
 # token_threshold = 20000
+# chunk_tokens = 24000
 
 [phase2]
 # engine = "rules"
@@ -313,5 +317,6 @@ DEFAULT_CONFIG_TEXT = """\
 # extract_model = "anthropic:claude-haiku-4-5"
 # consolidation_model = "anthropic:claude-sonnet-4-5"
 # base_url = "http://localhost:11434/v1"   # e.g. Ollama; use an "openai-chat:" or "ollama:" model
-# api_key_env = "ANTHROPIC_API_KEY"
+# api_key_env = "ANTHROPIC_API_KEY"   # the variable's name, never the key itself
+# output_mode = "tool"
 """
