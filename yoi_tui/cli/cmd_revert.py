@@ -54,10 +54,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print(f"reverted run {result.run_id}: {len(result.restored)} file(s) restored, "
+        verb = {"nothing-to-revert": "nothing to revert in run", "partially-reverted": "partially reverted run"}
+        print(f"{verb.get(result.status, 'reverted run')} {result.run_id}: {len(result.restored)} file(s) restored, "
               f"{len(result.inputs_restored)} staging file(s) put back"
               + (f", {len(result.already)} already as before" if result.already else "")
-              + (f"; {len(result.refused)} refused" if result.refused else ""))
+              + (f"; {len(result.refused)} refused" if result.refused else "")
+              + (f"; {len(result.inputs_kept)} staging file(s) left consumed (their records were not reverted "
+                 "here)" if result.inputs_kept else ""))
         for path in result.restored:
             print(f"  {'removed ' if path in result.removed else 'restored'} {path}")
         for path, reason in result.refused:

@@ -843,15 +843,23 @@ class RevertResult:
     already: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)
     inputs_restored: list[str] = field(default_factory=list)
+    inputs_kept: list[str] = field(default_factory=list)  # staging left consumed: its changes were not undone here
 
     @property
     def ok(self) -> bool:
         return not self.refused
 
+    @property
+    def status(self) -> str:
+        """``reverted``, ``partially-reverted`` or ``nothing-to-revert`` (what the journal now says)."""
+        if not self.restored and not self.inputs_restored:
+            return "nothing-to-revert"
+        return "reverted" if self.ok and not self.inputs_kept else "partially-reverted"
+
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "restored": self.restored, "removed": self.removed, "already": self.already,
                 "refused": [{"path": p, "reason": r} for p, r in self.refused],
-                "inputs_restored": self.inputs_restored}
+                "inputs_restored": self.inputs_restored, "inputs_kept": self.inputs_kept, "status": self.status}
 
 
 def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
@@ -914,17 +922,35 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
                 result.already.append(change["path"])
             else:
                 result.refused.append((change["path"], detail or "refused"))
+        # Put back only the staging of what this revert really undid: an input whose changes were
+        # all reverted by something else already (``git revert``, a rebase that dropped them) or were
+        # refused stays consumed, or the next Phase 2 would make those records again (issue 30).
+        outcomes: dict[str, set[str]] = {}
+        for change in journal["changes"]:
+            for staging_id in change.get("why") or []:
+                outcomes.setdefault(staging_id, set()).add(str(change.get("revert")))
         for item in journal.get("inputs") or []:
             if item.get("state") not in ("deleted", "delete"):
+                continue
+            seen = outcomes.get(item.get("id"))
+            # (An input behind a refused change and a restored one goes back: what it made is partly
+            # undone, and Phase 2 merges what it makes again into the refused file's record.)
+            put_back = "restored" in seen if seen else bool(result.restored)
+            if not put_back:
+                result.inputs_kept.append(item["id"])
                 continue
             try:
                 target = _inside(ws, item["path"])
                 if read_exact(target) is None:
                     write_exact(target, item["text"])
                     result.inputs_restored.append(item["id"])
+                item["state"] = "restored"
             except (YoiError, OSError) as exc:
                 result.refused.append((item["path"], f"cannot restore: {getattr(exc, 'message', None) or exc}"))
-        journal["status"] = "reverted" if result.ok else "partially-reverted"
+        previous = journal.get("status")
+        if result.status != "nothing-to-revert" or previous not in ("reverted", "partially-reverted"):
+            journal["status"] = result.status  # (reverting again changes nothing: the run stays reverted)
+        journal["inputs_tracked"] = True  # each input's state says whether it was put back (runs.consumed)
         journal["reverted_at"] = _now_iso()
         final = _journal_path(ws, run_id, pending=False)
         _write_journal(final, journal)

@@ -41,8 +41,12 @@ def consumed_staging(ws: Workspace, ids: Iterable[str]) -> dict[str, str]:
             journal = json.loads(raw)
         except json.JSONDecodeError:
             continue
-        if not isinstance(journal, dict) or journal.get("status") not in ("applied", "applying"):
-            continue  # a reverted run put its inputs back: they may be consumed again
+        if not isinstance(journal, dict):
+            continue
+        if journal.get("status") not in ("applied", "applying") and not journal.get("inputs_tracked"):
+            continue  # reverted before inputs were tracked one by one: it put them all back
+        # (A revert that tracks its inputs marks those it put back "restored": they may be consumed
+        # again; those it kept back — their changes were undone by git, not by it — stay consumed.)
         for item in journal.get("inputs") or []:
             if isinstance(item, dict) and item.get("id") in wanted and item.get("state") in _CONSUMED_STATES:
                 found.setdefault(str(item["id"]), str(journal.get("run_id")))
