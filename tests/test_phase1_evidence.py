@@ -163,3 +163,17 @@ def test_ok_after_a_report_of_done_work_starts_a_new_request() -> None:
     log.say("Done! I've created test-file.txt.")
     log.user("ok edit it and add some content")
     assert [r.range for r in log.extract().requests] == [(0, 0), (2, 2)]
+
+
+def test_request_titles_skip_a_leading_condition_and_bullets_and_keep_a_clause_that_says_something() -> None:
+    log = Log()
+    log.user('if my api key is "REDACTED" give me the build command to have a binary ready')
+    log.say("Here it is.")
+    log.user("⨯ release failed after 0s")
+    log.say("Let me look.")
+    log.user("add a test that checks we are sending the full command")
+    log.say("Done.")
+    log.user("i do also want to send the command flags and arguments")
+    titles = [r.title for r in log.extract().requests]
+    assert titles == ["Give me the build command to have a binary", "Fix: release failed after 0s",
+                      "Add a test that checks we are sending", "Send the command flags and arguments"]

@@ -107,9 +107,12 @@ def _proposal_decision(proposal: list[tuple[int, str, str]], reply: Entry, calls
     reason = _REASON_RE.search(sentence)
     said = _ACCEPT_WORD_RE.sub("", prose(reply.text)).strip()
     chosen = squash(said if len(said.split()) >= 3 else sentence, 200)
-    options = [chosen, squash(other.group("other").strip(), 200)] if other else []
+    rejected = squash(other.group("other").strip(), 200) if other else ""
+    options = [chosen, rejected] if rejected else []
     why = reason.group("why") if reason else (context or sentence)
-    return Decision(title=short_title(chosen, 10), options=options, chosen=chosen,
+    title = short_title(chosen, 8) + (f", not {short_title(rejected, 6)[:1].lower()}{short_title(rejected, 6)[1:]}"
+                                      if rejected else "")
+    return Decision(title=squash(title, 120), options=options, chosen=chosen,
                     rationale=squash(f"the agent recommended it ({squash(why, 150)}); the user agreed: "
                                      f"{prose(reply.text)}", 240),
                     range=(proposal[0][0], _first_action_after(calls, reply.index)))
@@ -135,7 +138,7 @@ def conflict_resolutions(entries: list[Entry], calls: list[Call]) -> list[Decisi
         parts = sentences(prose(account[-1].text))
         if len(parts) > 1 and len(parts[0].split()) <= 4:
             parts = parts[1:]  # "Clear picture now."
-        chosen = squash(" ".join(parts), 200)
+        chosen = squash(re.sub(r"\*\*|__", "", " ".join(parts)), 200)  # markdown emphasis is not the choice
         where = ", ".join(sorted(names)) or "the merge"
         decisions.append(Decision(title=squash(f"Merge conflict in {where}", 120), options=[], chosen=chosen,
                                   rationale=f"{call.describe()} stopped on conflicts in {where}",

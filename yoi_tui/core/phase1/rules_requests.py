@@ -56,8 +56,11 @@ _CORRECTION_RE = re.compile(r"^(?:not\b|no[,.!]|no\s+(?:not|the|it|that|this|i|w
                             r"don't|dont|do not|stop|undo|revert that|wait)", re.IGNORECASE)
 _QUESTION_START_RE = re.compile(r"^(?:what|why|how|where|when|which|who|whose|is|are|does|do|did|can|could|should|"
                                 r"would|will|was|were|has|have|isn't|aren't|doesn't)\b", re.IGNORECASE)
-_DIRECTIVE_RE = re.compile(r"^(?:we|you|i)\s+(?:should|need to|must|have to|want to|want you to|'d like to|would like to)"
-                           r"\s+", re.IGNORECASE)
+_DIRECTIVE_RE = re.compile(r"^(?:we|you|i)\s+(?:do\s+|really\s+|also\s+)*(?:should|need to|must|have to|want to|"
+                           r"want you to|'d like to|would like to|'d like you to|would like you to)(?:\s+also)?\s+",
+                           re.IGNORECASE)
+# A condition before the instruction: "if my api key is X give me the build command".
+_CONDITION_RE = re.compile(r"^(?:if|when|once|since|because|as|after|before)\b", re.IGNORECASE)
 _PROBLEM_RE = re.compile(r"\b(?:doesn'?t|does not|don'?t|isn'?t|is not|won'?t|can'?t|cannot|not working|broken|"
                          r"fails?|failing|failed|error|crash(?:es|ed)?|still|wrong|says|shows|missing|bug)\b",
                          re.IGNORECASE)
@@ -190,9 +193,28 @@ def directive(text: str) -> tuple[str, str]:
             return intent, _DIRECTIVE_RE.sub("", strip_polite(sentence))
         if not problem and _PROBLEM_RE.search(sentence):
             problem = re.sub(r"\s*\([^)]*\)?\??$", "", sentence).rstrip("?")
+        conditional = _after_condition(sentence)
+        if conditional is not None:
+            return conditional
     if problem:
         return "fix", problem
-    return "other", parts[0] if parts else text.strip()
+    return "other", _DIRECTIVE_RE.sub("", strip_polite(parts[0])) if parts else text.strip()
+
+
+def _after_condition(sentence: str) -> tuple[str, str] | None:
+    """The instruction after a leading condition ("if my api key is X, give me ..."), if any."""
+    if not _CONDITION_RE.match(sentence):
+        return None
+    words = sentence.split()
+    for position in range(2, len(words)):
+        rest = " ".join(words[position:])
+        previous = words[position - 1].lower().strip(",")
+        if previous in ("to", "i", "we", "you", "it", "is", "are", "be") and not words[position - 1].endswith(","):
+            continue
+        found = _verb(rest)
+        if found:
+            return found[0], rest
+    return None
 
 
 def _target(sentence: str, intent_verb: str | None) -> str:
@@ -229,11 +251,14 @@ def _target(sentence: str, intent_verb: str | None) -> str:
     return squash(obj or ", ".join(unique) or sentence, 100)
 
 
+TITLE_WORDS = 9  # a request's title: a short sentence
+
+
 def _title(intent: str, sentence: str) -> str:
-    if _verb(sentence):
-        return short_title(sentence)
-    return "Fix: " + short_title(sentence)[:1].lower() + short_title(sentence)[1:] if intent == "fix" \
-        else short_title(sentence)
+    title = short_title(sentence, TITLE_WORDS)
+    if _verb(sentence) or intent != "fix":
+        return title
+    return "Fix: " + title[:1].lower() + title[1:]
 
 
 def extract_requests(entries: list[Entry]) -> list[Request]:

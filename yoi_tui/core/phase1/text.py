@@ -25,6 +25,7 @@ _CLAUSE_WORDS = {"which", "who", "that", "because", "so", "when", "where", "whil
                  "unless", "until", "though", "although", "—", "-", "–"}
 _COMMAND_WORDS = {"cd", "git", "npm", "pnpm", "yarn", "ls", "make", "mix", "cargo", "pip", "uv", "docker", "kubectl", "gh",
                   "bd", "yoi", "pytest", "python", "node", "bun"}
+_LEAD_SYMBOLS_RE = re.compile(r"^[^\w`\"'(@#/.~-]+")  # "⨯ release failed", "• running": bullets and marks
 TEMP_PATH_RE = re.compile(r"(?:^|/)(?:var/folders|private/var|tmp|TemporaryItems|AppData/Local/Temp)/|Screenshot ",
                           re.IGNORECASE)
 
@@ -68,10 +69,12 @@ def strip_polite(sentence: str) -> str:
 def short_title(sentence: str, max_words: int = 9) -> str:
     """A title from a sentence: at most ``max_words`` words, cut at a clause boundary when one is
     near, without a dangling function word, capitalised, no trailing punctuation."""
-    words = strip_polite(sentence).rstrip(" .!?;:").split()
+    words = _LEAD_SYMBOLS_RE.sub("", strip_polite(sentence)).rstrip(" .!?;:").split()
     if len(words) > max_words:
         cut = max_words
-        for position in range(max_words, 2, -1):
+        # Cut at a clause boundary only when what is left still says something ("Add a test that
+        # checks ..." is not cut to "Add a test").
+        for position in range(max_words, 4, -1):
             word = words[position].lower().strip(",;:")
             if word in _CLAUSE_WORDS or words[position - 1].endswith((",", ";", ":")):
                 cut = position
