@@ -98,3 +98,35 @@ def test_a_malformed_session_file_is_left_alone(tmp_path: Path) -> None:
     done = run_yoi("usage", "compact", "--workspace", str(ws.root))
     assert done.returncode == 0 and "sess-1.jsonl: has a malformed line" in done.stderr
     assert bad.exists() and "folded 5 session file(s)" in done.stdout
+
+
+def test_in_a_shared_workspace_a_clone_compacts_only_its_own_sessions(tmp_path: Path) -> None:
+    """No modify/delete on usage files (issue 30): a clone folds only the sessions it began, so a
+    session another clone resumes (appends to) is never deleted under it."""
+    from git_support import clone, commit_all, git, git_env, make_remote
+
+    from yoi_tui.core.retrieval.usage import record_tokens
+    from yoi_tui.core.retrieval.usage_compact import compact
+    from yoi_tui.core.store.workspace import Workspace
+
+    env = git_env(tmp_path / "home")
+    remote = make_remote(tmp_path, env)
+    a, b = clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env)
+    record_tokens(Workspace(a), 100, session_id="sess-a")
+    record_tokens(Workspace(b), 200, session_id="sess-b")
+    for repo in (a, b, a):
+        commit_all(repo, "usage", env)
+        git(repo, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main", env=env)
+        git(repo, "push", "-q", "origin", "HEAD:main", env=env)
+    result = compact(Workspace(a), older_than_days=0)
+    assert result.sessions == ["sess-a"] and "sess-b.jsonl" in result.skipped
+    assert (a / ".yoi/usage/sess-b.jsonl").exists()
+    commit_all(a, "compact", env)
+    git(a, "push", "-q", "origin", "HEAD:main", env=env)
+    record_tokens(Workspace(b), 300, session_id="sess-b")  # b resumes its session
+    commit_all(b, "resumed", env)
+    pulled = git(b, "pull", "--no-rebase", "--no-edit", "origin", "main", env=env, check=False)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    assert git(b, "diff", "--name-only", "--diff-filter=U", env=env).stdout == ""
+    assert compact(Workspace(b), older_than_days=0).sessions == ["sess-b"]
+    assert sum(e.get("input_tokens", 0) for e in load_events(Workspace(b))[0]) == 600  # every event kept

@@ -223,6 +223,30 @@ def _append_with_lock_file(path: Path, data: bytes, lock_path: Path) -> None:  #
             lock.release()
 
 
+OWN_SESSIONS = "usage-own"  # .yoi/state/usage-own/<session_id>: sessions this clone began (local, never shared)
+
+
+def mark_own_session(ws: Workspace, session_id: str) -> None:
+    """Remember that this clone began ``session_id``'s usage file. Only this clone appends to it (a
+    session runs on one machine), so only this clone may fold it away in a shared workspace
+    (``usage_compact``): a file deleted in one clone while another appended to it would be a
+    modify/delete conflict in git, which no merge driver settles."""
+    folder = ws.state_dir / OWN_SESSIONS
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(folder / session_id, os.O_CREAT | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o644))
+    except OSError:
+        pass  # then this clone leaves the file to be (no harm: it is only not compacted)
+
+
+def own_sessions(ws: Workspace) -> set[str]:
+    """The session ids this clone began (``mark_own_session``)."""
+    try:
+        return {entry.name for entry in os.scandir(ws.state_dir / OWN_SESSIONS)}
+    except OSError:
+        return set()
+
+
 class UsageLog:
     """Appends events for one session of one workspace."""
 
@@ -245,8 +269,11 @@ class UsageLog:
         if not prepared:
             return []
         data = b"".join(_encode(e) for e in prepared)
+        path = self.path
+        if not os.path.exists(path):
+            mark_own_session(self.ws, self.session_id)
         try:
-            _append(self.path, data, _lock_path(self.ws, self.session_id))
+            _append(path, data, _lock_path(self.ws, self.session_id))
         except OSError as exc:
             raise UsageError(f"cannot append usage events: {exc.strerror or exc}", path=self.path) from exc
         return prepared

@@ -12,7 +12,10 @@ Crash safety: each month file is written atomically (merged with what it already
 by id, duplicates dropped) before any session file is removed; a crash in between leaves events in
 both places, which the loader reads once (an identical event seen twice is skipped silently). Month
 files are ``merge=union`` in ``.gitattributes``: two clones compacting the same sessions add the
-same lines. Not guarded: an event appended to a session idle for ``older_than_days`` in the instant
+same lines. In a workspace shared through git a clone folds only the sessions it began itself (``usage.
+mark_own_session``; a session runs on one machine, so no other clone appends to its file): the
+deletion reaches the others through git as a plain delete, never against an append — which would be
+a modify/delete conflict no merge driver settles. Not guarded: an event appended to a session idle for ``older_than_days`` in the instant
 between this reading its file and removing it (appenders do not re-check the file after their
 lock), which is why only sessions idle that long are touched.
 """
@@ -29,7 +32,7 @@ from typing import Any
 from ..errors import YoiError
 from ..store.atomic import atomic_write_bytes
 from ..store.workspace import Workspace
-from .usage import COMPACTED_PREFIX, UsageError, usage_report, validate_session_id
+from .usage import COMPACTED_PREFIX, UsageError, own_sessions, usage_report, validate_session_id
 
 DEFAULT_OLDER_THAN_DAYS = 30
 
@@ -86,7 +89,16 @@ def compact(ws: Workspace, *, older_than_days: int = DEFAULT_OLDER_THAN_DAYS, dr
     result.files_before = len(all_files)
     by_month: dict[str, dict[str, dict[str, Any]]] = {}
     moving: list[Path] = []
+    from ..store.git_driver import find_git_dir
+
+    # Shared through git, another clone's session file is left to that clone: it may resume the
+    # session and append, and git cannot merge an append into a file deleted here (modify/delete).
+    mine = own_sessions(ws) if find_git_dir(str(ws.root)) is not None else None
     for path in _session_files(ws):
+        if mine is not None and path.stem not in mine:
+            result.skipped[path.name] = ("another clone's session (the workspace is shared through git): "
+                                         "left to the clone that runs it")
+            continue
         lines = _closed_session_lines(path, cutoff, result)
         if lines is None:
             continue
