@@ -177,3 +177,14 @@ def test_request_titles_skip_a_leading_condition_and_bullets_and_keep_a_clause_t
     titles = [r.title for r in log.extract().requests]
     assert titles == ["Give me the build command to have a binary", "Fix: release failed after 0s",
                       "Add a test that checks we are sending", "Send the command flags and arguments"]
+
+
+def test_a_failure_is_told_by_its_diagnostic_not_the_task_runners_verdict() -> None:
+    log = Log()
+    log.user("mise run lint fails")
+    log.bash("mise run lint", "[lint] $ golangci-lint run ./...\ncmd/cli/telemetry.go:40:1: GetClient returns "
+             "interface (ireturn)\n[lint] ERROR task failed", exit_code=1)
+    log.edit("/w/cmd/cli/telemetry.go")
+    log.bash("mise run lint", "0 issues.")
+    [attempt] = log.extract().attempts
+    assert "GetClient returns interface (ireturn)" in attempt.result and "ERROR task failed" not in attempt.result

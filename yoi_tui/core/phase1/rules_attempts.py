@@ -23,6 +23,7 @@ from .text import sentences, squash
 
 _ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|exception|denied|cannot|can't|no such|invalid|"
                             r"traceback|refused|timed out|exceeds|expected|assert", re.IGNORECASE)
+_DIAGNOSTIC_RE = re.compile(r"^(?:\S+\.\w{1,5}:\d+(?::\d+)?:\s*\S|--- FAIL:|\S+Error: )")
 _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Process exited with code -?\d+|"
                             r"Chunk ID: .*|Original token count: .*|Total output lines: .*|[⎯─━=\-_ ]+.*[⎯─━]+|"
                             r"\(eval\):\d+:?)$")
@@ -57,7 +58,10 @@ def _lines(text: str) -> list[str]:
 def error_line(result: Entry) -> str:
     lines = _lines(result.text.replace("\\n", "\n"))
     hits = [line for line in lines if _ERROR_HINT_RE.search(line)]
-    chosen = hits[0] if hits else (lines[-1] if lines else "")
+    # What failed says more than the runner's verdict: a diagnostic (path:line: ...) or a failing
+    # test line comes before "[lint] ERROR task failed".
+    precise = [line for line in lines if _DIAGNOSTIC_RE.search(line)]
+    chosen = precise[0] if precise else hits[0] if hits else (lines[-1] if lines else "")
     if chosen.endswith(":") and chosen in lines and lines.index(chosen) + 1 < len(lines):
         # A header ("Pre-commit validation failed:") says little; its first line says what.
         chosen = f"{chosen} {lines[lines.index(chosen) + 1]}"
