@@ -257,31 +257,39 @@ class ScriptedModel:
         return [{"type": "text", "text": FINAL_TEXT}], "end_turn"
 
     def responses_turn(self, request: Request) -> list[dict[str, Any]]:
-        """Output items of the reply to one Responses request."""
+        """Output items of the reply to one Responses request.
+
+        Codex 0.169 defers MCP tools: the first request names the ``mcp__yoi`` namespace in a
+        ``<tools>`` developer block and offers a client-side ``tool_search``; a direct call is
+        refused ("unsupported call"). So, as a model would, the script first searches, and calls the
+        tool once the search output has loaded it (one step more than on Claude Code).
+        """
         mid = f"msg_{self.next_id()}"
         if not request.agentic:
             return [{"type": "message", "role": "assistant", "id": mid,
                      "content": [{"type": "output_text", "text": "Scripted session"}]}]
-        results = sum(1 for item in request.body.get("input", []) if isinstance(item, dict)
-                      and item.get("type") in ("function_call_output", "custom_tool_call_output"))
+        items_in = [item for item in request.body.get("input", []) if isinstance(item, dict)]
+        searched = any(item.get("type") == "tool_search_output" for item in items_in)
+        results = sum(1 for item in items_in
+                      if item.get("type") in ("function_call_output", "custom_tool_call_output"))
         names = request.tools
+        tools = {t.get("name") or t.get("type"): t for t in request.body.get("tools", []) if isinstance(t, dict)}
         call_id = f"call_{self.next_id():04d}"
         shell = _find(names, "exec_command", "shell_command", "shell") or "exec_command"
         if results == 0:
-            search = self._search_tool(names)
-            namespace, _, tool = search.rpartition("__")
-            item: dict[str, Any] = {"type": "function_call", "name": search, "call_id": call_id,
-                                    "arguments": json.dumps({"query": SEARCH_QUERY})}
-            if namespace and search not in [t.get("name") for t in request.body.get("tools", [])]:
-                item = {**item, "name": tool, "namespace": namespace + "__"}
-            return [item]
+            loaded = _namespace_tool(request, "knowledge_search")
+            if loaded is None and "tool_search" in tools and not searched and "mcp__yoi" in request.text:
+                return [{"type": "tool_search_call", "call_id": call_id, "execution": "client",
+                         "arguments": {"query": "mcp__yoi knowledge_search", "limit": 5}}]
+            namespace, tool = loaded or ("mcp__yoi", "knowledge_search")
+            return [{"type": "function_call", "name": tool, "namespace": namespace, "call_id": call_id,
+                     "arguments": json.dumps({"query": SEARCH_QUERY})}]
         if results in (1, 3):
             args = {"cmd": CHECK_COMMAND} if shell == "exec_command" else (
                 {"command": CHECK_COMMAND} if shell == "shell_command" else {"command": ["bash", "-lc", CHECK_COMMAND]})
             return [{"type": "function_call", "name": shell, "call_id": call_id, "arguments": json.dumps(args)}]
         if results == 2:
             patch = f"*** Begin Patch\n*** Add File: {FIX_FILE}\n+{FIX_TEXT.rstrip()}\n*** End Patch\n"
-            tools = {t.get("name"): t for t in request.body.get("tools", []) if isinstance(t, dict)}
             if tools.get("apply_patch", {}).get("type") == "custom":
                 return [{"type": "custom_tool_call", "name": "apply_patch", "call_id": call_id, "input": patch}]
             if "apply_patch" in tools:
@@ -291,6 +299,23 @@ class ScriptedModel:
             return [{"type": "function_call", "name": shell, "call_id": call_id, "arguments": json.dumps(args)}]
         return [{"type": "message", "role": "assistant", "id": mid,
                  "content": [{"type": "output_text", "text": FINAL_TEXT}]}]
+
+
+def _namespace_tool(request: Request, wanted: str) -> tuple[str, str] | None:
+    """``(namespace, tool)`` of a loaded yoi tool named ``wanted``: in the tool list (a ``namespace``
+    tool) or in a ``tool_search_output`` of the conversation."""
+    places: list[Any] = list(request.body.get("tools") or [])
+    for item in request.body.get("input") or []:
+        if isinstance(item, dict) and item.get("type") == "tool_search_output":
+            places.extend(item.get("tools") or [])
+    for tool in places:
+        if not isinstance(tool, dict):
+            continue
+        if tool.get("type") == "namespace" and "yoi" in str(tool.get("name")):
+            for inner in tool.get("tools") or []:
+                if isinstance(inner, dict) and inner.get("name") == wanted:
+                    return str(tool["name"]), wanted
+    return None
 
 
 def _anthropic_cwd(text: str) -> str | None:

@@ -104,15 +104,37 @@ def _first_agentic(model: ScriptedModel) -> Request:
 
 
 def _offered(request: Request) -> set[str]:
-    """Tools the model is offered: the tool list, plus tools announced as deferred (Claude Code 2.1.x
-    lists MCP tools in a system reminder, loaded through ToolSearch, and accepts a direct call)."""
+    """Tools the model is offered: the tool list, plus tools announced as deferred. Claude Code 2.1.x
+    lists MCP tools in a system reminder (loaded through ToolSearch; a direct call works too); Codex
+    0.169 lists MCP namespaces (``- mcp__yoi: …``) in a ``<tools>`` developer block, loaded through
+    its client-side ``tool_search`` tool."""
     names = set(request.tools)
-    text = request.text
+    text = request.text.replace("\\n", "\n")
     marker = "deferred tools are now available"
     if marker in text:
         listing = text.split(marker, 1)[1].split("</system-reminder>", 1)[0]
-        names.update(part.strip() for part in listing.replace("\\n", "\n").splitlines() if part.strip())
+        names.update(part.strip() for part in listing.splitlines()[1:] if part.strip())
+    if "Deferred tool namespaces:" in text and any(t.get("type") == "tool_search" for t in request.body.get("tools", [])):
+        listing = text.split("Deferred tool namespaces:", 1)[1].split("</tools>", 1)[0]
+        names.update(line[2:].split(":", 1)[0].strip() for line in listing.splitlines() if line.startswith("- "))
     return names
+
+
+def _settle(project: Path, env: dict[str, str] | None = None, limit: float = 120.0) -> None:
+    """Wait until the hooks' background work (``yoi status``, where it exists) has finished."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while True:
+        done = run_yoi("status", "--json", cwd=project, env=env)
+        try:
+            state = json.loads(done.stdout)
+        except ValueError:
+            return  # no 'yoi status' here: the hooks did their work in the foreground
+        if not state.get("pending") and not state.get("worker_running"):
+            return
+        assert time.monotonic() < deadline, f"the hooks' background work did not finish: {done.stdout}"
+        time.sleep(0.5)
 
 
 def _usage_sessions(project: Path) -> dict[str, list[dict[str, Any]]]:
@@ -158,6 +180,7 @@ def _check_mcp_offered(first: Request, search_tool: str) -> None:
 
 
 def _check_one_session(project: Path, session_id: str) -> None:
+    _settle(project)
     sessions = _usage_sessions(project)
     assert list(sessions) == [session_id], f"usage under several ids: {sorted(sessions)}"
     types = [e["type"] for e in sessions[session_id]]
@@ -225,10 +248,15 @@ def test_claude_code_first_request_offers_yoi_mcp_tools(claude_run: ClaudeRun) -
 def test_claude_code_hooks_exit_zero_and_stay_off_the_console(claude_run: ClaudeRun) -> None:
     hooks = [line["attachment"] for line in claude_run.lines if line.get("type") == "attachment"
              and str(line["attachment"].get("type", "")).startswith("hook_")]
-    assert {h.get("hookEvent") for h in hooks} >= {"SessionStart", "UserPromptSubmit", "Stop"}, hooks
+    assert {h.get("hookEvent") for h in hooks} >= {"SessionStart", "UserPromptSubmit"}, hooks
     assert all(h["type"] == "hook_success" and h.get("exitCode", 0) == 0 for h in hooks), hooks
+    # A Stop hook that prints nothing leaves no attachment, only the summary of the Stop hooks run.
     summaries = [line for line in claude_run.lines if line.get("subtype") == "stop_hook_summary"]
-    assert summaries and all(not s.get("hookErrors") for s in summaries), summaries
+    assert summaries and all(not s.get("hookErrors") and any("hook claude-code" in i.get("command", "")
+                                                            for i in s.get("hookInfos", [])) for s in summaries), summaries
+    _settle(claude_run.project)
+    status = run_yoi("status", "--json", cwd=claude_run.project)
+    assert status.returncode != 1, status.stdout  # 1: a background job failed (2: no 'yoi status' yet)
     assert "yoi" not in claude_run.done.stderr, claude_run.done.stderr
 
 
@@ -311,21 +339,23 @@ def test_codex_runs_the_script_offline(codex_run: CodexRun) -> None:
     assert [m["text"] for m in messages if m.get("type") == "agent_message"] == [FINAL_TEXT]
     assert not [m for m in messages if m.get("type") == "error"], "Codex reported errors (deprecated config?)"
     assert (codex_run.project / FIX_FILE).read_text(encoding="utf-8") == FIX_TEXT
-    assert len(codex_run.model.agentic_requests()) == 5
+    searched = any(line.get("type") == "response_item" and line["payload"].get("type") == "tool_search_call"
+                   for line in codex_run.lines)  # loading the deferred yoi namespace is one request more
+    assert len(codex_run.model.agentic_requests()) == 5 + searched
 
 
 def test_codex_first_request_has_context_and_expansion(codex_run: CodexRun) -> None:
     _check_first_request(codex_run.model)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23 item 2 (agents-latency): yoi mcp answers initialize too late, so "
-                                        "Codex leaves the still-starting optional server out of the first request")
 def test_codex_first_request_offers_yoi_mcp_tools(codex_run: CodexRun) -> None:
     first = _first_agentic(codex_run.model)
-    assert any(name.endswith("knowledge_search") and "yoi" in name for name in _offered(first)), \
+    assert any("yoi" in name for name in _offered(first)), \
         f"yoi's MCP tools not in the first request: {sorted(_offered(first))}"
+    calls = {line["payload"].get("call_id") for line in codex_run.lines if line.get("type") == "response_item"
+             and line["payload"].get("name") == "knowledge_search"}
     outputs = [line["payload"] for line in codex_run.lines if line.get("type") == "response_item"
-               and line["payload"].get("type") == "function_call_output"]
+               and line["payload"].get("type") == "function_call_output" and line["payload"].get("call_id") in calls]
     assert outputs and "release-checklist" in json.dumps(outputs[0]), outputs[:1]
 
 
@@ -337,10 +367,13 @@ def test_codex_hooks_ran_and_stay_off_the_console(codex_run: CodexRun) -> None:
     assert len(added) == 2, added  # SessionStart's resident context, UserPromptSubmit's #config-layout
     noisy = [line for line in codex_run.done.stderr.splitlines() if "yoi hook" in line or "hook" in line.lower()]
     assert not noisy, noisy
+    _settle(codex_run.project, codex_run.env)
+    status = run_yoi("status", "--json", cwd=codex_run.project, env=codex_run.env)
+    assert status.returncode != 1, status.stdout  # 1: a background job failed (2: no 'yoi status' yet)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23 items 2 and 7 (agents-latency): no MCP call reaches yoi (server "
-                                        "not up in time), and yoi mcp records under its own lifetime id")
+@pytest.mark.xfail(strict=True, reason="issue 23 item 7 (agents-latency): yoi mcp records its invokes under its "
+                                        "own lifetime id, not the client's session id")
 def test_codex_usage_and_token_clock_under_one_session(codex_run: CodexRun) -> None:
     _check_one_session(codex_run.project, codex_run.session_id)
 
