@@ -185,8 +185,10 @@ def _check_one_session(project: Path, session_id: str) -> None:
     assert list(sessions) == [session_id], f"usage under several ids: {sorted(sessions)}"
     types = [e["type"] for e in sessions[session_id]]
     assert "tokens" in types and "inject" in types, types
+    # The #slug expansion (hook) and the knowledge_search hits (the MCP call: the script runs no
+    # `yoi search`) are invokes of the same session.
     vias = {e.get("via") for e in sessions[session_id] if e["type"] == "invoke"}
-    assert {"expand", "mcp"} <= vias, f"invokes by: {vias}"
+    assert {"expand", "search"} <= vias, f"invokes by: {vias}"
     clocks = sorted(p.stem for p in (project / ".yoi" / "state" / "token-clock").glob("*.json"))
     assert clocks == [session_id], clocks
 
