@@ -262,8 +262,6 @@ def test_claude_code_hooks_exit_zero_and_stay_off_the_console(claude_run: Claude
     assert "yoi" not in claude_run.done.stderr, claude_run.done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23 item 7 (agents-latency): yoi mcp records its invokes under its "
-                                        "own lifetime id, not the client's session id")
 def test_claude_code_usage_and_token_clock_under_one_session(claude_run: ClaudeRun) -> None:
     _check_one_session(claude_run.project, claude_run.session_id)
 
@@ -374,8 +372,6 @@ def test_codex_hooks_ran_and_stay_off_the_console(codex_run: CodexRun) -> None:
     assert status.returncode != 1, status.stdout  # 1: a background job failed (2: no 'yoi status' yet)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23 item 7 (agents-latency): yoi mcp records its invokes under its "
-                                        "own lifetime id, not the client's session id")
 def test_codex_usage_and_token_clock_under_one_session(codex_run: CodexRun) -> None:
     _check_one_session(codex_run.project, codex_run.session_id)
 
