@@ -333,3 +333,10 @@ def test_codex_trust_entries_are_added_or_replaced_as_text(tmp_path: Path) -> No
         assert "config.toml" in str(exc)
     else:
         raise AssertionError("an inline [hooks] table was edited")
+
+
+def test_codex_dry_run_says_the_trust_step_follows(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    dry = _yoi("install", "codex", "--dry-run", cwd=ws.root, home=tmp_path / "home")
+    assert dry.returncode == 0 and "ask Codex which of its hooks it trusts" in dry.stdout
+    assert not (ws.root / ".codex").exists()

@@ -193,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(edit.diff())
     if args.dry_run:
         print(f"(dry run: {len(edits)} file(s) would change; nothing written)")
+        if args.harness == "codex" and args.install:
+            print("(after writing them, yoi would ask Codex which of its hooks it trusts and offer to trust yoi's)")
         return EXIT_OK
     if not args.yes and not _confirm():
         print("Nothing changed.", file=sys.stderr)
