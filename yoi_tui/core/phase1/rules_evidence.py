@@ -84,20 +84,22 @@ def refused_then_redirected(entries: list[Entry], calls: list[Call]) -> list[Dec
 def accepted_proposals(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     """The agent's recommendation (since the user last spoke) that the user's next message accepts."""
     decisions: list[Decision] = []
-    proposal: list[tuple[int, str, str]] = []  # (index, a recommending sentence, the sentence before it)
+    said: list[Entry] = []  # the agent's messages since the user last spoke
     for entry in entries:
         if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
-            if proposal and accepts(entry.text):
-                decisions.append(_proposal_decision(proposal, entry, calls))
-            proposal = []
-            continue
-        if entry.role != "assistant" or entry.kind not in (None, "message"):
-            continue
-        previous = ""
-        for sentence in sentences(prose(entry.text)):
-            if _RECOMMEND_RE.search(sentence) and not sentence.rstrip().endswith("?"):
-                proposal.append((entry.index, sentence, previous))
-            previous = sentence
+            if said and accepts(entry.text):  # only then are the agent's messages read (prose is costly)
+                proposal: list[tuple[int, str, str]] = []
+                for message in said:
+                    previous = ""
+                    for sentence in sentences(prose(message.text)):
+                        if _RECOMMEND_RE.search(sentence) and not sentence.rstrip().endswith("?"):
+                            proposal.append((message.index, sentence, previous))
+                        previous = sentence
+                if proposal:
+                    decisions.append(_proposal_decision(proposal, entry, calls))
+            said = []
+        elif entry.role == "assistant" and entry.kind in (None, "message") and entry.text:
+            said.append(entry)
     return decisions
 
 
@@ -122,7 +124,8 @@ def conflict_resolutions(entries: list[Entry], calls: list[Call]) -> list[Decisi
     """How the agent resolved the conflicts a git merge/rebase stopped on."""
     decisions: list[Decision] = []
     for position, call in enumerate(calls):
-        if not call.is_shell or call.result is None or not stopped_on_conflicts(call.command(), call.result.text):
+        if not call.is_shell or call.result is None or "CONFLICT" not in call.result.text and \
+                "onflicts" not in call.result.text or not stopped_on_conflicts(call.command(), call.result.text):
             continue
         files = list(dict.fromkeys(m.group("path") for m in _CONFLICT_FILE_RE.finditer(call.result.text)))
         names = {f.rsplit("/", 1)[-1] for f in files}

@@ -151,14 +151,14 @@ _PROPOSAL_RE = re.compile(r"\?(?:\s|$)|\b(?:let me know|would you like|shall i|s
                           re.IGNORECASE)
 
 
-def _refines_previous(body: str, previous: Request | None, proposed: bool) -> bool:
+def _refines_previous(body: str, previous: Request | None, said: str) -> bool:
     """A message that continues the request before it rather than starting one: accepting what the
     agent just proposed ("Ok ..." after a report of done work is a new request), a bare follow-up
     with no verb, or the same prompt sent again."""
     if previous is None:
         return False
     words = body.split()
-    if proposed and len(words) <= 15 and _ACCEPT_RE.match(body):
+    if len(words) <= 15 and _ACCEPT_RE.match(body) and bool(said) and bool(_PROPOSAL_RE.search(prose(said))):
         return True
     if len(words) <= 3 and _verb(body) is None and not body.rstrip().endswith("?"):
         return True
@@ -265,11 +265,11 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
     requests: list[Request] = []
     interrupted = False  # the user stopped the agent (interrupt, refused call) since the last request
     asked = False  # the agent's last message ended with a question
-    proposed = False  # ... or proposed something (a question, a recommendation)
+    said = ""  # the agent's last message (did it ask or propose something the user can accept?)
     for entry in entries:
         if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
             asked = entry.text.rstrip().rstrip("*_`").endswith("?")
-            proposed = asked or bool(_PROPOSAL_RE.search(prose(entry.text)))
+            said = entry.text  # whether it proposed something is read only if the user accepts
             continue
         if entry.kind in ("interrupt", "rejected"):
             interrupted = True
@@ -296,8 +296,8 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         interrupted = asked = False
         if answer and not requests:
             continue
-        answer = answer or _refines_previous(body, requests[-1] if requests else None, proposed)
-        proposed = False
+        answer = answer or _refines_previous(body, requests[-1] if requests else None, said)
+        said = ""
         if correction or answer:
             previous = requests[-1]
             start = previous.range[0] if previous.range else entry.index
