@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # argparse is imported when a parser is built: a served comma
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
-            "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver", "new")
+            "status", "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver", "new")
 
 
 def _version_action() -> type[argparse.Action]:
@@ -61,6 +61,7 @@ SUMMARIES: dict[str, str] = {
     "gc": "re-evaluate the records: drop superseded ones, merge near-duplicates, trim sources",
     "revert": "undo an applied Phase 2 or GC run (exact bytes), or list runs",
     "usage": "record usage frequency, protection, candidate report",
+    "status": "show the hooks' background work: pending Phase 1/2 jobs, failures, recent outcomes",
     "mcp": "run the stdio MCP server (knowledge_search, memory_search, read_record)",
     "hook": "entry point for agent harness hooks (Claude Code)",
     "install": "wire yoi's hooks and MCP server into Claude Code or Codex",

@@ -5,11 +5,13 @@
 - ``UserPromptSubmit``: expand the ``#slug``s of the prompt; print only the knowledge blocks (the
   prompt itself is already in the session).
 - ``PreCompact``: Phase 1 on the transcript (forced: the context is about to be summarised away),
-  then a Phase 2 flush.
-- ``Stop`` / ``SessionEnd`` / ``SubagentStop``: Phase 1 when the session is over its token threshold.
+  then a Phase 2 flush — queued for the detached background worker (``hook_jobs``).
+- ``Stop`` / ``SessionEnd`` / ``SubagentStop``: Phase 1 when the session is over its token threshold,
+  in the background worker too: no hook waits for Phase 1 or 2.
 
-Every event also advances the workspace's token clock with the input tokens the transcript consumed
-since the last event (``.yoi/state/token-clock/``, shared with Phase 1). SessionStart also exports
+The workspace's token clock (``.yoi/state/token-clock/``) moves with the input tokens the transcript
+consumed, counted by Phase 1 in the background worker at Stop / PreCompact / SessionEnd (by entry
+index, so nothing a prompt consumed is lost or counted twice). SessionStart also exports
 ``YOI_SESSION_ID`` through ``$CLAUDE_ENV_FILE`` so the agent's own ``yoi`` calls join its session. A hook must never break the agent: problems are
 reported on stderr and the hook still exits 0.
 """
@@ -34,16 +36,6 @@ class HookOutcome(ValueClass):
     _factories: ClassVar[dict[str, Callable[[], Any]]] = {"notes": list}
     stdout: str
     notes: list[str]
-
-
-def advance_token_clock(ws: Workspace, session_id: str, transcript: Path) -> int:
-    """Record the input tokens the transcript consumed since they were last counted; returns them.
-
-    Shared with Phase 1 (``sessions/token_clock.py``), so the hook and ``yoi phase1`` agree.
-    """
-    from .sessions.token_clock import advance_token_clock as advance
-
-    return advance(ws, session_id, transcript)
 
 
 def export_session_id(session_id: str, env_file: str | None) -> None:
@@ -75,19 +67,6 @@ def announce_session(ws: Workspace, session_id: str, *, prune: bool) -> None:
     announce(ws, session_id, prune=prune)
 
 
-def _phase1(ws: Workspace, transcript: Path, *, force: bool) -> list[str]:
-    from .phase1.runner import run_phase1
-
-    return [f"phase1 {r.session_id}: {r.status} — {r.message}" for r in run_phase1(ws, [transcript], force=force)]
-
-
-def _phase2_flush(ws: Workspace) -> list[str]:
-    from .phase2.runner import run_phase2
-
-    report = run_phase2(ws, flush=True)
-    return [f"phase2: {r.status} {getattr(r, 'message', '')}".rstrip() for r in report.rounds]
-
-
 def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
     """Run the work for one Claude Code hook event (payload: the JSON Claude Code sends on stdin)."""
     event = str(payload.get("hook_event_name", ""))
@@ -107,8 +86,8 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
     if isinstance(session_id, str):
         # The client's MCP server records under this session too (retrieval/agent_session).
         step("session", lambda: announce_session(ws, session_id, prune=event == "SessionStart"))
-    if transcript is not None and isinstance(session_id, str) and transcript.is_file():
-        step("token clock", lambda: advance_token_clock(ws, session_id, transcript))
+    # The token clock is advanced by Phase 1 in the background worker (Stop, PreCompact, SessionEnd):
+    # parsing the transcript here cost every prompt ~0.1 s of imports plus the transcript's size.
     if event == "SessionStart":
         from .retrieval.context import resident_context
 
@@ -127,11 +106,18 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
 
         step("expand", expand)
     elif event == "PreCompact" and transcript is not None:
-        step("phase1", lambda: _phase1(ws, transcript, force=True))
-        step("phase2", lambda: _phase2_flush(ws))
+        # Forced: the range is about to be summarised away. The job file is on disk before the hook
+        # returns and the worker outlives the agent, so the flush happens even if it exits now.
+        step("background", lambda: _queue(ws, transcript, session_id, event, force=True, flush=True))
     elif event in ("Stop", "SessionEnd", "SubagentStop") and transcript is not None:
-        step("phase1", lambda: _phase1(ws, transcript, force=False))
+        step("background", lambda: _queue(ws, transcript, session_id, event, force=False, flush=False))
     return outcome
+
+
+def _queue(ws: Workspace, transcript: Path, session_id: object, event: str, *, force: bool, flush: bool) -> None:
+    from .hook_jobs import queue
+
+    queue(ws, transcript, session_id if isinstance(session_id, str) else None, force=force, flush=flush, event=event)
 
 
 def find_codex_rollout(thread_id: str, codex_home: Path) -> Path | None:
@@ -153,8 +139,8 @@ def handle_codex_notify(ws: Workspace, payload: dict[str, Any], codex_home: Path
     if rollout is None:
         outcome.notes.append(f"no rollout for thread {payload.get('thread-id')!r} under {home / 'sessions'}")
         return outcome
-    try:
-        outcome.notes.extend(_phase1(ws, rollout, force=False))  # Phase 1 also advances the token clock
+    try:  # Phase 1 (in the background worker) also advances the token clock
+        _queue(ws, rollout, str(payload.get("thread-id") or "") or None, "agent-turn-complete", force=False, flush=False)
     except YoiError as exc:
-        outcome.notes.append(f"phase1: {exc}")
+        outcome.notes.append(f"background: {exc}")
     return outcome
