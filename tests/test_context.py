@@ -33,8 +33,7 @@ def ws(tmp_path: Path) -> Workspace:
 
 EXPECTED = (f"{CONTEXT_BEGIN}\n"
             "# Invoicing API\n\nFastAPI + Postgres. Money is integer cents.\n\n"
-            # Computed, not stored: knowledge that is not resident is listed in the index only.
-            "## Knowledge index\n- #not-resident — Only in the index.\n\n"
+            # Knowledge whose model_invokation is off is not there at all: no description, no slug.
             f"{INDEX_INTRO}\n"
             "#money — Money rules.\n"
             "#run-tests — How to run the tests; read before running pytest.\n"
@@ -61,9 +60,11 @@ def test_context_records_inject_with_token_cost(ws: Workspace) -> None:
 def test_only_files_mentioning_model_invokation_are_parsed(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     from yoi_tui.core.retrieval import summary_lists as lists_mod
 
-    # No flag and a plain description: neither the resident check nor the knowledge index parses it.
+    # No flag (the default is off), or a description YAML would have to fold: neither is parsed.
     (ws.knowledge_dir / "plain.md").write_text("---\nkind: fact\ndescription: Plain.\n---\nno flag here\n",
                                                encoding="utf-8")
+    (ws.knowledge_dir / "folded.md").write_text("---\nkind: fact\ndescription: >\n  Folded.\n---\nbody\n",
+                                                encoding="utf-8")
     seen: list[str] = []
     real = lists_mod.parse_record_text
 
@@ -72,8 +73,75 @@ def test_only_files_mentioning_model_invokation_are_parsed(ws: Workspace, monkey
         return real(text, **kwargs)
 
     monkeypatch.setattr(lists_mod, "parse_record_text", counting)
-    assert "- #plain — Plain." in build_resident_context(ws).text
-    assert "knowledge/plain.md" not in seen and seen  # the others were parsed through the patched name
+    text = build_resident_context(ws, cache=False).text
+    assert "plain" not in text and "Folded" not in text
+    assert "knowledge/plain.md" not in seen and "knowledge/folded.md" not in seen and seen
+
+
+FLAGS = [(invocable, replaced, user) for invocable in (True, False) for replaced in (True, False)
+         for user in (True, False)]
+
+
+def test_only_live_model_invokation_records_are_resident_for_every_flag_combination(tmp_path: Path) -> None:
+    """SPEC 5 / the seed: a description is in the model's context only when model_invokation is on
+    (and the record is not replaced); user_invocable changes nothing here. Nothing of the others —
+    neither description nor slug — appears."""
+    ws = make_ws(tmp_path)
+    write_record(ws, "knowledge/target.md", knowledge_meta(description="The replacement target."))
+    for invocable, replaced, user in FLAGS:
+        slug = f"rec-{'inv' if invocable else 'noinv'}-{'rep' if replaced else 'live'}-{'user' if user else 'nouser'}"
+        meta = knowledge_meta(description=f"Described {slug} here.", model_invokation=invocable,
+                              user_invocable=user, **({"replaced_by": "target"} if replaced else {}))
+        write_record(ws, f"knowledge/{slug}.md", meta)
+    for cache in (True, False, True):  # cold, uncached and warm agree
+        built = build_resident_context(ws, cache=cache)
+        assert built.slugs == ["rec-inv-live-nouser", "rec-inv-live-user"]
+        for invocable, replaced, user in FLAGS:
+            slug = f"rec-{'inv' if invocable else 'noinv'}-{'rep' if replaced else 'live'}-{'user' if user else 'nouser'}"
+            shown = invocable and not replaced
+            assert (f"#{slug} — Described {slug} here." in built.text) is shown
+            assert (slug in built.text) is shown
+        assert "target" not in built.text and "replacement" not in built.text
+
+
+def test_the_block_stays_within_its_budget_and_says_what_was_left_out(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    ws.config_path.write_text("[context]\nmax_tokens = 300\n", encoding="utf-8")
+    ws = Workspace(ws.root)
+    write_record(ws, "memory/summary.md", {"updated_at": "2026-11-02T09:00:00+00:00"}, SUMMARY)
+    for n in range(40):
+        day = 1 + n % 28
+        write_record(ws, f"knowledge/resident-{n:02d}.md",
+                     {**knowledge_meta(description=f"Resident number {n} — read it when the topic {n} comes up.",
+                                       model_invokation=True),
+                      "updated_at": f"2026-10-{day:02d}T09:00:00+00:00"})
+    built = build_resident_context(ws)
+    assert built.tokens <= 300
+    assert "FastAPI + Postgres" in built.text  # the summary first
+    shown = built.slugs
+    assert 0 < len(shown) < 40 and shown == sorted(shown)
+    # The most recently updated ones were picked (ties: by slug).
+    order = sorted(range(40), key=lambda n: (-(1 + n % 28), f"resident-{n:02d}"))
+    assert shown == sorted(f"resident-{n:02d}" for n in order[:len(shown)])
+    assert built.text.rstrip().splitlines()[-2] == (
+        f"({40 - len(shown)} more knowledge records with model_invokation are not listed here for room: "
+        "find them with the knowledge_search tool, or `yoi search knowledge QUERY`.)")
+    # A bigger budget holds them all, with no closing line; the default holds what fits in 4,000.
+    ws.config_path.write_text("[context]\nmax_tokens = 100000\n", encoding="utf-8")
+    assert len(build_resident_context(Workspace(ws.root)).slugs) == 40
+    assert "not listed here" not in build_resident_context(Workspace(ws.root)).text
+
+
+def test_a_summary_over_the_budget_is_cut_with_a_note(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    ws.config_path.write_text("[context]\nmax_tokens = 200\n", encoding="utf-8")
+    ws = Workspace(ws.root)
+    body = "\n".join(f"Line {n} of a long summary that a person wrote." for n in range(200))
+    write_record(ws, "memory/summary.md", {"updated_at": "2026-11-02T09:00:00+00:00"}, "\n" + body + "\n")
+    built = build_resident_context(ws)
+    assert built.tokens <= 200
+    assert "Line 0 of" in built.text and "Line 199" not in built.text
+    assert "read it with the memory_search tool, slug=summary" in built.text
 
 
 def test_without_summary_or_index(tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ def test_the_resident_context_sees_knowledge_edits(tmp_path: Path) -> None:
                                                                   model_invokation=n % 2 == 0))
     write_record(ws, "knowledge/folded.md", knowledge_meta(description="Folded\n  over two lines."))
     first = _same_context(ws)
-    assert first.slugs == ["fact-0", "fact-2", "fact-4"] and "- #fact-1 — Fact number 1." in first.text
+    assert first.slugs == ["fact-0", "fact-2", "fact-4"] and "fact-1" not in first.text
     warm = ListingCache.load(ws)
     assert len(scan_knowledge(ws, warm)) == 7 and warm.reads == 0
     knowledge = ws.knowledge_dir
@@ -185,3 +185,27 @@ def _raw_title_by_lines(text: str) -> str | None:
 def test_raw_title_reads_as_the_line_by_line_scan(lines: list[str]) -> None:
     text = "\n".join(lines)
     assert raw_title(text) == _raw_title_by_lines(text)
+
+
+def test_hard_links_change_every_ctime_but_the_same_bytes_keep_their_facts(tmp_path: Path) -> None:
+    """GC's and Phase 2's scratch copies hard-link every record (a new ctime for each): the next run
+    reads the files once, finds the stored CRC, keeps their facts under the new signature, and the
+    run after reads nothing — instead of computing every file's facts after every GC."""
+    ws = _workspace(tmp_path)
+    first = _same(ws)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for path in [*ws.decisions_dir.glob("*.md"), *ws.requests_dir.glob("*.md")]:
+        os.link(path, scratch / f"{path.parent.name}-{path.name}")
+    cache = ListingCache.load(ws)
+    scan_records(ws, cache, ws.decisions_dir, "memory/decisions/")
+    scan_records(ws, cache, ws.requests_dir, "memory/requests/")
+    assert cache.reads == 24 and cache.computed == 0
+    cache.save()
+    assert _reads(ws) == 0
+    assert _same(ws) == first
+    # Different bytes of the same size are computed again.
+    _keep_mtime(ws.decisions_dir / "decision-11.md", "# Decision 11", "# Decision XI")
+    cache = ListingCache.load(ws)
+    scan_records(ws, cache, ws.decisions_dir, "memory/decisions/")
+    assert cache.computed == 1 and "Decision XI" in _same(ws)

@@ -258,7 +258,7 @@ def test_knowledge_is_created_only_from_the_candidate_report(tmp_path: Path) -> 
     assert knowledge.knowledge_kind == "policy" and knowledge.model_invokation is False
     assert knowledge.meta["last_sources"] == [{"session_id": "s8", "range": [5, 6]}]
     assert "WAL mode too" in knowledge.body and "Derived from the decision `use-sqlite`" in knowledge.body
-    assert "#use-sqlite" in build_resident_context(ws).text  # knowledge index
+    assert "use-sqlite" not in build_resident_context(ws).text  # model_invokation off: not resident
     assert _errors(ws) == []
 
 

@@ -1,14 +1,25 @@
 """Resident context (SPEC 5): the block a harness puts into a normal agent's system prompt.
 
-It is the summary's body (what a person or Phase 2 wrote), the listings computed from the records
-now (open decisions, recent requests, the other knowledge: ``summary_lists``; never stored), plus one line ``#slug — description`` for every knowledge record with
-``model_invokation: true`` that is not replaced, wrapped in ``markers.CONTEXT_BEGIN``/``END`` so
-Phase 1 strips it from session logs. Each injection is recorded as an ``inject`` event with its
-estimated token cost — tracked apart from invokes, so being resident never protects a record.
+What the seeds allow in it, and nothing else: the summary's body (what a person or Phase 2 wrote),
+the listings computed from memory now (open decisions, recent requests: ``summary_lists``; never
+stored), and one line ``#slug — description`` for every knowledge record with
+``model_invokation: true`` that is not replaced. A record with the flag off contributes nothing —
+not its description, not its slug (docs/retrieval.md says why). The block is wrapped in
+``markers.CONTEXT_BEGIN``/``END`` so Phase 1 strips it from session logs.
 
-Only knowledge files whose raw text mentions ``model_invokation`` have their YAML parsed, and what
-the block needs from each record file is cached by its ``lstat`` signature (``listing_cache``), so
-a warm call reads only the files that changed.
+**Budget.** The whole block stays within ``[context] max_tokens`` (estimated tokens, as the
+``inject`` event counts them). Room goes first to the summary (cut at a line, with a note, only if
+it alone would not fit), then to the resident descriptions, then to the listings. When more
+resident records qualify than fit, the most recently updated ones are listed (``updated_at``, then
+slug) — shown in slug order, so the block changes little between sessions — and one closing line
+says how many were left out and how to find them (``knowledge_search``). So the block's size does
+not grow with the workspace.
+
+Each injection is recorded as an ``inject`` event with its estimated token cost — tracked apart
+from invokes, so being resident never protects a record. Only knowledge files whose raw text
+mentions ``model_invokation`` have their YAML parsed, and what the block needs from each record
+file is cached by its ``lstat`` signature and CRC (``listing_cache``), so a warm call reads only
+the files that changed.
 """
 
 from __future__ import annotations
@@ -60,6 +71,24 @@ def surely_not_resident(data: bytes) -> bool:
     return count == 1 and _FALSE_LINE_RE.search(data) is not None
 
 
+def _left_out_line(count: int) -> str:
+    return (f"({count} more knowledge record{'s' if count != 1 else ''} with model_invokation are not listed "
+            "here for room: find them with the knowledge_search tool, or `yoi search knowledge QUERY`.)")
+
+
+def _cut_to_tokens(text: str, tokens: int) -> str:
+    """``text`` cut at a line end so that it fits ``tokens`` with the note saying where the rest is."""
+    note = "\n… (the summary goes on: read it with the memory_search tool, slug=summary)"
+    room = tokens - estimate_tokens(note)
+    lines = text.split("\n")
+    kept: list[str] = []
+    for line in lines:
+        if estimate_tokens("\n".join([*kept, line])) > room:
+            break
+        kept.append(line)
+    return "\n".join(kept).rstrip() + note
+
+
 def build_resident_context(ws: Workspace, *, cache: bool = True) -> ResidentContext:
     """Assemble the block without recording anything ("" when there is nothing to inject).
 
@@ -77,25 +106,58 @@ def build_resident_context(ws: Workspace, *, cache: bool = True) -> ResidentCont
             problems.append(f"memory/summary.md: {reason}; left out")
     facts = ListingCache.load(ws) if cache else ListingCache(None)
     knowledge = scan_knowledge(ws, facts, problems)
-    index = [(slug, facts.resident) for slug, facts in knowledge if facts.resident is not None]
-    budget = ws.config.cap_for("summary") - len(summary_body)
-    listings = generated_listings(ws, budget=budget, knowledge=knowledge, cache=facts)
+    resident = [(slug, f) for slug, f in knowledge if f.resident is not None]
+    max_tokens = ws.config.context.max_tokens
+    frame = estimate_tokens(f"{CONTEXT_BEGIN}\n\n{CONTEXT_END}\n")
+    left = max_tokens - frame
+    if summary_body and estimate_tokens(summary_body) + 1 > left:
+        summary_body = _cut_to_tokens(summary_body, left - 1)
+    if summary_body:
+        left -= estimate_tokens(summary_body) + 1  # and the blank line after it
+    # The resident descriptions, most recently updated first, as many as the room holds (the
+    # closing line's room kept back whenever not all fit).
+    chosen: list[tuple[str, str]] = []
+    if resident and left > 0:
+        by_priority = sorted(resident, key=lambda item: (-item[1].stamp, item[0]))
+        intro = estimate_tokens(INDEX_INTRO) + 1
+        reserve = estimate_tokens(_left_out_line(len(resident))) + 1
+        used = intro
+        for slug, f in by_priority:
+            line = f"#{slug} — {f.resident}" if f.resident else f"#{slug}"
+            cost = estimate_tokens(line) + 1
+            if used + cost > left - (reserve if len(chosen) + 1 < len(resident) else 0):
+                break
+            chosen.append((slug, line))
+            used += cost
+        if chosen:
+            left -= used + (reserve if len(chosen) < len(resident) else 0) + 1
+    # The listings in what is left: characters are never fewer than tokens (estimate_tokens).
+    listings = ""
+    room_chars = min(ws.config.cap_for("summary") - len(summary_body), max(0, left) * 4)
+    while room_chars > 0:
+        listings = generated_listings(ws, budget=room_chars, cache=facts)
+        if estimate_tokens(listings) + 1 <= left:
+            break
+        room_chars = min(room_chars - 1, int(room_chars * 0.75))
+        listings = ""
     facts.save()
-    if not summary_body and not index and not listings:
+    if not summary_body and not chosen and not listings:
         return ResidentContext(text="", problems=problems)
     parts: list[str] = []
     if summary_body:
         parts.append(summary_body)
     if listings:
         parts.append(listings)
-    if index:
-        lines = [INDEX_INTRO, *(f"#{slug} — {desc}" if desc else f"#{slug}" for slug, desc in index)]
+    if chosen:
+        lines = [INDEX_INTRO, *(line for _slug, line in sorted(chosen))]
+        if len(chosen) < len(resident):
+            lines.append(_left_out_line(len(resident) - len(chosen)))
         parts.append("\n".join(lines))
     inner = "\n\n".join(parts)
     # A marker inside a record would end the block early when Phase 1 strips it; neutralise it.
     inner = escape_markers(inner)
     text = f"{CONTEXT_BEGIN}\n{inner}\n{CONTEXT_END}\n"
-    return ResidentContext(text=text, slugs=[s for s, _ in index], tokens=estimate_tokens(text),
+    return ResidentContext(text=text, slugs=sorted(slug for slug, _line in chosen), tokens=estimate_tokens(text),
                            problems=problems)
 
 

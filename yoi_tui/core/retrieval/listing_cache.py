@@ -7,9 +7,13 @@ records that doubled the command's time. The few facts the context needs from a 
 decision or request: live or replaced, status, ``updated_at``, title; for knowledge: resident or
 not, its index line: ``summary_lists.KnowledgeFacts``) are a pure function of its bytes (computed in
 ``summary_lists``), so they are kept in
-``.yoi/state/cache/listings-v1.json`` per file, with the file's signature: size, ``mtime_ns``,
-``ctime_ns`` and inode from ``lstat``. A warm run lists the folders, ``lstat``s each file and reads
-only the files whose signature changed. It is never trusted beyond that:
+``.yoi/state/cache/listings-v2.json`` per file, with the file's signature: size, ``mtime_ns``,
+``ctime_ns`` and inode from ``lstat``, and the CRC-32 of its bytes. A warm run lists the folders,
+``lstat``s each file and reads only the files whose signature changed; a file read again whose
+bytes have the stored size and CRC keeps its facts (not computed again) under its new signature —
+the same-bytes check the lint cache and the search index make: GC's and Phase 2's scratch copies
+hard-link every record, which changes every ``ctime``, and before this check every ``yoi context``
+after a GC or a dry run computed every file's facts again. It is never trusted beyond that:
 
 * an outside edit, ``git checkout``, rename, delete or add changes the listing or a signature
   (``ctime`` cannot be set back by a tool, unlike ``mtime``), so the file is read again;
@@ -25,6 +29,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -34,8 +39,8 @@ from ..store.workspace import Workspace
 from ..value_class import FrozenValueClass
 from .search import iter_entries_bytes
 
-CACHE_NAME = "listings-v1.json"
-_VERSION = 1
+CACHE_NAME = "listings-v2.json"
+_VERSION = 2
 RACY_NS = 2_000_000_000
 
 
@@ -84,6 +89,7 @@ class ListingCache:
         self._dirty = False
         self.started_ns = time.time_ns()
         self.reads = 0  # files read this run (the tests check that a warm run reads none)
+        self.computed = 0  # files whose facts were computed (read, and not the same bytes as stored)
 
     @classmethod
     def load(cls, ws: Workspace) -> ListingCache:
@@ -121,8 +127,8 @@ class ListingCache:
             if stat.S_ISREG(st.st_mode):
                 sig = _signature(st)
                 cached = self._stored.get(rel)
-                if isinstance(cached, list) and len(cached) == 2 and cached[0] == sig:
-                    facts = revive(cached[1])
+                if isinstance(cached, list) and len(cached) == 3 and cached[0] == sig:
+                    facts = revive(cached[2])
                     if facts is not None:
                         found[entry.name] = facts
                         self._kept[rel] = cached
@@ -132,13 +138,25 @@ class ListingCache:
             missed.append((rel, entry))
         for _slug, rel, data in iter_entries_bytes(ws, missed, problems):
             self.reads += 1
+            crc = zlib.crc32(data)
+            sig = signatures.get(rel)
+            cached = self._stored.get(rel)
+            if isinstance(cached, list) and len(cached) == 3 and cached[1] == crc \
+                    and str(cached[0]).split(":", 1)[0] == str(len(data)):
+                facts = revive(cached[2])  # the same bytes under a new signature: same facts
+                if facts is not None:
+                    found[rel[len(prefix):]] = facts
+                    if sig is not None:
+                        self._kept[rel] = [sig, crc, cached[2]]
+                        self._dirty = True
+                    continue
+            self.computed += 1
             computed, storable = compute(rel, data, problems)
             if computed is None:
                 continue
             found[rel[len(prefix):]] = computed
-            sig = signatures.get(rel)
             if sig is not None and storable:
-                self._kept[rel] = [sig, computed.to_json()]
+                self._kept[rel] = [sig, crc, computed.to_json()]
                 self._dirty = True
         return [(name[:-3], found[name]) for name in sorted(found)]
 

@@ -1,5 +1,6 @@
-"""The summary's generated listings — open decisions, recent requests, knowledge index — computed
-when the resident context is built, never stored.
+"""The summary's generated listings — open decisions, recent requests — computed when the
+resident context is built, never stored (an older summary's stored "Knowledge index" is stripped
+too: the resident context lists no knowledge but the ``model_invokation: true`` records).
 
 They used to be regenerated into ``memory/summary.md`` by every Phase 2 run, so every commit
 rewrote the summary and two clones' commits always conflicted on it. Now the file holds only what a
@@ -8,14 +9,13 @@ person or Phase 2 wrote; ``strip_generated`` removes the listings' sections from
 records, within the room the summary cap leaves.
 
 Records are pre-selected from their raw frontmatter (cheap); a knowledge file is parsed only when
-its description is not a plain scalar. What the listings need from each decision, request and
+it may be resident (it mentions ``model_invokation``). What the listings need from each decision, request and
 knowledge file (``ListingFacts``, ``KnowledgeFacts``) is cached per file by ``listing_cache`` (read
 again when the file's ``lstat`` signature changes), so a warm ``yoi context`` reads none of them.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -86,14 +86,6 @@ def raw_frontmatter_value(frontmatter: str, key: str) -> str | None:
         return None
     value = match.group(1).strip().strip("'\"")
     return value or None
-
-
-def _title(body: str) -> str | None:
-    for title, level, lines in _sections_of(body):
-        if level == 1 and title is not None:
-            match = _HEADING_RE.match(lines[0])
-            return " ".join(match.group(2).split()) if match else None
-    return None
 
 
 _TITLE_RE = re.compile(r"^ {0,3}# +(.+?)\s*#*\s*$")
@@ -175,76 +167,50 @@ def _recent_requests(requests: list[tuple[str, ListingFacts]]) -> tuple[list[str
     return items, len(candidates)
 
 
-def _plain_description(frontmatter: str) -> str | None:
-    """A one-line plain ``description:`` read without YAML (None: quoted, folded or absent — parse)."""
-    match = re.search(r"^description:[ \t]*(.*?)[ \t]*\r?$", frontmatter, re.MULTILINE)
-    if match is None:
-        return None
-    value = match.group(1)
-    end = match.end()
-    following = frontmatter[end + 1:end + 2]
-    if not value or following in (" ", "\t"):
-        return None
-    if len(value) >= 2 and value[0] == value[-1] == "'" and "'" not in value[1:-1].replace("''", ""):
-        return value[1:-1].replace("''", "'")
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        try:
-            decoded = json.loads(value)  # YAML's double-quoted escapes are a superset; the rest parses
-        except ValueError:
-            return None
-        return decoded if isinstance(decoded, str) else None
-    if value[0] in "'\"|>&*!%@`{[" or " #" in value:
-        return None
-    return value
-
-
 class KnowledgeFacts(FrozenValueClass):
     """One knowledge file as the resident context sees it (a pure function of its text)."""
 
-    __slots__ = ("replaced", "resident", "index")
+    __slots__ = ("replaced", "resident", "stamp")
     replaced: bool  # a raw ``replaced_by`` is set
     resident: str | None  # resident (``model_invokation: true``, live): its one-line description
-    index: str | None  # otherwise its knowledge-index description (None: unparseable or replaced)
+    stamp: float  # a resident record's ``updated_at`` as a POSIX time (0.0 otherwise or unknown)
 
     def to_json(self) -> list[Any]:
-        return [self.replaced, self.resident, self.index]
+        return [self.replaced, self.resident, self.stamp]
 
     @classmethod
     def from_json(cls, data: Any) -> KnowledgeFacts | None:
         if not isinstance(data, list) or len(data) != 3 or type(data[0]) is not bool \
-                or not all(v is None or type(v) is str for v in data[1:]):
+                or not (data[1] is None or type(data[1]) is str) \
+                or not isinstance(data[2], int | float) or type(data[2]) is bool:
             return None
-        return cls(data[0], data[1], data[2])
+        return cls(data[0], data[1], float(data[2]))
 
 
 def knowledge_facts(ws: Workspace, rel: str, data: bytes, problems: list[str] | None,
                     surely_not_resident: bool) -> tuple[KnowledgeFacts | None, bool]:
     """A knowledge file's facts (None: left out) and whether they may be cached (not when the file
-    has a problem, which is then reported on every run). Only files that may be resident, or whose
-    description is not a plain one-line scalar, have their YAML parsed."""
+    has a problem, which is then reported on every run). Only files that may be resident have their
+    YAML parsed: nothing else of a knowledge record reaches the context (SPEC 5)."""
     text, reason = decode_text(data)
     if text is None:
         if not surely_not_resident and problems is not None:
             problems.append(f"{rel}: {reason}; left out")
         return None, False
     fm = raw_frontmatter(text)
-    plain = _plain_description(fm)
-    record = None
-    if not surely_not_resident or plain is None:
-        record, diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path=Path(ws.root / rel), rel=rel)
-        if record is None and not surely_not_resident:
-            if problems is not None:
-                problems.append(f"{rel}: {diags[0].message if diags else 'unreadable'}; left out")
-            return None, False
-    if record is not None and not surely_not_resident and record.model_invokation and not record.is_replaced:
-        return KnowledgeFacts(False, " ".join(record.description.split()), None), True
-    if plain is not None:
-        index: str | None = plain
-    elif record is None or record.is_replaced:
-        index = None
-    else:
-        index = " ".join(record.description.split()) or (_title(record.body) or "")
-    return KnowledgeFacts(bool(raw_frontmatter_value(fm, "replaced_by")), None, index), True
+    replaced = bool(raw_frontmatter_value(fm, "replaced_by"))
+    if surely_not_resident:
+        return KnowledgeFacts(replaced, None, 0.0), True
+    record, diags = parse_record_text(text, kind=RecordKind.KNOWLEDGE, path=Path(ws.root / rel), rel=rel)
+    if record is None:
+        if problems is not None:
+            problems.append(f"{rel}: {diags[0].message if diags else 'unreadable'}; left out")
+        return None, False
+    if record.model_invokation and not record.is_replaced:
+        stamp = as_timestamp(record.meta.get("updated_at")) or as_timestamp(record.meta.get("created_at"))
+        return KnowledgeFacts(False, " ".join(record.description.split()),
+                              stamp.timestamp() if stamp is not None else 0.0), True
+    return KnowledgeFacts(replaced or record.is_replaced, None, 0.0), True
 
 
 def scan_knowledge(ws: Workspace, cache: ListingCache, problems: list[str] | None = None,
@@ -259,61 +225,34 @@ def scan_knowledge(ws: Workspace, cache: ListingCache, problems: list[str] | Non
     return cache.scan(ws, ws.knowledge_dir, "knowledge/", compute, KnowledgeFacts.from_json, problems)
 
 
-def _knowledge_index(knowledge: list[tuple[str, KnowledgeFacts]], skip: set[str], budget: int) -> tuple[list[str], int]:
-    """Live knowledge lines by slug, until ``budget`` is spent; and how many there are (a file past
-    the budget is counted from its raw ``replaced_by`` alone, as when it was not read further)."""
-    items: list[str] = []
-    total = 0
-    used = 0
-    for slug, facts in knowledge:
-        if facts.resident is not None or slug in skip or facts.replaced:
-            continue
-        total += 1
-        if used > budget:
-            continue  # counted for "… and N more"
-        if facts.index is None:
-            total -= 1
-            continue
-        line = f"- #{slug} — {facts.index}".rstrip(" —")
-        used += len(line) + 1
-        items.append(line)
-    return items, total
+def generated_listings(ws: Workspace, *, budget: int, cache: ListingCache | bool = True) -> str:
+    """The listings computed from memory — open decisions, recent requests — as Markdown ``##``
+    sections within ``budget`` characters ("" when none). Knowledge is never listed here: only the
+    descriptions of ``model_invokation: true`` records may reach the context (``context``).
 
-
-def generated_listings(ws: Workspace, *, budget: int, skip_knowledge: set[str] | None = None,
-                       knowledge: list[tuple[str, KnowledgeFacts]] | None = None,
-                       cache: ListingCache | bool = True) -> str:
-    """The three listings as Markdown ``##`` sections within ``budget`` characters ("" when none).
-
-    ``knowledge``: the knowledge files' facts the caller already has (the resident context scans
-    them all), so they are not scanned twice; resident ones are not indexed. ``cache``: the
-    ``ListingCache`` to serve the files' facts from (the caller saves it), True to load and save
-    the workspace's, False to read every file and store nothing.
+    ``cache``: the ``ListingCache`` to serve the files' facts from (the caller saves it), True to
+    load and save the workspace's, False to read every file and store nothing.
 
     Empty listings are left out. Over the budget, the longest listing is shortened first (its
-    tail stays reachable by search), as the summary cap used to force.
+    tail stays reachable by search).
     """
     if budget <= 0:
         return ""
     facts = cache if isinstance(cache, ListingCache) else ListingCache.load(ws) if cache else ListingCache(None)
     requests, request_total = _recent_requests(scan_records(ws, facts, ws.requests_dir, "memory/requests/"))
-    if knowledge is None:
-        knowledge = scan_knowledge(ws, facts)
-    index, knowledge_total = _knowledge_index(knowledge, skip_knowledge or set(), budget)
     decisions, decision_total = _open_decisions(scan_records(ws, facts, ws.decisions_dir, "memory/decisions/"), budget)
     if not isinstance(cache, ListingCache):
         facts.save()
     listings = [(GENERATED_SECTIONS[0], decisions, decision_total, "memory/decisions/"),
-                (GENERATED_SECTIONS[1], requests, request_total, "memory/requests/"),
-                (GENERATED_SECTIONS[2], index, knowledge_total, "knowledge/")]
+                (GENERATED_SECTIONS[1], requests, request_total, "memory/requests/")]
     limits = [len(items) for _name, items, _total, _folder in listings]
     while True:
         parts = []
         for (name, items, total, folder), limit in zip(listings, limits, strict=True):
-            if not items:
+            if not items or not limit:
                 continue
             shown = items[:limit]
-            more = (total if total is not None else len(items)) - len(shown)
+            more = total - len(shown)
             if more > 0:
                 shown = [*shown, f"- … and {more} more in {folder}"]
             parts.append("\n".join([f"## {name}", *shown]))

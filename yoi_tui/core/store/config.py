@@ -110,6 +110,12 @@ class SearchConfig(Section):
     limit: int = _f(10, gt=0, le=1000)
 
 
+class ContextConfig(Section):
+    max_tokens: int = _f(4_000, ge=100, le=1_000_000,
+                         description="the resident context block's size cap in estimated tokens (yoi context, "
+                                     "SessionStart): summary, model_invokation descriptions, listings")
+
+
 class UsageConfig(Section):
     window: int = _f(10, gt=0, description="frequency window: the Nth most recent invoke")
     denominator_floor: int = _f(100_000, ge=1, description="minimum tokens in the frequency denominator")
@@ -158,6 +164,7 @@ class Config(Section):
     records: RecordsConfig = Setting(factory=RecordsConfig)
     lint: LintConfig = Setting(factory=LintConfig)
     search: SearchConfig = Setting(factory=SearchConfig)
+    context: ContextConfig = Setting(factory=ContextConfig)
     usage: UsageConfig = Setting(factory=UsageConfig)
     phase1: Phase1Config = Setting(factory=Phase1Config)
     phase2: Phase2Config = Setting(factory=Phase2Config)
@@ -287,6 +294,9 @@ DEFAULT_CONFIG_TEXT = """\
 [search]
 # context_lines = 2
 # limit = 10
+
+[context]
+# max_tokens = 4000
 
 [usage]
 # window = 10
