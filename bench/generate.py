@@ -194,9 +194,15 @@ class Generator:
     # -- slugs
 
     def _codeword_order(self) -> list[int]:
-        size = len(self.words) ** 2
-        if self.n * 1.05 + 100 > size:
-            raise SystemExit(f"generate.py: at most {int((size - 100) / 1.05)} records with this vocabulary")
+        v = len(self.words)
+        size = v ** 2
+        needed = int(self.n * 1.05 + 100)
+        if needed > size:
+            # Past two free words (~58,000 records): three free words and a check word. Smaller
+            # sizes keep the two-word slugs, so their files stay byte-identical to earlier runs.
+            self.free_words = 3
+            return random.Random(self.seed * 7919 + 1).sample(range(v ** 3), needed)
+        self.free_words = 2
         order = list(range(size))
         random.Random(self.seed * 7919 + 1).shuffle(order)
         return order
@@ -205,9 +211,14 @@ class Generator:
         code = self.codeword_order[self.next_codeword]
         self.next_codeword += 1
         v = len(self.words)
-        a, b = code % v, code // v
-        c = (a + b) % v  # check word: two codewords differ in at least two of the three positions
-        words = [self.words[a], self.words[b], self.words[c]]
+        if self.free_words == 3:
+            a, b, d = code % v, (code // v) % v, code // (v * v)
+            # the check word: two codewords differ in at least two of the four positions
+            words = [self.words[a], self.words[b], self.words[d], self.words[(a + b + d) % v]]
+        else:
+            a, b = code % v, code // v
+            c = (a + b) % v  # check word: two codewords differ in at least two of the three positions
+            words = [self.words[a], self.words[b], self.words[c]]
         prefixes = _PREFIXES[kind]
         if prefixes and self.rng.random() < 0.7:
             words.insert(0, self.rng.choice(prefixes))

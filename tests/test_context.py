@@ -207,3 +207,35 @@ def test_resident_flag_is_decided_by_yaml(tmp_path: Path, frontmatter_value: str
             "updated_at: 2026-11-02T09:00:00+00:00\n---\n" + body + "\n")
     (ws.knowledge_dir / "flag.md").write_text(text, encoding="utf-8")
     assert build_resident_context(ws).slugs == (["flag"] if resident else [])
+
+
+def test_a_long_running_process_rebuilds_the_block_only_after_a_change(ws: Workspace,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the command server the block is kept while nothing it is built from changed (the kernel
+    says so), so a served SessionStart lists no folder and reads no file at any workspace size."""
+    from yoi_tui.core.retrieval import context as context_mod
+
+    builds: list[str] = []
+    real = context_mod._build
+
+    def counting(ws: Workspace, *, cache: bool) -> object:
+        builds.append(str(ws.root))
+        return real(ws, cache=cache)
+
+    monkeypatch.setattr(context_mod, "_build", counting)
+    context_mod.watch_for_changes()
+    try:
+        first = build_resident_context(Workspace(ws.root))
+        assert build_resident_context(Workspace(ws.root)).text == first.text
+        assert len(builds) == 1
+        path = ws.knowledge_dir / "money.md"
+        path.write_text(path.read_text().replace("Money rules.", "Money RULES."), encoding="utf-8")
+        assert "#money — Money RULES." in build_resident_context(Workspace(ws.root)).text
+        assert len(builds) == 2
+        ws.config_path.write_text("[context]\nmax_tokens = 100000\n", encoding="utf-8")
+        build_resident_context(Workspace(ws.root))
+        ws.summary_path.write_text(ws.summary_path.read_text().replace("Invoicing", "Billing"), encoding="utf-8")
+        assert "Billing" in build_resident_context(Workspace(ws.root)).text
+        assert len(builds) == 4
+    finally:
+        context_mod.watch_for_changes(False)

@@ -380,3 +380,60 @@ def test_a_server_that_cannot_listen_is_not_started_again_and_again(tmp_path: Pa
         assert run_yoi(*argv, env=server_env).returncode == 0  # answered alone, as before
     time.sleep(1.0)
     assert failed.stat().st_mtime_ns == noted  # no new server tried to start
+
+
+def _served_hook(env: dict[str, str], payload: dict[str, object]) -> tuple[int | str, str, str]:
+    proc = subprocess.run([sys.executable, "-c", _PROBE, "hook", "claude-code"], input=json.dumps(payload),
+                          capture_output=True, text=True, env={**os.environ, **env}, timeout=120)
+    err, _, marker = proc.stderr.rpartition("\n")
+    if not marker.startswith("["):
+        return "ran in its own process", proc.stdout, proc.stderr
+    return json.loads(marker)[0], proc.stdout, err
+
+
+def test_hooks_and_context_are_served_with_the_same_answer_after_changes(tmp_path: Path,
+                                                                         server_env: dict[str, str]) -> None:
+    """SessionStart, UserPromptSubmit and ``yoi context`` are answered by the server (the hook's
+    event travels with the request), the same as in their own process, after every kind of change
+    to what the block is built from."""
+    from yoi_tui.core.retrieval.usage import estimate_tokens, load_events
+
+    ws = _workspace(tmp_path)
+    write_record(ws, "memory/summary.md", {"updated_at": "2026-11-02T09:00:00+00:00"}, "\nA quokka project.\n")
+    write_record(ws, "knowledge/resident.md", knowledge_meta(description="Read me first.", model_invokation=True),
+                 "\nResident body.\n")
+    start_server(server_env, ws)
+    start = {"hook_event_name": "SessionStart", "session_id": "served-1", "cwd": str(ws.root)}
+
+    def same_as_alone() -> str:
+        code, out, err = _served_hook(server_env, start)
+        assert code == 0, err
+        alone = run_yoi("hook", "claude-code", input=json.dumps(start), env={"YOI_SERVER": "0"})
+        assert out == alone.stdout
+        assert probe(server_env, "context", "-w", str(ws.root), "--no-record")[1] == \
+            local("context", "-w", str(ws.root), "--no-record")[1]
+        return out
+
+    first = same_as_alone()
+    assert "#resident — Read me first." in first and "A quokka project." in first
+    assert same_as_alone() == first  # unchanged: the kept block
+    knowledge = ws.knowledge_dir / "resident.md"
+    knowledge.write_text(knowledge.read_text().replace("Read me first.", "Read me FIRST."), encoding="utf-8")
+    assert "#resident — Read me FIRST." in same_as_alone()
+    write_record(ws, "knowledge/another.md", knowledge_meta(description="Another one.", model_invokation=True))
+    assert "#another — Another one." in same_as_alone()
+    write_record(ws, "memory/summary.md", {"updated_at": "2026-11-03T09:00:00+00:00"}, "\nA zebra project.\n")
+    zebra = same_as_alone()
+    assert "A zebra project." in zebra
+    ws.config_path.write_text("[context]\nmax_tokens = 100\n", encoding="utf-8")
+    small = same_as_alone()
+    assert estimate_tokens(small.rstrip("\n") + "\n") <= 100 < estimate_tokens(zebra)
+    # The served hook announced the session with the caller's ancestors, not the server's.
+    announced = json.loads((ws.state_dir / "agent-sessions" / "served-1.json").read_text())
+    assert announced["ancestors"][0][0] == os.getpid()
+    # A prompt's #slug expansion is served too, and recorded under the hook's session.
+    code, out, _ = _served_hook(server_env, {"hook_event_name": "UserPromptSubmit", "session_id": "served-1",
+                                             "cwd": str(ws.root), "prompt": "see #resident"})
+    assert code == 0 and "Resident body." in out
+    events = [e for e in load_events(ws)[0] if e["session_id"] == "served-1"]
+    assert {e["type"] for e in events} == {"inject", "invoke"}

@@ -178,9 +178,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A --fix writes records: it runs here, in the caller's process, never in the shared server.
     served = command in SERVED and not any(word in ("-h", "--help", "--fix") for word in argv) and server_enabled()
     if served:
-        answered = _ask_server(argv)
+        stdin = None
+        if command == "hook" and "codex-notify" not in argv:  # the hook's event arrives on stdin
+            stdin = sys.stdin.read()
+        answered = _ask_server(argv, stdin)
         if answered is not None:
             return answered
+        if stdin is not None:  # read already: the command running here reads it again from memory
+            import io
+
+            sys.stdin = io.StringIO(stdin)
     if command != "mcp":  # a one-shot command, not the long-running server
         _fewer_full_collections()
     code = run_command(argv)
@@ -206,13 +213,13 @@ def run() -> None:
     os._exit(code)
 
 
-def _ask_server(argv: list[str]) -> int | None:
+def _ask_server(argv: list[str], stdin: str | None = None) -> int | None:
     """The exit status of ``argv`` run by the command server, its output written here; None when
     no server answered (nothing was written)."""
     from .server_client import ask
 
     try:
-        reply = ask(argv)
+        reply = ask(argv, stdin)
     except KeyboardInterrupt:
         print("yoi: interrupted", file=sys.stderr)
         return 130

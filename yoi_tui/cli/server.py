@@ -79,9 +79,11 @@ class Server:
 
     def serve(self) -> None:
         from ..core.lint import resident
+        from ..core.retrieval import context
         from ..core.retrieval.search_index import watch_for_changes
 
         watch_for_changes()
+        context.watch_for_changes()
         resident.enable()
         sys.stdout = self.stdout  # type: ignore[assignment]
         sys.stderr = self.stderr  # type: ignore[assignment]
@@ -137,7 +139,7 @@ class Server:
             request = server_client._receive(conn)
         except OSError:
             return
-        reply = self._answer(request)
+        reply = self._answer(request, _peer_pid(conn))
         conn.settimeout(_READ_TIMEOUT)
         data = marshal.dumps(reply)
         try:
@@ -147,14 +149,15 @@ class Server:
         if reply == _DECLINED and self.code_changed:
             self.stopping = True
 
-    def _answer(self, request: bytes | None) -> tuple[int, list[tuple[bool, str]]]:
+    def _answer(self, request: bytes | None, caller: int | None = None) -> tuple[int, list[tuple[bool, str]]]:
         if request is None:
             return _DECLINED
         try:
-            protocol, argv, cwd, environ, umask = marshal.loads(request)
+            protocol, argv, cwd, environ, umask, stdin = marshal.loads(request)
         except (EOFError, ValueError, TypeError):
             return _DECLINED
-        if protocol != server_client.PROTOCOL or not isinstance(argv, list):
+        if protocol != server_client.PROTOCOL or not isinstance(argv, list) \
+                or not (stdin is None or isinstance(stdin, str)):
             return _DECLINED
         if self.code_feed is not None and self.code_feed.changed():
             self.code_changed = True
@@ -171,6 +174,8 @@ class Server:
             crashpoint("server:request")  # the tests' barrier: a server busy with this request
         output: list[tuple[bool, str]] = []
         self.stdout.target = self.stderr.target = output
+        sys.stdin = io.StringIO(stdin or "")  # what the caller read from its own standard input
+        _set_caller(caller)
         try:
             code = _run(argv)
         except Exception:  # noqa: BLE001 - an unexpected error: let the command run alone and show it
@@ -180,6 +185,8 @@ class Server:
             return _DECLINED
         finally:
             self.stdout.target = self.stderr.target = None
+            sys.stdin = sys.__stdin__
+            _set_caller(None)
             os.chdir("/")  # hold no caller's folder (it may be removed or unmounted)
         return code, output
 
@@ -216,6 +223,23 @@ def _run(argv: list[str]) -> int:
         return run_command(argv)
     except SystemExit as exc:  # argparse: a usage error (its message is already on stderr)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+
+
+def _set_caller(pid: int | None) -> None:
+    """A served hook announces its session with the ancestors of the calling ``yoi`` process, not
+    the server's (core/retrieval/agent_session)."""
+    from ..core.retrieval import agent_session
+
+    agent_session.served_caller = pid
+
+
+def _peer_pid(conn: socket.socket) -> int | None:
+    try:
+        credentials = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (OSError, AttributeError):
+        return None
+    pid, _uid, _gid = struct.unpack("3i", credentials)
+    return pid if pid > 0 else None
 
 
 def _same_user(conn: socket.socket) -> bool:

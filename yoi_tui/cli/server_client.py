@@ -27,8 +27,12 @@ import marshal
 import os
 import sys
 
-PROTOCOL = 1
-SERVED = frozenset({"search", "lint"})  # commands the server answers; every other runs in its own process
+PROTOCOL = 2
+# Commands the server answers; every other runs in its own process. ``hook`` and ``context`` run on
+# every agent session and prompt: served, the resident context is rebuilt only when a record, the
+# summary or the config changed (core/retrieval/context.py), so their cost does not grow with the
+# workspace (docs/performance.md).
+SERVED = frozenset({"search", "lint", "hook", "context"})
 IDLE_SECONDS = 900.0  # $YOI_SERVER_IDLE (seconds) when the server starts
 REPLY_TIMEOUT = 300.0  # a first search at 50,000 records builds the index (~30 s): never cut that off
 # The server greets a connection as soon as it takes it; one busy with another caller's command
@@ -74,8 +78,9 @@ def private_dir(folder: str) -> bool:
     return (info.st_mode & 0o170000) == 0o040000 and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
-def ask(argv: list[str]) -> tuple[int, list[tuple[bool, str]]] | None:
-    """Run ``argv`` in the server; None when it cannot answer (the caller runs it itself)."""
+def ask(argv: list[str], stdin: str | None = None) -> tuple[int, list[tuple[bool, str]]] | None:
+    """Run ``argv`` in the server (``stdin``: what the command reads from its standard input, read
+    by the caller); None when it cannot answer (the caller runs it itself)."""
     path = socket_path()
     if path is None or not private_dir(os.path.dirname(path)):
         return None
@@ -96,7 +101,7 @@ def ask(argv: list[str]) -> tuple[int, list[tuple[bool, str]]] | None:
     # The caller's shell: what a once-per-session notice is keyed on (cli/team_notice.py).
     environ.setdefault("YOI_CALLER_PPID", str(os.getppid()))
     try:
-        request = marshal.dumps((PROTOCOL, argv, os.getcwd(), environ, umask))
+        request = marshal.dumps((PROTOCOL, argv, os.getcwd(), environ, umask, stdin))
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except (OSError, ValueError):  # the working folder was removed; out of descriptors
         return None

@@ -35,6 +35,9 @@ FOLDER = "agent-sessions"
 HOOK_DEPTH = 3  # a hook's parent, grandparent, great-grandparent: the client, through a shell or two
 MAX_AGE_S = 7 * 24 * 3600  # announcements older than this are deleted at the next SessionStart
 CLAUDE_SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
+# Set by the command server while it runs a hook for a caller (cli/server.py): the calling ``yoi``
+# process, whose ancestors are the hook's (the server's own are not the client's).
+served_caller: int | None = None
 
 
 def process_start(pid: int) -> int | None:
@@ -85,7 +88,7 @@ def announce(ws: Workspace, session_id: str, *, prune: bool = False) -> None:
     from ..store.atomic import atomic_write_text
 
     session_id = validate_session_id(session_id)
-    chain = ancestors(HOOK_DEPTH)
+    chain = ancestors(HOOK_DEPTH, served_caller)
     if not chain or not ws.yoi_dir.is_dir():
         return
     folder = _folder(ws)

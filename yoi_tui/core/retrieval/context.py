@@ -89,11 +89,70 @@ def _cut_to_tokens(text: str, tokens: int) -> str:
     return "\n".join(kept).rstrip() + note
 
 
+# In a long-running process (the command server): the last block built per workspace, with a
+# kernel change feed over everything it was built from. Nothing changed: the same block, with no
+# folder listed and no file read — the served SessionStart costs the same at 10,000 and 100,000
+# records. Anything changed, a feed that cannot tell (change_feed), or a problem to report: built
+# again as a one-shot call does.
+_watching = False
+_MEMO: dict[str, tuple[Any, ResidentContext]] = {}
+_MEMO_MAX = 16
+
+
+def watch_for_changes(enabled: bool = True) -> None:
+    """Keep the last block of each workspace while its sources are unchanged (the command server)."""
+    global _watching
+    _watching = enabled
+    if not enabled:
+        for feed, _built in _MEMO.values():
+            feed.close()
+        _MEMO.clear()
+
+
+def _sources_feed(ws: Workspace) -> Any:
+    from .change_feed import ChangeFeed
+
+    memory = ws.summary_path.parent
+    watched: list[tuple[str, frozenset[str] | None]] = [
+        (str(ws.knowledge_dir), None), (str(ws.decisions_dir), None), (str(ws.requests_dir), None),
+        (str(memory), frozenset({ws.summary_path.name, ws.decisions_dir.name, ws.requests_dir.name})),
+        (str(ws.config_path.parent), frozenset({ws.config_path.name})),
+        (str(ws.root), frozenset({ws.knowledge_dir.name, memory.name, ws.config_path.parent.name}))]
+    feed = ChangeFeed.open(watched)
+    if feed is not None:
+        feed.changed()  # from an empty queue: the build that follows sees everything before it
+    return feed
+
+
 def build_resident_context(ws: Workspace, *, cache: bool = True) -> ResidentContext:
     """Assemble the block without recording anything ("" when there is nothing to inject).
 
     ``cache``: take unchanged files' facts from ``listing_cache`` (False: read every file, store
     nothing — the same block, slower)."""
+    if not (_watching and cache):
+        return _build(ws, cache=cache)
+    key = str(ws.root)
+    memo = _MEMO.pop(key, None)
+    if memo is not None:
+        feed, built = memo
+        if feed.changes() == {}:
+            _MEMO[key] = memo  # most recently used last
+            return ResidentContext(text=built.text, slugs=list(built.slugs), tokens=built.tokens)
+        feed.close()
+    feed = _sources_feed(ws)
+    built = _build(ws, cache=cache)
+    if feed is not None:
+        if built.problems:  # reported on every run: never kept
+            feed.close()
+        else:
+            _MEMO[key] = (feed, built)
+            while len(_MEMO) > _MEMO_MAX:
+                old_feed, _old = _MEMO.pop(next(iter(_MEMO)))
+                old_feed.close()
+    return built
+
+
+def _build(ws: Workspace, *, cache: bool) -> ResidentContext:
     problems: list[str] = []
     summary_body = ""
     if ws.summary_path.exists() or ws.summary_path.is_symlink():
