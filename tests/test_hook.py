@@ -12,13 +12,12 @@ import sys
 import time
 from pathlib import Path
 
-from support import knowledge_meta, make_ws, run_yoi, write_record
+from support import knowledge_meta, make_ws, run_yoi, wait_for_background, write_record
 
 from yoi_tui.core import hook_jobs
 from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, knowledge_begin
 from yoi_tui.core.runs.lock import ConsolidationLock
 from yoi_tui.core.store.staging import list_staging
-from yoi_tui.core.store.workspace import Workspace
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "samples" / "claude-code_v2.0.28_agtrace_claude_session.jsonl"
 
@@ -65,19 +64,6 @@ def test_user_prompt_submit_adds_only_the_knowledge_blocks(tmp_path: Path) -> No
     assert [e["slug"] for e in _events(ws.root, "cc-2") if e["type"] == "invoke"] == ["run-python3"]
     code, out, _ = _hook(ws.root, {"hook_event_name": "UserPromptSubmit", "session_id": "cc-2", "prompt": "hello"})
     assert code == 0 and out == ""
-
-
-def wait_for_background(ws: Workspace, deadline_s: float = 120.0) -> dict:
-    """The hooks' background work once no job is pending or running (a liveness wait, not a timing
-    check: the deadline only keeps a broken worker from hanging the suite)."""
-    end = time.monotonic() + deadline_s
-    while True:
-        found = hook_jobs.status(ws)
-        fresh = [j for j in found["pending"] if j["waiting"]]
-        if not fresh and not found["worker_running"] and not list(hook_jobs.folder_of(ws).glob("*.running")):
-            return found
-        assert time.monotonic() < end, f"background work did not finish: {found}"
-        time.sleep(0.05)
 
 
 def test_pre_compact_queues_phase1_and_phase2_for_the_background(tmp_path: Path) -> None:

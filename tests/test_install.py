@@ -9,7 +9,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from support import knowledge_meta, make_ws, run_yoi, write_record
+from support import knowledge_meta, make_ws, run_yoi, wait_for_background, write_record
 
 from yoi_tui.core.integrations.codex import with_hooks_flag
 from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN
@@ -199,6 +199,7 @@ def test_codex_stop_hook_reads_the_rollout(tmp_path: Path) -> None:
                "stop_hook_active": False}
     result = run_yoi("hook", "codex", input=json.dumps(payload), cwd=ws.root)
     assert result.returncode == 0, result.stderr
+    wait_for_background(ws)  # the clock is Phase 1's, in the hooks' background worker
     assert list((ws.root / ".yoi" / "usage").glob("*.jsonl"))
 
 

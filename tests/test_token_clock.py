@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from support import knowledge_meta, make_ws, run_yoi, write_record
+from support import knowledge_meta, make_ws, run_yoi, wait_for_background, write_record
 
 from yoi_tui.core.retrieval.usage import load_events, usage_report
 from yoi_tui.core.store.workspace import Workspace
@@ -94,10 +94,11 @@ def test_hook_path_and_phase1_agree_on_the_same_session(tmp_path: Path) -> None:
         transcript = ws.root.parent / "t.jsonl"
         shutil.copy(CLAUDE, transcript)
         for step in order:
-            if step == "hook":
-                payload = {"hook_event_name": "SessionStart", "session_id": session,
+            if step == "hook":  # the end of a turn: the hooks' background worker moves the clock
+                payload = {"hook_event_name": "Stop", "session_id": session,
                            "transcript_path": str(transcript), "cwd": str(ws.root)}
                 assert run_yoi("hook", "claude-code", input=json.dumps(payload), cwd=ws.root).returncode == 0
+                wait_for_background(ws)
             else:
                 assert run_yoi("phase1", str(transcript), "-w", str(ws.root)).returncode == 0
         assert clock(ws) == expected, order
@@ -134,5 +135,6 @@ def test_a_hook_naming_the_session_differently_still_never_double_counts(tmp_pat
     payload = {"hook_event_name": "Stop", "session_id": "harness-name", "transcript_path": str(CLAUDE),
                "cwd": str(ws.root)}
     assert run_yoi("hook", "claude-code", input=json.dumps(payload), cwd=ws.root).returncode == 0
+    wait_for_background(ws)
     assert run_yoi("phase1", str(CLAUDE), "-w", str(ws.root)).returncode == 0
     assert clock(ws) == expected
