@@ -53,6 +53,7 @@ from yoi_tui.core.gc.runner import run_gc  # noqa: E402
 from yoi_tui.core.lint import lint_workspace  # noqa: E402
 from yoi_tui.core.phase2.runner import run_phase2  # noqa: E402
 from yoi_tui.core.retrieval.usage import record_invoke, record_tokens  # noqa: E402
+from yoi_tui.core.retrieval.usage_compact import compact  # noqa: E402
 from yoi_tui.core.store.models import Source  # noqa: E402
 from yoi_tui.core.store.staging import Activity, Attempt, Decision, Extractor, Request, write_staging  # noqa: E402
 from yoi_tui.core.store.workspace import Workspace  # noqa: E402
@@ -130,6 +131,7 @@ class Stats:
     records: int = 0
     usage_files: int = 0
     no_init_clones: int = 0
+    sessions_compacted: int = 0
     hook_registrations: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -145,15 +147,20 @@ class Session:
     invokes: list[tuple[str, str]]
 
 
-def plan_sessions(clones: int, rounds: int, seed: int) -> dict[tuple[int, int], list[Session]]:
+def plan_sessions(clones: int, rounds: int, seed: int, *, resume: bool = False) -> dict[tuple[int, int], list[Session]]:
     """The same sessions whatever order the clones push in (generated from the seed alone)."""
     rng = random.Random(seed)
+    resume_rng = random.Random(seed + 1)  # its own stream: the sessions stay those of older campaigns
+    last: dict[int, str] = {}
     plan: dict[tuple[int, int], list[Session]] = {}
     for rnd in range(rounds):
         for clone in range(clones):
             sessions = []
             for k in range(rng.choice((1, 1, 2))):
                 sid = f"{clone:02d}{rnd:03d}{k}-" + "".join(rng.choice("0123456789abcdef") for _ in range(12))
+                if resume and clone in last and resume_rng.random() < 0.25:
+                    sid = last[clone]  # a resumed session: its usage file gets more lines (maybe compacted)
+                last[clone] = sid
                 topics = rng.sample(range(HOT), k=rng.choice((1, 2))) if rng.random() < 0.8 else \
                     [rng.randrange(len(TOPICS))]
                 activities = []
@@ -210,9 +217,12 @@ def _changed(repo: Path, a: str, b: str, env: dict[str, str]) -> set[str]:
 
 class Team:
     def __init__(self, root: Path, clones: int, *, driver: bool, gc_every: int, env: dict[str, str],
-                 no_init: frozenset[int] = frozenset(), gc_turns: frozenset[tuple[int, int]] | None = None) -> None:
+                 no_init: frozenset[int] = frozenset(), gc_turns: frozenset[tuple[int, int]] | None = None,
+                 compact_usage: bool = False) -> None:
         self.root, self.env, self.gc_every = root, env, gc_every
         self.gc_turns = gc_turns  # (round, clone) turns that run GC; None: every gc_every rounds, staggered
+        self.compact_usage = compact_usage
+        self.next_line: dict[str, int] = {}
         self.no_init = no_init
         self.hooked: set[int] = set()
         self.grace_tokens = 2_000_000
@@ -263,12 +273,13 @@ class Team:
         ws = Workspace(path)
         for session in sessions:
             self.stats.sessions += 1
-            start = 0
+            start = self.next_line.get(session.session_id, 0)  # a resumed session goes on past its lines
             for _topic, activity in session.activities:
                 end = start + 9
                 write_staging(ws, Source(session_id=session.session_id, range=(start, end)),
                               Extractor(engine="rules"), activity)
                 start = end + 1
+            self.next_line[session.session_id] = start
             record_tokens(ws, 150_000, session_id=session.session_id)
             for slug, kind in session.invokes:
                 record_invoke(ws, slug, kind, "search", session_id=session.session_id)
@@ -278,6 +289,9 @@ class Team:
     def gc(self, path: Path) -> None:
         run_gc(Workspace(path))
         self.stats.gc_runs += 1
+        if self.compact_usage:
+            # Every closed session this clone began (0 days: every session not written this second).
+            self.stats.sessions_compacted += len(compact(Workspace(path), older_than_days=0).sessions)
 
     def sync(self, path: Path, message: str) -> None:
         env = self.env
@@ -392,9 +406,13 @@ class Team:
             meta = yaml.safe_load(text[3:end]) if text.startswith("---") and end > 0 else {}
             meta = meta if isinstance(meta, dict) else {}
             body = text[end + 4:] if end > 0 else text
+            lines = [line.rstrip() for line in body.splitlines() if line.strip()]
+            stamps = {k: v for k, v in meta.items() if k not in ("created_at", "updated_at")}
             out[rel] = {"sources": sorted(_sources_of(text)), "status": meta.get("status"),
                         "replaced_by": meta.get("replaced_by"),
-                        "body": sorted({line.strip() for line in body.splitlines() if line.strip()})}
+                        # The bytes modulo timestamps: every other key, and the body lines in order.
+                        "meta": json.dumps(stamps, sort_keys=True, default=str), "body": lines,
+                        "duplicated_lines": len(lines) - len(set(lines))}
         return out
 
 
@@ -419,14 +437,15 @@ def plan_gc(clones: int, rounds: int, seed: int, probability: float) -> frozense
 
 
 def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int = 1, driver: bool = True,
-             gc_every: int = 5, gc_probability: float | None = None, no_init: int = 0,
+             gc_every: int = 5, gc_probability: float | None = None, no_init: int = 0, resume: bool = False,
              workdir: Path | None = None, keep: bool = False) -> dict[str, Any]:
     """Run the campaign (once per push order) and return the figures.
 
     ``gc_probability``: each clone runs GC after a turn with this probability (instead of every
     ``gc_every`` rounds); ``no_init``: that many clones (every other one from clone 1) never run
-    `yoi init` — their first agent session's hook must set them up."""
-    plan = plan_sessions(clones, rounds, seed)
+    `yoi init` — their first agent session's hook must set them up; ``resume``: a quarter of the
+    sessions resume the clone's previous one, and every GC turn also compacts the usage files."""
+    plan = plan_sessions(clones, rounds, seed, resume=resume)
     gc_turns = plan_gc(clones, rounds, seed, gc_probability) if gc_probability is not None else None
     skip = frozenset(list(range(1, clones, 2))[:no_init])
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="yoi-team-"))
@@ -438,7 +457,8 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
         for k, order in enumerate(push_orders(clones, orders, seed)):
             root = base / f"run{k}"
             root.mkdir(parents=True)
-            team = Team(root, clones, driver=driver, gc_every=gc_every, env=env, no_init=skip, gc_turns=gc_turns)
+            team = Team(root, clones, driver=driver, gc_every=gc_every, env=env, no_init=skip, gc_turns=gc_turns,
+                        compact_usage=resume)
             team.stats.no_init_clones = len(skip)
             team.run(plan, rounds, order)
             runs.append({"order": order, **team.stats.to_json()})
@@ -452,6 +472,8 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
     result["record_sets_after_rounds"] = [{"order": run["order"], **record_set(final)}
                                           for run, final in zip(runs, ended, strict=True)]
     result["record_sets"] = [{"order": run["order"], **record_set(final)} for run, final in zip(runs, finals, strict=True)]
+    result["records_with_duplicated_lines"] = sorted({rel for f in [*ended, *finals] for rel, v in f.items()
+                                                      if v["duplicated_lines"]})
     if len(finals) > 1:
         live = [{rel: v for rel, v in f.items() if not v["replaced_by"]} for f in ended]
         result["live_records_differing_after_rounds"] = _differing(live)
@@ -500,6 +522,8 @@ def print_report(result: dict[str, Any]) -> None:
         for rs in result[key]:
             print(f"    push order {rs['order']}: {rs['records']} ({rs['live']} live, {rs['replaced']} "
                   f"replaced stubs), digest {rs['digest']}")
+    dup = result["records_with_duplicated_lines"]
+    print(f"  records with a body line twice: {len(dup)}" + (f" ({', '.join(dup[:5])})" if dup else ""))
     if "same_records_whatever_the_order" in result:
         live = result["live_records_differing_after_rounds"]
         print(f"  same live records after the last round whichever order the clones pushed in: "
@@ -526,12 +550,14 @@ def main(argv: list[str] | None = None) -> int:
                         "probability (drawn from the seed; instead of --gc-every)")
     parser.add_argument("--no-init", type=int, default=0, help="this many clones never run `yoi init` "
                         "(their first session's hook registers the merge driver)")
+    parser.add_argument("--resume", action="store_true", help="resumed sessions, and GC turns compact usage files")
     parser.add_argument("--no-driver", action="store_true", help="git's own line merge instead of yoi merge-driver")
     parser.add_argument("--workdir", type=Path, help="keep the repositories here (default: a temporary folder)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = simulate(args.clones, args.rounds, args.seed, orders=args.orders, driver=not args.no_driver,
                       gc_every=args.gc_every, gc_probability=args.gc_probability, no_init=args.no_init,
+                      resume=args.resume,
                       workdir=args.workdir)
     if args.json:
         json.dump(result, sys.stdout, indent=2)

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from git_support import clone, commit_all, git, git_env, make_remote, yoi
 
-from yoi_tui.core.store.merge import merge_bodies, merge_records, union_sources
+from yoi_tui.core.store.merge import merge_bodies, merge_lines, merge_records, union_sources
 
 
 def _record(meta: str, body: str) -> str:
@@ -266,3 +266,14 @@ def test_two_gcs_merging_into_different_keepers_agree_on_the_preferred_one() -> 
         result = merge_records(base, a, b, path="memory/decisions/use-sqlite-for-the-cache.md")
         assert result is not None and result.clean, result and result.conflicts
         assert _meta(result.text)["replaced_by"] == "use-sqlite"  # the shorter slug, whichever side
+
+
+def test_a_line_both_sides_added_in_different_places_is_kept_once() -> None:
+    base = ["# T", "", "a", "b", "c"]
+    ours = ["# T", "", "new line", "a", "b", "c"]
+    theirs = ["# T", "", "a", "b", "c", "new line"]
+    for x, y in ((ours, theirs), (theirs, ours)):
+        merged = merge_lines(base, x, y)
+        assert merged.count("new line") == 1 and [line for line in merged if line != "new line"] == base
+    # A line the base already had twice stays twice; blank lines are not touched.
+    assert merge_lines(["x", "", "x"], ["x", "", "x", "y"], ["z", "x", "", "x"]).count("x") == 2

@@ -328,7 +328,22 @@ def merge_lines(base: list[str], ours: list[str], theirs: list[str]) -> list[str
         first, second = sorted((mine, other), key=lambda part: "\n".join(part))
         result.extend(first)
         result.extend(line for line in second if line not in first or not line.strip())
-    return result
+    return _once(result, base_set)
+
+
+def _once(lines: list[str], base: set[str]) -> list[str]:
+    """``lines`` with a second copy of a line that both sides added dropped (each side added it in a
+    different place, so the diff did not pair them; the same sessions pushed in another order would
+    have made one). Blank lines and lines the base already had are left as they are."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in lines:
+        if line.strip() and line not in base:
+            if line in seen:
+                continue
+            seen.add(line)
+        out.append(line)
+    return out
 
 
 def merge_bodies(base: str, ours: str, theirs: str) -> str:
