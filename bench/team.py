@@ -409,10 +409,10 @@ class Team:
             lines = [line.rstrip() for line in body.splitlines() if line.strip()]
             stamps = {k: v for k, v in meta.items() if k not in ("created_at", "updated_at")}
             out[rel] = {"sources": sorted(_sources_of(text)), "status": meta.get("status"),
-                        "replaced_by": meta.get("replaced_by"),
-                        # The bytes modulo timestamps: every other key, and the body lines in order.
-                        "meta": json.dumps(stamps, sort_keys=True, default=str), "body": lines,
-                        "duplicated_lines": len(lines) - len(set(lines))}
+                        "replaced_by": meta.get("replaced_by"), "body": sorted(set(lines)),
+                        "duplicated_lines": len(lines) - len(set(lines)),
+                        # The bytes modulo timestamps: every other key as written, the body lines in order.
+                        "exact": [json.dumps(stamps, default=str), lines]}
         return out
 
 
@@ -465,6 +465,10 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
             ended.append(team.final_records())
             team.settle(order)
             finals.append(team.final_records())
+            last = runs[-1]
+            print(f"[order {order}] conflicted files {last['conflicted_files']}, sources lost {last['sources_lost']}, "
+                  f"lint errors {last['lint_errors_after_merge']}, digest {record_set(finals[-1])['digest']}",
+                  file=sys.stderr, flush=True)
     finally:
         if not keep and workdir is None:
             shutil.rmtree(base, ignore_errors=True)
@@ -475,9 +479,15 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
     result["records_with_duplicated_lines"] = sorted({rel for f in [*ended, *finals] for rel, v in f.items()
                                                       if v["duplicated_lines"]})
     if len(finals) > 1:
-        live = [{rel: v for rel, v in f.items() if not v["replaced_by"]} for f in ended]
+        live = [{rel: {k: x for k, x in v.items() if k != "exact"} for rel, v in f.items() if not v["replaced_by"]}
+                for f in ended]
         result["live_records_differing_after_rounds"] = _differing(live)
-        differing = _differing(finals)
+        exact = [{rel: v["exact"] for rel, v in f.items() if not v["replaced_by"]} for f in finals]
+        result["live_records_differing_in_bytes"] = _differing(exact)
+        result["exact_differences"] = {rel: [f.get(rel) for f in exact]
+                                       for rel in result["live_records_differing_in_bytes"][:3]}
+        sets = [{rel: {k: x for k, x in v.items() if k != "exact"} for rel, v in f.items()} for f in finals]
+        differing = _differing(sets)
         result["same_records_whatever_the_order"] = not differing and not result["live_records_differing_after_rounds"]
         result["records_differing_by_order"] = differing
         result["differences"] = {rel: [f.get(rel) for f in finals] for rel in differing[:5]}
@@ -491,7 +501,8 @@ def _differing(sets: list[dict[str, Any]]) -> list[str]:
 
 def record_set(final: dict[str, Any]) -> dict[str, Any]:
     """How many records (live, replaced) and one digest of them all: equal digests, equal record sets."""
-    digest = hashlib.sha256(json.dumps(final, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+    content = {rel: {k: x for k, x in v.items() if k != "exact"} for rel, v in final.items()}
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
     replaced = sum(1 for v in final.values() if v["replaced_by"])
     return {"records": len(final), "live": len(final) - replaced, "replaced": replaced, "digest": digest}
 
@@ -529,6 +540,11 @@ def print_report(result: dict[str, Any]) -> None:
         print(f"  same live records after the last round whichever order the clones pushed in: "
               f"{'yes' if not live else f'NO ({len(live)} record(s) differ)'}")
         for rel in live[:10]:
+            print(f"    {rel}")
+        in_bytes = result["live_records_differing_in_bytes"]
+        print(f"  same live records byte for byte (timestamps aside, source and line order included) after the "
+              f"grace period: {'yes' if not in_bytes else f'NO ({len(in_bytes)} record(s) differ)'}")
+        for rel in in_bytes[:10]:
             print(f"    {rel}")
         differing = result["records_differing_by_order"]
         print(f"  same records after the grace period whichever order the clones pushed in: "

@@ -60,3 +60,15 @@ def test_five_clones_twenty_rounds_in_either_push_order(tmp_path: Path) -> None:
     assert result["same_records_whatever_the_order"], result["differences"]
     first, second = result["record_sets"]
     assert first["digest"] == second["digest"]
+
+
+@pytest.mark.slow
+def test_ten_clones_gc_often_no_init_clones_and_resumed_sessions_in_four_push_orders(tmp_path: Path) -> None:
+    """Issue 30's campaign, shortened to 5 rounds: GC after 40 % of the turns (each compacting the
+    usage of the sessions its clone began), 3 clones that never ran `yoi init`, resumed sessions."""
+    result = team.simulate(clones=10, rounds=5, seed=30, orders=4, gc_probability=0.4, no_init=3, resume=True,
+                           workdir=tmp_path)
+    _assert_clean(result)
+    assert all(run["hook_registrations"] == 3 for run in result["runs"])
+    assert result["same_records_whatever_the_order"], result["differences"]
+    assert not result["records_with_duplicated_lines"]
