@@ -26,7 +26,9 @@ def _workspace(tmp_path: Path) -> Workspace:
     ws = make_ws(tmp_path)
     (ws.root / "src").mkdir()
     (ws.root / "src/cache.py").write_text("")
-    write_record(ws, "memory/decisions/use-sqlite-for-the-cache.md", decision_meta(status="resolved"),
+    write_record(ws, "memory/decisions/use-sqlite-for-the-cache.md",
+                 decision_meta(status="resolved", sources=[{"session_id": "s1", "range": [0, 3]},
+                                                           {"session_id": "s1", "range": [5, 8]}]),
                  "\n# Use SQLite for the cache\n\n## Chosen\nSQLite in `src/cache.py`.\n")
     write_record(ws, "memory/decisions/use-sqlite-for-the-caches.md",
                  decision_meta(sources=[{"session_id": "s2", "range": [4, 9]}]),

@@ -234,7 +234,10 @@ def _body_lines(text: str) -> set[str]:
 
 def test_near_duplicates_are_merged_without_losing_a_line(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    keep = write_record(ws, "memory/decisions/use-sqlite-for-the-cache.md", decision_meta(status="open"),
+    # The keeper holds more (two sources against one), so it is kept whatever the slugs (docs/gc.md).
+    keep = write_record(ws, "memory/decisions/use-sqlite-for-the-cache.md",
+                        decision_meta(status="open", sources=[{"session_id": "s1", "range": [0, 3]},
+                                                              {"session_id": "s1", "range": [4, 6]}]),
                         "\n# Use SQLite for the cache\n\n## Options\n- SQLite\n- JSON files\n")
     other = write_record(ws, "memory/decisions/use-sqlite-for-the-caches.md",
                          decision_meta(status="resolved", sources=[{"session_id": "s2", "range": [5, 9]}],
@@ -257,13 +260,19 @@ def test_near_duplicates_are_merged_without_losing_a_line(tmp_path: Path) -> Non
     assert missing == {"# Use SQLite for caches"} and "Also titled: Use SQLite for caches" in text
     record = read_record(ws, keep).record
     assert record is not None and record.status == "resolved"
-    assert record.meta["sources"] == [{"session_id": "s2", "range": [5, 9]}, {"session_id": "s1", "range": [0, 3]}]
+    assert "kept `use-sqlite-for-the-cache` because it has more sources (2 against 1" in merge.reason
+    assert "status open → resolved (`use-sqlite-for-the-caches` records the choice as made)" in merge.reason
+    # Blocks merged whole: the other list's new item joins the keeper's list; a new section follows.
+    assert record.body == ("\n# Use SQLite for the cache\n\nAlso titled: Use SQLite for caches\n\n## Options\n"
+                           "- SQLite\n- JSON files\n- shelve\n\n## Chosen\nSQLite with WAL\n")
+    assert record.meta["sources"] == [{"session_id": "s2", "range": [5, 9]}, {"session_id": "s1", "range": [0, 3]},
+                                      {"session_id": "s1", "range": [4, 6]}]
     assert _errors(ws) == []
 
 
 def test_a_merged_record_something_points_at_stays_as_replaced(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    write_record(ws, "knowledge/retry-policy-for-http.md", knowledge_meta(), "\nRetry three times.\n")
+    write_record(ws, "knowledge/retry-policy-for-http.md", knowledge_meta(), "\nRetry three times, then give up.\n")
     write_record(ws, "knowledge/retry-policy-for-https.md", knowledge_meta(), "\nBack off exponentially.\n")
     write_record(ws, "memory/decisions/http-client.md", decision_meta(), "\nFollow #retry-policy-for-https.\n")
     for _ in range(2):
@@ -292,8 +301,9 @@ def test_a_merged_knowledge_record_keeps_its_description_and_reach(tmp_path: Pat
     merged = read_record(ws, ws.knowledge_dir / "release-checklist.md").record
     assert merged is not None and (ws.knowledge_dir / "release-checklists.md").exists()  # a replaced stub
     assert merged.model_invokation and merged.description == "Steps before a release."
-    assert merged.body == ("\n# Release checklist\n\n- bump the version\n\nAlso described as: Read before tagging.\n"
-                           "\n- tag the commit\n")
+    # (the keeper holds more text; the other's item joins its list, the other description follows)
+    assert merged.body == ("\n# Release checklist\n\n- bump the version\n- tag the commit\n\n"
+                           "Also described as: Read before tagging.\n")
     assert _errors(ws) == []
 
 

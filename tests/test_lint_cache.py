@@ -398,6 +398,9 @@ def test_a_record_made_unparsable_loses_its_similar_slugs_findings(tmp_path: Pat
     ws.config_path.write_text("[records]\nsimilar_slug_ratio = 40\n", encoding="utf-8")
     ws = Workspace(root)
     path = sorted(ws.knowledge_dir.glob("*.md"))[0]
+    # A near-duplicate of it (the generator's slugs are random words, which name different things:
+    # store.slug_names).
+    shutil.copyfile(path, path.with_name(f"{path.stem}s.md"))
     assert any(d.path == ws.rel(path) and d.rule == "similar-slugs" for d in _same(ws))
     text = path.read_text(encoding="utf-8")
     write_text(path, text.replace("---\n", "---\n\tbad: [\n", 1))

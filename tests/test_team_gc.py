@@ -24,7 +24,10 @@ DUP = "memory/requests/add-a-dark-modes.md"
 
 
 def _pair(ws: Workspace) -> None:
-    write_record(ws, KEEP, request_meta(), "\n# Add a dark mode\n\n## Summary\nA dark theme.\n")
+    # The keeper holds more (two sources against one: docs/gc.md), whatever its slug.
+    write_record(ws, KEEP, request_meta(sources=[{"session_id": "s1", "range": [0, 3]},
+                                                 {"session_id": "s3", "range": [2, 6]}]),
+                 "\n# Add a dark mode\n\n## Summary\nA dark theme.\n")
     write_record(ws, DUP, request_meta(sources=[{"session_id": "s2", "range": [1, 4]}]),
                  "\n# Add a dark mode\n\n## Summary\nA dark theme for the editor.\n")
 
@@ -47,7 +50,7 @@ def test_the_same_records_give_the_same_operations_in_every_clone(tmp_path: Path
     os.utime(second.root / KEEP, (1, 1))
     ops = _proposed(first)
     assert ops == _proposed(second)
-    assert ops == [("merge", "proposed", (KEEP, DUP), "add-a-dark-mode")]  # shortest slug keeps
+    assert ops == [("merge", "proposed", (KEEP, DUP), "add-a-dark-mode")]  # the record holding more keeps
 
 
 def test_a_merge_stub_keeps_a_late_update_and_folds_it_before_it_is_dropped(tmp_path: Path) -> None:
@@ -112,7 +115,7 @@ def test_keeper_choice_ignores_update_times(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
     ws = make_ws(tmp_path)
-    write_record(ws, "memory/decisions/pick-a-db.md", decision_meta(), "\n# Pick a DB\n")
+    write_record(ws, "memory/decisions/pick-a-db.md", decision_meta(), "\n# Pick a DB\n\nOlder.\n")
     write_record(ws, "memory/decisions/pick-a-dbs.md",
                  decision_meta(updated_at=datetime(2026, 12, 1, tzinfo=UTC)), "\n# Pick a DB\n\nNewer.\n")
     ops = _proposed(ws)

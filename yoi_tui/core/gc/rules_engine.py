@@ -13,8 +13,11 @@ What it proposes, in this order (each file of the change set belongs to one oper
    whose head nothing points at go together.
 2. **merge** — *noisy*: near-duplicate slugs of one kind (rapidfuzz ratio ≥
    ``records.similar_slug_ratio`` and the same numbers, as Phase 2 matches them: ``issue-12`` is not
-   ``issue-13``). The keeper is the most used record (then the most recently updated). The others'
-   bodies are merged in with Phase 2's ``merge_body`` (no line of either is lost; a differing title
+   ``issue-13``; nor slugs naming different files or identifiers: ``store.slug_names``). The keeper
+   is the record that holds the most — sources, then text, then age, then the preferred slug
+   (``merge_content``; the reason says which decided). The others' bodies are merged in Markdown
+   block by block (``merge_content.merge_blocks``: a paragraph, list item or code block moves whole;
+   no line of either is lost or doubled; a differing title
    is kept as an "Also titled:" line, a differing knowledge description as "Also described as:";
    a knowledge flag ``model_invokation``/``user_invocable`` true on any of them stays true), sources
    are unioned (older records' first). A merged record is
@@ -47,16 +50,18 @@ from ..forked import available_workers, run_forked, shrinking_chunks
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
 from ..runs.rejections import held_reason
-from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
+from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path
 from ..store.meta_cache import MetaCache
 from ..store.records import Record, as_timestamp, read_record
+from ..store.slug_names import naming_difference
 from ..store.writer import DELETE, render_record
 from .context import GcContext, GcWriter, format_errors
 from .facts import PathChecker, build_references, named_paths, scan_workflows
+from .merge_content import Holding, merge_blocks
+from .merge_content import keeper_reason as choose_reason
 from .model import Operation, State, format_tokens
 from .similar_cache import SimilarPairs
 
-_DIGITS_RE = re.compile(r"\d+")
 _MERGEABLE = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 PARALLEL_MIN = 2_000  # records from which they are read on every idle core
 MAX_WORKERS = 4
@@ -501,8 +506,9 @@ class GcRulesEngine:
             scores: dict[tuple[str, str], float] = {}
             parent: dict[str, str] = {}
             for first, second, score in known.pairs(kind.value, live, ratio):
-                # Numbers in a slug name things (issue 12 vs 13, v2 vs v3): never merge across them.
-                if _DIGITS_RE.findall(first) != _DIGITS_RE.findall(second):
+                # Spelled alike is not the same thing: numbers (issue 12 vs 13, v2 vs v3), names of
+                # files or identifiers (hoge.py vs piyo.py) are never merged across.
+                if naming_difference(first, second) is not None:
                     continue
                 scores[(first, second)] = scores[(second, first)] = score
                 parent[_root(parent, second)] = _root(parent, first)
@@ -513,13 +519,18 @@ class GcRulesEngine:
                 self._merge_group(kind, [live[s] for s in members], scores)
         known.save()
 
-    @staticmethod
-    def _keeper_key(record: Record) -> tuple[int, str]:
-        """Keep the shortest slug, then the first in order: decided by the records' names alone, so
-        every clone picks the same keeper (usage, references and ``updated_at`` differ between clones
-        until they have pulled each other's work; a choice made on them merged the same pair under
-        different slugs in different clones)."""
-        return slug_preference(record.slug)
+    def _holding(self, record: Record) -> Holding:
+        """What ``record`` holds, as the keeper rule weighs it (``merge_content``): from the facts
+        taken while reading, so a released text need not be read again."""
+        facts = self.facts[record.rel]
+        created = as_timestamp(record.meta.get("created_at"))
+        return Holding(record.slug, max(facts.sources, 0), facts.body_chars, created.timestamp() if created else 0.0)
+
+    def _keeper_key(self, record: Record) -> tuple[Any, ...]:
+        """The keeper first: more sources, more text, older, then the preferred slug — the records'
+        content alone, so every clone with the same files picks the same keeper (usage, references
+        and ``updated_at`` differ between clones until they have pulled each other's work)."""
+        return self._holding(record).key()
 
     def _merge_group(self, kind: RecordKind, group: list[Record], scores: dict[tuple[str, str], float]) -> None:
         ordered = sorted(group, key=self._keeper_key)
@@ -568,8 +579,6 @@ class GcRulesEngine:
         return join_blocks(blocks)
 
     def _merge(self, kind: RecordKind, keeper: Record, absorbed: list[tuple[Record, float]]) -> None:
-        from ..phase2.merge import merge_body
-
         key = _sources_key(kind)
         group = [self._full(keeper), *(self._full(r) for r, _ in absorbed)]
         malformed = [r.rel for r in group if not isinstance(r.meta.get(key, []), list)]
@@ -597,17 +606,21 @@ class GcRulesEngine:
             merged_sources = merged_sources[-limit:]
         body = keeper.body
         for record, _score in sorted(absorbed, key=lambda item: item[0].slug):
-            body = merge_body(body, self._body_to_merge(keeper, record))
+            body = merge_blocks(body, self._body_to_merge(keeper, record))
         updates: dict[str, Any] = {"updated_at": self.ctx.now}
         if merged_sources != keeper.meta.get(key):
             updates[key] = merged_sources
-        if kind is RecordKind.DECISION and keeper.status == "open" and any(r.status == "resolved" for r, _ in absorbed):
+        changes_said: list[str] = []  # what the merge changes beyond text and sources: said in the reason
+        resolved = [r.slug for r, _ in absorbed if r.status == "resolved"]
+        if kind is RecordKind.DECISION and keeper.status == "open" and resolved:
             updates["status"] = "resolved"
+            changes_said.append(f"status open → resolved (`{resolved[0]}` records the choice as made)")
         if kind is RecordKind.KNOWLEDGE:
             # What agents could reach before stays reachable: resident or /slug if any of them was.
             for flag in ("model_invokation", "user_invocable"):
                 if keeper.meta.get(flag) is False and any(r.meta.get(flag) is True for r, _ in absorbed):
                     updates[flag] = True
+                    changes_said.append(f"{flag} false → true (true on a merged record)")
         keeper_text = render_record(keeper, updates, body=body)
         allowed = source_keys(item for r, _ in absorbed for item in (r.meta.get(key) or []))
         errors = self.w.errors(keeper, keeper_text, allowed_sources=allowed)
@@ -632,9 +645,12 @@ class GcRulesEngine:
                       details={"merged": [r.slug for r, _ in absorbed]})
             return
         ratios = {r.slug: round(score, 1) for r, score in absorbed}
+        chosen = choose_reason(self._holding(keeper), [self._holding(r) for r, _ in absorbed])
         keeper_reason = (f"merged {names} into it (near-duplicate slugs, ratio ≥ "
-                         f"{min(ratios.values()):.0f}); no line lost, sources unioned"
-                         + (f", trimmed to the latest {limit}" if trimmed else ""))
+                         f"{min(ratios.values()):.0f}); {chosen}; Markdown blocks merged whole, no line lost, "
+                         "sources unioned"
+                         + (f", trimmed to the latest {limit}" if trimmed else "")
+                         + "".join(f"; {said}" for said in changes_said))
         self.w.write(keeper, keeper_text, category=["noisy"], reason=keeper_reason)
         deleted: list[str] = []
         replaced: list[str] = []

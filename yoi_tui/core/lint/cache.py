@@ -49,6 +49,7 @@ from .rules import (
     ref_positions,
     replacement_target,
     similar_diagnostic,
+    similar_pair_wanted,
     similar_slug_pairs,
     similar_to,
 )
@@ -341,6 +342,8 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         changed = changed or recomputed
         similar_state[kind.value] = {"slugs": slugs, "pairs": pairs}
         for first, second, score in pairs:
+            if not similar_pair_wanted(index, kind, first, second):
+                continue
             for slug, other in ((first, second), (second, first)):
                 # With a previous result, the same slugs: only files checked again need theirs (an
                 # edit may have made a record unparsable, which gets none, or parsable again).
@@ -453,6 +456,8 @@ def _lint_from_memory(ws: Workspace, kept: resident.KeptState, memory: resident.
     diags += _cross_record({rel: facts[rel] for rel in recheck}, index, config, ctx)
     for kind in SIMILAR_KINDS:
         for first, second, score in memory.similar[kind.value]["pairs"]:
+            if not similar_pair_wanted(index, kind, first, second):
+                continue
             for slug, other in ((first, second), (second, first)):
                 if (kind, slug) in rels and rels[(kind, slug)] in recheck:
                     diags.append(similar_diagnostic(rels[(kind, slug)], kind, other, score))

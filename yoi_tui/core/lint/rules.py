@@ -311,6 +311,22 @@ def similar_diagnostic(rel: str, kind: RecordKind, other: str, score: float) -> 
                       "merge the two records if they are about the same subject")
 
 
+def similar_pair_wanted(index: WorkspaceIndex, kind: RecordKind, slug: str, other: str) -> bool:
+    """Whether a near-identical pair is worth a ``similar-slugs`` warning: not when one already
+    replaces the other (a merge or move stub and its replacement: the merge is done), and not when
+    the slugs name different things (``store.slug_names``: ``hoge-py`` / ``piyo-py``, ``v1`` /
+    ``v2``), which GC would never merge either."""
+    from ..store.slug_names import naming_difference
+
+    if naming_difference(slug, other) is not None:
+        return False
+    for one, two in ((slug, other), (other, slug)):
+        entry = index.get(kind, one)
+        if entry is not None and entry.replaced_by and index.final_replacement(kind, one) == two:
+            return False
+    return True
+
+
 def similar_slug_pairs(slugs: list[str], ratio: float) -> Iterator[tuple[str, str, float]]:
     """Near-duplicate pairs ``(a, b, score)`` among ``slugs``, each once with a < b (blocking: ``similar.py``)."""
     from .similar import similar_slug_pairs as blocked

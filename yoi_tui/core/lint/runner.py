@@ -23,6 +23,7 @@ from .rules import (
     LintContext,
     similar_diagnostic,
     similar_in_listing,
+    similar_pair_wanted,
     similar_slug_pairs,
     similar_to,
 )
@@ -74,7 +75,8 @@ def lint_record(record: Record, index: WorkspaceIndex, config: Config, ctx: Lint
         similar = similar_in_listing(record.slug, bucket.listing, ratio) \
             if isinstance(bucket, ListedEntries) and not bucket.changed else similar_to(record.slug, list(bucket), ratio)
         for other, score in similar:
-            found.append(_similar(record.rel, record.kind, other, score))
+            if similar_pair_wanted(index, record.kind, record.slug, other):
+                found.append(_similar(record.rel, record.kind, other, score))
     return found
 
 
@@ -118,6 +120,8 @@ def lint_workspace(ws: Workspace, *, frequencies: Mapping[tuple[str, str], float
     rels = {(r.kind, r.slug): r.rel for r in records}
     for kind in (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE):
         for first, second, score in similar_slug_pairs(index.slugs(kind), config.records.similar_slug_ratio):
+            if not similar_pair_wanted(index, kind, first, second):
+                continue
             for slug, other in ((first, second), (second, first)):
                 if (kind, slug) in rels:
                     diags.append(_similar(rels[(kind, slug)], kind, other, score))

@@ -48,6 +48,7 @@ from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slu
 from ..store.models import Source
 from ..store.records import Record
 from ..store.safe_read import NotRegularFile, read_regular_bytes
+from ..store.slug_names import naming_difference
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context, format_errors
@@ -127,9 +128,11 @@ class RulesEngine:
             # they agree.
             digits = _DIGITS_RE.findall(base)
             same_numbers = [s for s in slugs if _DIGITS_RE.findall(s) == digits]
-            match = process.extractOne(base, same_numbers, scorer=fuzz.ratio,
-                                       score_cutoff=self.ctx.ws.config.records.similar_slug_ratio)
-            found = match[0] if match else None
+            # ... and not a record about another file or name (``store.slug_names``): the best
+            # match that names the same thing.
+            matches = process.extract(base, same_numbers, scorer=fuzz.ratio, limit=8,
+                                      score_cutoff=self.ctx.ws.config.records.similar_slug_ratio)
+            found = next((m[0] for m in matches if naming_difference(base, m[0]) is None), None)
         if found is None:
             return None
         entry = self.w.index.get(kind, found)

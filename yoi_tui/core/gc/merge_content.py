@@ -1,0 +1,202 @@
+"""What a GC merge writes (issue 25): which record is kept, and how the others' text joins it.
+
+**The keeper** is the record that holds the most, judged from the records alone so that every
+clone holding the same files picks the same one (docs/team.md#who-runs-gc): more sources (the
+evidence behind it), then more text, then the older one (the original note), then the preferred
+slug (shortest, then first in order). Usage is not asked: invoke counts live in
+``.yoi/usage/``, which differs between clones until every session has been committed and pulled,
+so a keeper chosen on them would differ too. ``keeper_reason`` says which criterion decided.
+
+**The text** is merged Markdown block by Markdown block (``merge_blocks``), with markdown-it-py
+(CommonMark, as the app's Markdown view renders it) telling where a block starts and ends: a
+hard-wrapped paragraph, a list item, a fenced code block, a quote or a table moves as a whole or not
+at all. Per section (``#`` headings, as ``phase2.merge.split_blocks`` reads them; the other record's
+title gives way to the keeper's): a block the keeper already holds (the same words, however
+wrapped) is not repeated; a list item the keeper's list lacks joins the end of that list; any other
+block is appended to the section, after a blank line; a section the keeper lacks is appended whole.
+Every line of the keeper stays where it is, every block of the other record is in the result once (or already was: a block whose words one keeper
+block holds in order, however wrapped, is not added again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..phase2.merge import Block, join_blocks, split_blocks
+from ..store.kinds import slug_preference
+
+
+@dataclass(frozen=True)
+class Holding:
+    """What a record holds, as the keeper rule weighs it."""
+
+    slug: str
+    sources: int
+    body_chars: int
+    created: float  # seconds since the epoch; 0 when unknown (weighs as the oldest)
+
+    def key(self) -> tuple[Any, ...]:
+        return (-self.sources, -self.body_chars, self.created if self.created else float("inf"),
+                slug_preference(self.slug))
+
+
+def choose_keeper(holdings: Sequence[Holding]) -> list[Holding]:
+    """``holdings`` best first: the first is the keeper."""
+    return sorted(holdings, key=Holding.key)
+
+
+def keeper_reason(keeper: Holding, others: Sequence[Holding]) -> str:
+    """Why ``keeper`` was kept over the strongest of ``others`` (one clause)."""
+    if not others:
+        return f"kept `{keeper.slug}`"
+    rival = min(others, key=Holding.key)
+    if keeper.sources != rival.sources:
+        why = f"it has more sources ({keeper.sources} against {rival.sources} in `{rival.slug}`)"
+    elif keeper.body_chars != rival.body_chars:
+        why = (f"the sources are even and it holds more text ({keeper.body_chars:,} characters against "
+               f"{rival.body_chars:,} in `{rival.slug}`)")
+    elif keeper.created != rival.created:
+        why = f"sources and text are even and it is the older record (`{rival.slug}` came later)"
+    else:
+        why = f"sources, text and age are even: the preferred slug (shorter, then first in order than `{rival.slug}`)"
+    return f"kept `{keeper.slug}` because {why}"
+
+
+# --------------------------------------------------------------------------- Markdown blocks
+
+
+def _norm(lines: Sequence[str]) -> str:
+    return " ".join(" ".join(lines).split())
+
+
+@dataclass
+class _MdBlock:
+    start: int  # line index in the section's lines
+    end: int  # one past the last line
+    kind: str  # markdown-it token type: paragraph_open, bullet_list_open, fence, ...
+    items: list[tuple[int, int]]  # a list's items (line ranges); empty for other blocks
+
+
+def _parser() -> Callable[[str], list[Any]]:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    return md.parse
+
+
+def md_blocks(lines: Sequence[str], parse: Callable[[str], list[Any]] | None = None) -> list[_MdBlock]:
+    """The top-level Markdown blocks of ``lines``, each with its exact line range; a non-blank line
+    no block claims (it should not happen, but a parser is not the place to lose a line) becomes a
+    block of its own."""
+    tokens = (parse or _parser())("\n".join(lines) + "\n")
+    blocks: list[_MdBlock] = []
+    current: _MdBlock | None = None
+    for token in tokens:
+        if token.map is None:
+            continue
+        if token.level == 0 and token.nesting in (0, 1):
+            start, end = token.map
+            current = _MdBlock(start, min(end, len(lines)), token.type, [])
+            blocks.append(current)
+        elif (current is not None and token.type == "list_item_open" and token.level == 1
+              and current.kind in ("bullet_list_open", "ordered_list_open")):
+            start, end = token.map
+            current.items.append((start, min(end, current.end)))
+    claimed = {i for b in blocks for i in range(b.start, b.end)}
+    for index, line in enumerate(lines):
+        if line.strip() and index not in claimed:
+            blocks.append(_MdBlock(index, index + 1, "line", []))
+    blocks.sort(key=lambda b: b.start)
+    return blocks
+
+
+def _trimmed(lines: Sequence[str], start: int, end: int) -> list[str]:
+    """Lines ``start:end`` without blank lines at either end (a list item's map includes its gap)."""
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return list(lines[start:end])
+
+
+def _merge_section(target: Block, incoming: Sequence[str], parse: Callable[[str], list[Any]]) -> None:
+    """Add to ``target`` the blocks of ``incoming`` it lacks (see the module docstring)."""
+    lines = target.lines
+    have = md_blocks(lines, parse)
+    present = {_norm(_trimmed(lines, b.start, b.end)) for b in have}
+    # A block whose words a keeper block already holds in order (the same sentences, wrapped or
+    # cut differently) adds nothing: word-bounded containment within one block.
+    padded = [f" {text} " for text in present]
+    present_items = {_norm(_trimmed(lines, s, e)) for b in have for s, e in b.items}
+    lists = [b for b in have if b.items]
+    after_list: list[list[str]] = []  # items for the end of the keeper's last list
+    appended: list[list[str]] = []  # whole blocks for the end of the section
+    for block in md_blocks(incoming, parse):
+        text = _trimmed(incoming, block.start, block.end)
+        norm = _norm(text)
+        if not norm or norm in present or any(f" {norm} " in text for text in padded):
+            continue
+        if block.items and lists and lists[-1].kind == block.kind:
+            for start, end in block.items:
+                item = _trimmed(incoming, start, end)
+                item_norm = _norm(item)
+                if item_norm and item_norm not in present_items:
+                    after_list.append(item)
+                    present_items.add(item_norm)
+            continue
+        appended.append(text)
+        present.add(norm)
+    if after_list:
+        at = lists[-1].end
+        while at > lists[-1].start and not lines[at - 1].strip():
+            at -= 1
+        lines[at:at] = [line for item in after_list for line in item]
+    if appended:
+        end = len(lines)
+        while end > 0 and not lines[end - 1].strip():
+            end -= 1
+        tail = lines[end:]
+        del lines[end:]
+        for text in appended:
+            if lines or target.heading is not None:
+                lines.append("")
+            lines.extend(text)
+        lines.extend(tail or [""])
+
+
+def merge_blocks(keeper: str, other: str) -> str:
+    """``keeper``'s body with the Markdown blocks of ``other`` it lacks (see the module docstring)."""
+    if not keeper.strip():
+        return other
+    parse = _parser()
+    blocks = split_blocks(keeper)
+    has_title = any(b.level == 1 for b in blocks)
+    for block in split_blocks(other):
+        if block.level == 1 and has_title:
+            target = next(b for b in blocks if b.level == 1)
+        else:
+            target = next((b for b in blocks if b.key == block.key), None)
+        if target is None:
+            content = [line for line in block.lines if line.strip()]
+            if not content and block.heading is None:
+                continue
+            last = blocks[-1]
+            end = len(last.lines)
+            while end > 0 and not last.lines[end - 1].strip():
+                end -= 1
+            last.lines[end:] = [""]
+            start, stop = 0, len(block.lines)
+            while start < stop and not block.lines[start].strip():
+                start += 1
+            while stop > start and not block.lines[stop - 1].strip():
+                stop -= 1
+            blocks.append(Block(block.heading, block.level, ["", *block.lines[start:stop], ""]
+                                if block.heading is not None and block.lines[:1] == [""] else
+                                [*block.lines[start:stop], ""]))
+            continue
+        _merge_section(target, block.lines, parse)
+    merged = join_blocks(blocks)
+    return merged if merged.endswith("\n") else merged + "\n"
+
+
+__all__ = ["Holding", "choose_keeper", "keeper_reason", "md_blocks", "merge_blocks"]
