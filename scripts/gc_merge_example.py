@@ -95,7 +95,7 @@ def render() -> str:
              fence, "", "and `memory/decisions/retry-webhook-with-backoff.md`", "", f"{fence}markdown",
              OTHER.rstrip("\n"), fence, "", f"`yoi gc` proposes `{merge.id}`:", "", f"> {merge.reason}", "",
              "After: the kept record", "", f"{fence}markdown", kept.rstrip("\n"), fence, "",
-             "and the stub it leaves (dropped once every clone has pulled the merge)", "", f"{fence}markdown",
+             "and the stub it leaves (a replaced record: references to it keep working)", "", f"{fence}markdown",
              stub.rstrip("\n"), fence, "", END]
     return "\n".join(parts)
 
