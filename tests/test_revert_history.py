@@ -52,3 +52,29 @@ def test_a_real_revert_puts_its_staging_back_and_says_reverted(tmp_path: Path) -
     # Put back, it is consumed again by the next run (the journal says which inputs went back).
     run_phase2(Workspace(ws.root), flush=True)
     assert _records(ws)
+
+
+def test_a_record_edited_since_the_run_has_only_the_runs_change_taken_out(tmp_path: Path) -> None:
+    """After a rebase or a later commit merged the run's record with other work, `yoi revert` takes
+    the run's change out of it (three-way, the run's text as the base) instead of refusing it."""
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 5, requests=[Request(intent="Add a dark mode", target="app/theme.py", summary="dark theme")])
+    run_phase2(ws, flush=True)
+    (rel,) = _records(ws)
+    path = ws.requests_dir / rel
+    first = path.read_text()
+    stage(ws, "s2", 0, 5, requests=[Request(intent="Add a dark mode", target="app/theme.py",
+                                            summary="also for the terminal")])
+    run_phase2(Workspace(ws.root), flush=True)
+    second = path.read_text()
+    assert second != first and "s2" in second
+    # Someone else's later edit of the same record (as a rebase onto their commit would leave it).
+    path.write_text(second.rstrip("\n") + "\n\nA note a person added later.\n")
+    result = revert(Workspace(ws.root), "last")
+    assert result.status == "reverted" and result.merged == [f"memory/requests/{rel}"]
+    text = path.read_text()
+    assert "A note a person added later." in text and "session_id: s2" not in text
+    assert "also for the terminal" not in text
+    assert result.inputs_restored  # its staging goes back: the change was really undone
+    again = revert(Workspace(ws.root), "last")
+    assert not again.restored and again.already and path.read_text() == text

@@ -62,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
               + (f"; {len(result.inputs_kept)} staging file(s) left consumed (their records were not reverted "
                  "here)" if result.inputs_kept else ""))
         for path in result.restored:
-            print(f"  {'removed ' if path in result.removed else 'restored'} {path}")
+            label = "removed " if path in result.removed else "merged  " if path in result.merged else "restored"
+            print(f"  {label} {path}" + (" (the run's change taken out; later edits kept)"
+                                        if path in result.merged else ""))
         for path, reason in result.refused:
             print(f"  refused {path}: {reason}")
     return EXIT_OK if result.ok else EXIT_FINDINGS

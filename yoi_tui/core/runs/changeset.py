@@ -844,6 +844,7 @@ class RevertResult:
     refused: list[tuple[str, str]] = field(default_factory=list)
     inputs_restored: list[str] = field(default_factory=list)
     inputs_kept: list[str] = field(default_factory=list)  # staging left consumed: its changes were not undone here
+    merged: list[str] = field(default_factory=list)  # of ``restored``: undone around later edits (not exact bytes)
 
     @property
     def ok(self) -> bool:
@@ -859,7 +860,8 @@ class RevertResult:
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "restored": self.restored, "removed": self.removed, "already": self.already,
                 "refused": [{"path": p, "reason": r} for p, r in self.refused],
-                "inputs_restored": self.inputs_restored, "inputs_kept": self.inputs_kept, "status": self.status}
+                "inputs_restored": self.inputs_restored, "inputs_kept": self.inputs_kept, "merged": self.merged,
+                "status": self.status}
 
 
 def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
@@ -877,7 +879,7 @@ def _revert_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str 
     if current == before:
         return "already", None
     if current != after:
-        return "refused", "changed since the run applied it; left as it is"
+        return _revert_around_later_edits(ws, path, change["path"], current, before, after)
     if is_locked(path):
         return "refused", "file is read-only (locked); left as it is"
     try:
@@ -889,11 +891,41 @@ def _revert_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str 
     return ("refused", detail) if detail else ("restored", None)
 
 
+def _revert_around_later_edits(ws: Workspace, path: Path, rel: str, current: str | None, before: str | None,
+                               after: str | None) -> tuple[str, str | None]:
+    """Undo the run's change to a record edited since (a later commit, a rebase or cherry-pick that
+    merged it with other work, a squash): a three-way merge with the run's text as the base, the
+    file as it is as ours and the text before the run as theirs takes out what the run added and
+    puts back what it removed, keeping the later edits. Only for a record the run modified and that
+    merges cleanly; anything else is refused and left as it is."""
+    refused = ("refused", "changed since the run applied it; left as it is")
+    if current is None or before is None or after is None or is_locked(path):
+        return refused
+    from ..store.merge import kind_from_path, merge_records
+
+    if kind_from_path(rel) is None:
+        return refused
+    merged = merge_records(after, current, before, path=rel, sources_max=ws.config.records.sources_max)
+    if merged is None or not merged.clean:
+        return ("refused", "changed since the run applied it, and the run's change cannot be taken out of it "
+                "cleanly; left as it is")
+    if merged.text == current:
+        return "already", None  # (what the run changed is no longer there: undone already)
+    try:
+        detail = replace_checked(path, current, merged.text)
+    except (YoiError, OSError) as exc:
+        return "refused", f"cannot write: {getattr(exc, 'message', None) or exc}"
+    return ("refused", detail) if detail else ("merged", None)
+
+
 def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
     """Undo an applied run: restore every file it wrote (exact bytes) and the inputs it consumed.
 
-    A file changed since the run is refused and left as it is (reported). Idempotent: reverting
-    again restores what is left and reports the rest as already reverted.
+    A record changed since the run (a later edit, a rebase, cherry-pick or squash that merged it
+    with other work) has the run's change taken out of it by a three-way merge when that is clean
+    (``merged``); any other file changed since is refused and left as it is (reported). Only the
+    staging of what was really undone goes back. Idempotent: reverting again restores what is left
+    and reports the rest as already reverted.
     """
     run_id, path = find_run(ws, ref)
     lock = None
@@ -914,7 +946,11 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
             outcome, detail = _revert_one(ws, change)
             crashpoint("revert:file")
             change["revert"] = outcome
-            if outcome == "restored":
+            if outcome == "merged":  # undone around later edits: restored, not to the exact bytes
+                change["revert"] = outcome = "restored"
+                result.restored.append(change["path"])
+                result.merged.append(change["path"])
+            elif outcome == "restored":
                 result.restored.append(change["path"])
                 if change.get("before") is None:
                     result.removed.append(change["path"])
