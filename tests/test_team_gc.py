@@ -235,3 +235,26 @@ def test_a_stub_whose_keeper_a_person_deleted_is_live_again(tmp_path: Path) -> N
     assert {"session_id": "s2", "range": [1, 4]} in record.meta["sources"]  # its sources are not lost
     assert "A dark theme for the editor." in record.body
     assert [d for d in lint_workspace(Workspace(ws.root)).diagnostics if d.is_error] == []
+
+
+def test_a_replaced_by_loop_from_two_clones_keepers_is_broken_at_the_preferred_slug(tmp_path: Path) -> None:
+    """Two clones' GCs saw different sources and kept different records of one group; git merged
+    each file into a stub of the other (X -> Y, Y -> X). The next GC, in any clone, makes the one
+    preferred by name live again: nothing dangles, no source is lost."""
+    ws = _git_ws(tmp_path)
+    keep_src = [{"session_id": "s1", "range": [0, 3]}]
+    dup_src = [{"session_id": "s2", "range": [1, 4]}]
+    write_record(ws, KEEP, request_meta(replaced_by="add-a-dark-modes", sources=keep_src),
+                 f"\n# Add a dark mode\n\nA dark theme.\n\n{stub_line('add-a-dark-modes')}\n")
+    write_record(ws, DUP, request_meta(replaced_by="add-a-dark-mode", sources=dup_src),
+                 f"\n# Add a dark mode\n\nA dark theme for the editor.\n\n{stub_line('add-a-dark-mode')}\n")
+    report = run_gc(Workspace(ws.root))
+    revived = [o for o in report.operations if o.state == "proposed" and (o.details or {}).get("revived")]
+    assert [o.path for o in revived] == [KEEP]  # the shorter slug, whoever runs GC
+    keeper = read_record(ws, ws.root / KEEP).record
+    assert keeper is not None and not keeper.replaced_by and "Merged into" not in keeper.body
+    run_gc(Workspace(ws.root))
+    # The other is an ordinary stub of it now; its content is folded in, nothing lost.
+    stub = read_record(ws, ws.root / DUP).record
+    assert stub is not None and stub.replaced_by == "add-a-dark-mode"
+    assert [d for d in lint_workspace(Workspace(ws.root)).diagnostics if d.is_error] == []

@@ -50,7 +50,7 @@ from ..forked import available_workers, run_forked, shrinking_chunks
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
 from ..runs.rejections import held_reason
-from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path
+from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
 from ..store.records import Record, as_timestamp, read_record
 from ..store.slug_names import naming_difference
@@ -371,7 +371,17 @@ class GcRulesEngine:
         its sources and text live nowhere else. True when it is dealt with here."""
         if not record.replaced_by or record.text_released and not self.facts[record.rel].stub:
             return False
-        if self.w.index.get(record.kind, record.replaced_by) is not None or self.w.locked(record):
+        loop = self._loop_of(record)
+        if loop:
+            # Two clones' GCs each kept the record the other merged away (they saw different sources
+            # and chose different keepers): git merged each file into a stub of the other, a loop.
+            # The one of the loop preferred by name is live again — a rule of names, so every clone
+            # breaks the loop at the same record.
+            if min(loop, key=slug_preference) != record.slug:
+                return False
+        elif self.w.index.get(record.kind, record.replaced_by) is not None:
+            return False
+        if self.w.locked(record):
             return False
         full = self._full(record)
         if _STUB_RE.search(full.body) is None:
@@ -384,12 +394,27 @@ class GcRulesEngine:
         if self.w.errors(full, text):
             return False
         reason = (f"a merge stub of `{record.replaced_by}`, which no longer exists (deleted after the merge): "
-                  "live again, so its sources and text are not lost; delete it too if the topic is gone")
+                  "live again, so its sources and text are not lost; delete it too if the topic is gone") \
+            if not loop else (f"replaced_by runs in a loop ({' -> '.join(loop)}; two clones' GCs kept different "
+                              "records of one group): live again as the one of them preferred by name")
         self.w.write(full, text, category=["superseded"], reason=reason)
         self.claimed.add(record.rel)
         self._add(record, "rewrite", "proposed", ["superseded"], reason, paths=[record.rel],
-                  details={"revived": True, "was_replaced_by": record.replaced_by})
+                  details={"revived": True, "was_replaced_by": record.replaced_by, "loop": loop})
         return True
+
+    def _loop_of(self, record: Record) -> list[str]:
+        """The slugs of the ``replaced_by`` loop ``record`` is on (empty: it is on none)."""
+        chain = [record.slug]
+        current: Any = record  # a Record, then index entries
+        while current is not None and current.replaced_by:
+            if current.replaced_by == record.slug:
+                return chain
+            if current.replaced_by in chain:
+                return []  # a loop further on, which its own members break
+            chain.append(current.replaced_by)
+            current = self.w.index.get(record.kind, current.replaced_by)
+        return []
 
     def _stub_kept(self, record: Record) -> bool:
         """A merge stub within its grace period is kept; one that gained content after the merge (an
