@@ -5,12 +5,19 @@ Owns two rules every adapter must follow:
   1-based line number and never raises;
 - entries are numbered in emission order, and each line's entries depend only on that line and
   the lines before it, so appending to a log never renumbers or changes earlier entries.
+
+Because of the second rule a log can also be read as a stream (``iter_lines``; an ``Emitter``
+created inside ``emitting_to(sink)`` hands each entry to ``sink`` instead of keeping it), with the
+same lines, problems and entries as reading it whole (``split_lines``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +51,37 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
         raise SessionLogError(path, f"cannot read: {exc.strerror or exc}") from exc
 
 
+def _parse_line(number: int, raw: bytes, *, unterminated_last: bool,
+                problems: list[LogProblem]) -> RawLine | None:
+    """One line's object, or None (and a problem) when it is unusable; blank lines give None."""
+    raw = raw.rstrip(b"\r")
+    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if not raw.strip():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        problems.append(LogProblem(line=number, message="invalid UTF-8 bytes replaced with U+FFFD"))
+    if not json_depth_ok(text):
+        problems.append(LogProblem(line=number, message=f"JSON nested deeper than {MAX_JSON_DEPTH} levels; skipped"))
+        return None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if unterminated_last:
+            message = "truncated last line (the log may still be being written); skipped"
+        else:
+            message = f"invalid JSON ({exc.msg} at column {exc.colno}); skipped"
+        problems.append(LogProblem(line=number, message=message))
+        return None
+    if not isinstance(obj, dict):
+        problems.append(LogProblem(line=number, message="not a JSON object; skipped"))
+        return None
+    return RawLine(number=number, obj=obj)
+
+
 def split_lines(data: bytes, *, complete: bool = True) -> tuple[list[RawLine], list[LogProblem]]:
     """Parse JSONL bytes into objects, recording a problem for every unusable line.
 
@@ -65,33 +103,32 @@ def split_lines(data: bytes, *, complete: bool = True) -> tuple[list[RawLine], l
         is_last = number == len(chunks)
         if is_last and unterminated and not complete:
             break
-        raw = raw.rstrip(b"\r")
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        if not raw.strip():
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            text = raw.decode("utf-8", errors="replace")
-            problems.append(LogProblem(line=number, message="invalid UTF-8 bytes replaced with U+FFFD"))
-        if not json_depth_ok(text):
-            problems.append(LogProblem(line=number, message=f"JSON nested deeper than {MAX_JSON_DEPTH} levels; skipped"))
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if is_last and unterminated:
-                message = "truncated last line (the log may still be being written); skipped"
-            else:
-                message = f"invalid JSON ({exc.msg} at column {exc.colno}); skipped"
-            problems.append(LogProblem(line=number, message=message))
-            continue
-        if not isinstance(obj, dict):
-            problems.append(LogProblem(line=number, message="not a JSON object; skipped"))
-            continue
-        lines.append(RawLine(number=number, obj=obj))
+        line = _parse_line(number, raw, unterminated_last=is_last and unterminated, problems=problems)
+        if line is not None:
+            lines.append(line)
     return lines, problems
+
+
+def iter_lines(path: Path, problems: list[LogProblem]) -> Iterator[RawLine]:
+    """The lines of the log at ``path``, read and parsed one at a time (problems go to ``problems``):
+    the same lines and problems as ``split_lines(read_bytes(path))``, with only one line in memory."""
+    try:
+        fd = open_regular(path)
+    except (NotRegularFile, OSError):
+        read_bytes(path)  # raises the SessionLogError that says why
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        number = 0
+        pending = handle.readline()
+        while pending:
+            number += 1
+            following = handle.readline()
+            unterminated = not pending.endswith(b"\n")
+            raw = pending[:-1] if not unterminated else pending
+            line = _parse_line(number, raw, unterminated_last=unterminated and not following, problems=problems)
+            if line is not None:
+                yield line
+            pending = following
 
 
 def read_lines(path: Path) -> tuple[list[RawLine], list[LogProblem]]:
@@ -99,15 +136,38 @@ def read_lines(path: Path) -> tuple[list[RawLine], list[LogProblem]]:
     return split_lines(read_bytes(path))
 
 
+_SINK: ContextVar[Callable[[Entry], None] | None] = ContextVar("yoi_entry_sink", default=None)
+
+
+@contextmanager
+def emitting_to(sink: Callable[[Entry], None]) -> Iterator[None]:
+    """Emitters created inside this block hand each entry to ``sink`` instead of keeping it."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
 class Emitter:
-    """Collects entries and assigns indices in emission (= file) order."""
+    """Collects entries (or hands them to the sink of ``emitting_to``) and assigns indices in
+    emission (= file) order."""
 
     def __init__(self) -> None:
         self.entries: list[Entry] = []
+        self.count = 0
+        self._sink = _SINK.get()
 
     def emit(self, role: Role, text: str = "", **fields: Any) -> Entry:
-        entry = Entry(index=len(self.entries), role=role, text=text, **fields)
-        self.entries.append(entry)
+        return self.keep(Entry(index=self.count, role=role, text=text, **fields))
+
+    def keep(self, entry: Entry) -> Entry:
+        """Take ``entry`` (built with ``index=self.count``) as the next one."""
+        self.count += 1
+        if self._sink is not None:
+            self._sink(entry)
+        else:
+            self.entries.append(entry)
         return entry
 
 

@@ -13,13 +13,14 @@ Error policy (SPEC 7):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from . import claude_code, codex, native
-from ._common import RawLine, read_bytes, split_lines
-from .model import LogProblem, ParsedLog, SessionLogError
+from ._common import RawLine, emitting_to, iter_lines, read_bytes, split_lines
+from .model import Entry, LogProblem, ParsedLog, SessionLogError
 
 FORMAT_EMPTY = "empty"
 FORMATS: tuple[str, ...] = (native.FORMAT, claude_code.FORMAT, codex.FORMAT)
@@ -87,4 +88,38 @@ def load_session(path: Path | str, *, format: str | None = None) -> ParsedLog:
     raise SessionLogError(path, f"unknown format {name!r} (known: {', '.join(FORMATS)})")
 
 
-__all__ = ["FORMATS", "FORMAT_EMPTY", "detect_format", "load_session"]
+def stream_session(path: Path | str, sink: Callable[[Entry], None], *, format: str | None = None) -> ParsedLog:
+    """``load_session`` as a stream: each entry goes to ``sink`` as its line is read (one line in
+    memory at a time) and the ``ParsedLog`` returned carries no entries. The same entries, session
+    id and problems as ``load_session``; the same errors."""
+    path = Path(path)
+    problems: list[LogProblem] = []
+    lines = iter_lines(path, problems)
+    head = list(itertools.islice(lines, _DETECT_LINES))
+    if not head and not problems:
+        return ParsedLog(path=path, format=FORMAT_EMPTY, session_id=path.stem, entries=[], problems=[])
+    name = format or _classify(head)
+    if name is None:
+        raise SessionLogError(path, _unknown_message(head))
+    for adapter_name, _, parse in _ADAPTERS:
+        if adapter_name == name:
+            with emitting_to(sink):
+                # The adapters take the problems so far and add their own; later line problems
+                # land in ``problems`` while they iterate, so they are merged afterwards.
+                parsed = parse(path, _Chain(head, lines), [])
+            merged = sorted([*problems, *parsed.problems], key=lambda p: p.line)
+            return parsed.model_copy(update={"problems": merged})
+    raise SessionLogError(path, f"unknown format {name!r} (known: {', '.join(FORMATS)})")
+
+
+class _Chain:
+    """The detection lines, then the rest of the stream (an iterable the adapters loop over once)."""
+
+    def __init__(self, head: list[RawLine], rest: Any) -> None:
+        self._head, self._rest = head, rest
+
+    def __iter__(self) -> Any:
+        return itertools.chain(self._head, self._rest)
+
+
+__all__ = ["FORMATS", "FORMAT_EMPTY", "detect_format", "load_session", "stream_session"]

@@ -66,7 +66,7 @@ def parse(path: Path, lines: list[RawLine], problems: list[LogProblem]) -> Parse
         fields = {key: value for key, value in obj.items() if key in _ENTRY_FIELDS}
         try:
             # strict: a native writer is ours, so "5" for an int is a bug worth reporting.
-            entry = Entry.model_validate({"index": len(emitter.entries), **fields}, strict=True)
+            entry = Entry.model_validate({"index": emitter.count, **fields}, strict=True)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "line"
@@ -74,7 +74,7 @@ def parse(path: Path, lines: list[RawLine], problems: list[LogProblem]) -> Parse
                 LogProblem(line=line.number, message=f"bad entry ({where}: {first['msg']}); skipped")
             )
             continue
-        emitter.entries.append(entry)
+        emitter.keep(entry)
     return ParsedLog(
         path=path,
         format=FORMAT,

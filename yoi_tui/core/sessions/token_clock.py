@@ -38,13 +38,15 @@ def _last_counted(path: Path) -> int:
         return -1
 
 
-def advance_token_clock_from_log(ws: Workspace, log: ParsedLog, session_id: str | None = None) -> int:
+def advance_token_clock_from_log(ws: Workspace, log: ParsedLog, session_id: str | None = None, *,
+                                 counts: tuple[list[tuple[int, int]], int] | None = None) -> int:
     """Record the input tokens of ``log``'s entries not counted before; returns them.
 
     ``session_id`` names the usage session the tokens are recorded under (default: the log's own
     id, which for Claude Code and Codex is the id their hooks send). What was counted is kept under
     the log's own id whatever the caller says, so a hook and ``yoi phase1`` share it even if a
-    harness were to name the session differently.
+    harness were to name the session differently. A log read as a stream has no entries: ``counts``
+    then gives the (index, input tokens) of its entries that have tokens, and its last index.
     """
     from filelock import FileLock, Timeout
 
@@ -61,10 +63,15 @@ def advance_token_clock_from_log(ws: Workspace, log: ParsedLog, session_id: str 
         last = _last_counted(path)
         new = [e for e in log.entries if e.index > last]
         tokens = sum(e.input_tokens or 0 for e in new)
+        if counts is not None:  # a streamed log: (index, input tokens) of its entries, and its last index
+            tokens = sum(n for index, n in counts[0] if index > last)
+            new_last = counts[1] if counts[1] > last else None
+        else:
+            new_last = new[-1].index if new else None
         if tokens:
             record_tokens(ws, tokens, session_id=session)
-        if new:
-            atomic_write_text(path, json.dumps({"last_index": new[-1].index}) + "\n")
+        if new_last is not None:
+            atomic_write_text(path, json.dumps({"last_index": new_last}) + "\n")
         return tokens
     finally:
         lock.release()
