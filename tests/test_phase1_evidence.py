@@ -188,3 +188,10 @@ def test_a_failure_is_told_by_its_diagnostic_not_the_task_runners_verdict() -> N
     log.bash("mise run lint", "0 issues.")
     [attempt] = log.extract().attempts
     assert "GetClient returns interface (ireturn)" in attempt.result and "ERROR task failed" not in attempt.result
+
+
+def test_a_target_does_not_end_on_a_particle() -> None:
+    log = Log()
+    log.user("move the message up just before the file list")
+    [request] = log.extract().requests
+    assert request.target == "the message"

@@ -84,6 +84,8 @@ INTENTS: list[tuple[str, tuple[str, ...]]] = [
 _PATH_RE = re.compile(r"@?((?:[\w.-]+/)*[\w.-]+\.[A-Za-z][\w]{0,5})\b")
 _CODE_RE = re.compile(r"`([^`\n]{1,60})`")
 _IDENT_RE = re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+_[a-z_]+[a-z])\b")
+_TRAILING_PARTICLES = {"up", "down", "just", "also", "back", "out", "over", "away", "here", "there", "now", "again",
+                       "too", "please", "right", "only", "even"}
 _OBJECT_STOP = {"to", "in", "into", "on", "for", "from", "with", "so", "because", "when", "where", "which", "that",
                 "if", "by", "at", "as", "and", "but", "then", "like", "after", "before", "without"}
 
@@ -244,6 +246,8 @@ def _target(sentence: str, intent_verb: str | None) -> str:
         phrase.append(word.strip(",.;:!?"))
         if len(phrase) >= 6:
             break
+    while len(phrase) > 1 and phrase[-1].lower() in _TRAILING_PARTICLES:
+        phrase.pop()  # "move the message up just before ..." is about "the message"
     obj = " ".join(phrase)
     unique = [a for a in dict.fromkeys(anchors) if a.lower() not in obj.lower()][:2]
     if obj and unique:
