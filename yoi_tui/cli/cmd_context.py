@@ -12,19 +12,20 @@ from .session_opt import report_problems, session_from, session_parent, should_r
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "context", parents=[*parents, json_parent(), session_parent()],
-        help="print the resident context (summary + #slug index)",
+        help="print the resident context (summary, model_invokation descriptions, listings)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Print the text a harness puts into a normal agent's system prompt, between <yoi-context>\n"
                     "and </yoi-context>:\n"
                     "  - the body of memory/summary.md as written (by a person or Phase 2);\n"
-                    "  - three listings computed from the records, never stored (empty ones left out):\n"
+                    "  - two listings computed from memory, never stored (empty ones left out):\n"
                     "      ## Open decisions   live decisions with status open, most recently updated first\n"
                     "      ## Recent requests  the 10 most recently updated live requests\n"
-                    "      ## Knowledge index  '#slug — description' of every other live knowledge record\n"
-                    "    within the room the summary cap (records.cap_summary) leaves; over it, the longest\n"
-                    "    listing is shortened and ends '… and N more in FOLDER/' (search reaches the rest);\n"
+                    "    shortened, longest first, to end '… and N more in FOLDER/' (search reaches the rest);\n"
                     "  - one line '#slug — description' per knowledge record with model_invokation: true\n"
-                    "    that is not replaced (the resident knowledge).\n"
+                    "    that is not replaced (the resident knowledge; nothing of the other knowledge).\n"
+                    "The whole block stays within [context] max_tokens: the summary first, then the resident\n"
+                    "descriptions (most recently updated first; a closing line counts those left out and\n"
+                    "names knowledge_search), then the listings.\n"
                     "Records an 'inject' event with the block's estimated token cost (with --session or\n"
                     "$YOI_SESSION_ID; not with --no-record). Prints nothing when there is nothing to inject.",
         epilog="examples:\n"

@@ -16,9 +16,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         "hook", parents=parents, help="entry point for agent harness hooks (Claude Code)",
         description="Read a Claude Code hook event as JSON on stdin and do yoi's part: SessionStart prints the "
                     "resident context; UserPromptSubmit prints the knowledge behind the prompt's #slugs; PreCompact "
-                    "runs Phase 1 and a Phase 2 flush; Stop/SessionEnd run Phase 1 when over the token threshold. "
-                    "Every event advances the token clock. Problems go to stderr and the hook exits 0, so it never "
-                    "blocks the agent.",
+                    "queues Phase 1 and a Phase 2 flush, Stop/SessionEnd queue Phase 1 (when over the token "
+                    "threshold) for a detached background worker, which also moves the token clock ('yoi status' "
+                    "shows it). Problems go to stderr and the hook exits 0, so it never blocks the agent.",
         epilog="Register in .claude/settings.json, e.g.\n"
                '  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "yoi hook claude-code"}]}]}\n'
                "and the same for UserPromptSubmit, PreCompact and Stop.",

@@ -54,7 +54,7 @@ SUMMARIES: dict[str, str] = {
     "init": "create memory/, knowledge/ and .yoi/ in a project",
     "lint": "check records against the record rules",
     "search": "search knowledge/ or memory/ (an agent's hits are recorded as invokes)",
-    "context": "print the resident context (summary + #slug index)",
+    "context": "print the resident context (summary, model_invokation descriptions, listings)",
     "expand": "expand #slug references in a prompt",
     "phase1": "extract session logs into memory/_staging/",
     "phase2": "consolidate staging into decisions, requests, knowledge and the summary",

@@ -20,7 +20,7 @@ For each consumed staging file, in id (time) order:
 
 Then a knowledge record is created for each decision/request on the knowledge candidate report
 that has none yet (and refreshed when its origin changed in this run). The summary's listings (open
-decisions, recent requests, knowledge index) are not stored: they are computed when the resident
+decisions, recent requests; an older version's knowledge index) are not stored: they are computed when the resident
 context is built; a summary that still holds them from an older run has just those sections
 removed (other summary sections are a person's and are kept).
 
@@ -644,7 +644,7 @@ class RulesEngine:
     def _summary(self) -> None:
         """Migrate an older summary: drop the listings earlier runs stored in it.
 
-        Open decisions, recent requests and the knowledge index are computed when the resident
+        Open decisions and recent requests are computed when the resident
         context is built (``retrieval.summary_lists``); stored, they made every commit rewrite the
         summary and every merge of two clones conflict on it. Every other section is kept verbatim
         and ``updated_at`` is left alone (nothing a person wrote changed).
