@@ -183,6 +183,7 @@ class ToolContext:
         self.ws = ws
         self.explicit_session = session_id
         self._lifetime_session: str | None = None
+        self._watching = False
 
     def session(self) -> str:
         """The usage session of this call, asked again at every call: the client's hooks may announce
@@ -215,6 +216,13 @@ class ToolContext:
     def _run(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         from .core.retrieval import search
 
+        if not self._watching:
+            from .core.retrieval.search_index import watch_for_changes
+
+            # A long-running process: the kernel says when records change (change_feed), instead
+            # of an lstat of every record per search.
+            watch_for_changes()
+            self._watching = True
         session = self.session()
         if name == "read_record":
             view = search.get_record(self.ws, args["slug"], args["kind"], session_id=session)
