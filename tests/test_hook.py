@@ -18,6 +18,7 @@ from yoi_tui.core import hook_jobs
 from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, knowledge_begin
 from yoi_tui.core.runs.lock import ConsolidationLock
 from yoi_tui.core.store.staging import list_staging
+from yoi_tui.core.store.workspace import Workspace
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "samples" / "claude-code_v2.0.28_agtrace_claude_session.jsonl"
 
@@ -132,7 +133,7 @@ def test_a_failed_job_is_shown_by_yoi_status_and_retried_at_the_next_hook(tmp_pa
     assert job["attempts"] == 1 and "phase2" in job["last_error"]
     shown = run_yoi("status", "--workspace", str(ws.root))
     assert shown.returncode == 1 and "failed 1x, retried at the next hook" in shown.stdout
-    assert json.loads(run_yoi("status", "--json", "-w", str(ws.root)).stdout)["pending"][0]["job"] == "cc-6"
+    assert json.loads(run_yoi("status", "--json", "-w", str(ws.root)).stdout)["pending"][0]["job"].startswith("cc-6-")
     # The next trigger (a Stop of the same session) retries it, the flush included.
     _hook(ws.root, {"hook_event_name": "Stop", "session_id": "cc-6", "transcript_path": str(transcript)})
     found = wait_for_background(ws)
@@ -140,6 +141,32 @@ def test_a_failed_job_is_shown_by_yoi_status_and_retried_at_the_next_hook(tmp_pa
     assert list_staging(ws) == [] and list(ws.requests_dir.glob("*.md"))
     shown = run_yoi("status", "--workspace", str(ws.root))
     assert shown.returncode == 0 and "pending jobs: none" in shown.stdout
+
+
+def test_a_subagents_stop_does_not_replace_its_sessions_job(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    held = _hold_worker_lock(ws)
+    try:
+        _hook(ws.root, {"hook_event_name": "PreCompact", "session_id": "cc-8", "transcript_path": str(transcript)})
+        _hook(ws.root, {"hook_event_name": "SubagentStop", "session_id": "cc-8",
+                        "transcript_path": str(tmp_path / "agent-1.jsonl")})
+        pending = hook_jobs.status(ws)["pending"]
+        assert sorted((j["event"], j["transcript"]) for j in pending) == [
+            ("PreCompact", str(transcript)), ("SubagentStop", str(tmp_path / "agent-1.jsonl"))]
+    finally:
+        fcntl.flock(held, fcntl.LOCK_UN)
+        os.close(held)
+
+
+def _hold_worker_lock(ws: Workspace) -> int:
+    """Hold the worker lock as a running worker does (jobs then stay queued)."""
+    folder = hook_jobs.folder_of(ws)
+    folder.mkdir(parents=True, exist_ok=True)
+    held = os.open(folder / "worker.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    return held
 
 
 def test_never_two_workers_and_a_killed_worker_is_retried(tmp_path: Path) -> None:
@@ -153,18 +180,20 @@ def test_never_two_workers_and_a_killed_worker_is_retried(tmp_path: Path) -> Non
     try:
         _hook(ws.root, {"hook_event_name": "PreCompact", "session_id": "cc-7", "transcript_path": str(transcript)})
         time.sleep(1.0)  # give a (wrong) second worker the time to start; none may take the job
-        assert [j["job"] for j in hook_jobs.status(ws)["pending"]] == ["cc-7"]
+        [job] = hook_jobs.status(ws)["pending"]
+        assert job["job"].startswith("cc-7-")
         assert list_staging(ws) == []
         # That worker dies mid-job: it had claimed the job.
-        (folder / "cc-7.json").rename(folder / "cc-7.json.999999.running")
+        (folder / f"{job['job']}.json").rename(folder / f"{job['job']}.json.999999.running")
     finally:
         fcntl.flock(held, fcntl.LOCK_UN)
         os.close(held)
     _hook(ws.root, {"hook_event_name": "Stop", "session_id": "other", "transcript_path": str(tmp_path / "none.jsonl")})
     found = wait_for_background(ws)
-    statuses = {e["job"]: e["status"] for e in found["recent"] if e["job"] == "cc-7"}
-    assert statuses == {"cc-7": "done"}
-    assert [e["status"] for e in found["recent"] if e["job"] == "cc-7"] == ["interrupted", "done"]
+    assert [e["status"] for e in found["recent"] if e["job"] == job["job"]] == ["interrupted", "done"]
+    # The trigger's own job names a transcript that does not exist: skipped, not retried for ever.
+    assert [e["status"] for e in found["recent"] if e["job"].startswith("other-")] == ["skipped"]
+    assert found["pending"] == []
     assert list(ws.requests_dir.glob("*.md"))
 
 

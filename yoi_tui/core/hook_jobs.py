@@ -1,7 +1,8 @@
 """The work a hook hands to the background: Phase 1 (and a PreCompact's Phase 2 flush) run by a
 detached worker process, so no hook blocks the agent (issue 23: Stop added 2-2.7 s to every turn).
 
-A hook calls ``queue``: it writes one job file, ``.yoi/state/hook-jobs/<session>.json`` (atomic,
+A hook calls ``queue``: it writes one job file, ``.yoi/state/hook-jobs/<session>-<crc>.json`` (the CRC
+of the transcript's path; atomic,
 fsynced: the job survives the agent exiting right after, as PreCompact's flush must), and starts
 ``python -m yoi_tui.core.hook_jobs WORKSPACE`` detached — its own session (``setsid``), stdin and
 stdout on ``/dev/null``, stderr appended to ``worker.log`` — so it outlives the agent, and the
@@ -41,12 +42,14 @@ def folder_of(ws: Workspace) -> Path:
 
 
 def _key(session_id: str | None, transcript: Path) -> str:
-    """A job's file name: one per session (a bare hash of the transcript path without one)."""
-    if session_id and all(c in _SAFE for c in session_id) and len(session_id) <= 128 and session_id[0] not in ".-":
-        return session_id
+    """A job's file name: one per session and transcript (a subagent's Stop names the session of
+    its parent with a transcript of its own: it must not take the place of the parent's job)."""
     import zlib
 
-    return f"log-{zlib.crc32(os.fsencode(str(transcript))):08x}"
+    crc = f"{zlib.crc32(os.fsencode(str(transcript))):08x}"
+    if session_id and all(c in _SAFE for c in session_id) and len(session_id) <= 100 and session_id[0] not in ".-":
+        return f"{session_id}-{crc}"
+    return f"log-{crc}"
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -270,6 +273,12 @@ def work(ws: Workspace) -> int:
                 except OSError:
                     continue
                 job = _read_json(running) or {}
+                if not Path(str(job.get("transcript", ""))).is_file():
+                    # Nothing to read, now or at a retry (a subagent's log removed, a bad path).
+                    _log(folder, {"job": key, "event": job.get("event"), "status": "skipped",
+                                  "message": f"no transcript at {job.get('transcript')!r}"})
+                    running.unlink(missing_ok=True)
+                    continue
                 try:
                     lines = run_job(ws, job)
                 except Exception as exc:  # noqa: BLE001 - every failure is logged and retried, never lost
