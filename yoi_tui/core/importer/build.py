@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..errors import YoiError
 from ..lint.index import IndexEntry, WorkspaceIndex
 from ..lint.write_check import WriteContext, check_write
 from ..runs.changeset import ChangeSet, FileChange, read_exact
@@ -71,6 +72,8 @@ def _meta(ws: Workspace, note: ForeignNote, now: datetime) -> dict[str, Any]:
     }
     if note.paths:
         meta["paths"] = list(note.paths)
+    if note.fields:
+        meta["skill_fields"] = dict(note.fields)  # written back by ``yoi export skills``
     return meta
 
 
@@ -107,6 +110,19 @@ def _plain(text: str) -> str:
     return re.sub(r"`(#[\w-]+)`", r"\1", text)
 
 
+def _holds(ws: Workspace, slug: str, plain_body: str) -> bool:
+    """Does ``knowledge/<slug>.md`` already hold this text (code spans around `#tags` aside)?"""
+    path = ws.knowledge_dir / f"{slug}.md"
+    try:
+        before = read_exact(path)
+    except YoiError:
+        return False
+    if before is None:
+        return False
+    existing = read_record(ws, path, text=before).record
+    return plain_body in _plain(existing.body if existing is not None else before)
+
+
 def _unique(slug: str, taken: set[str]) -> str:
     if slug not in taken:
         return slug
@@ -135,10 +151,18 @@ def build_plan(ws: Workspace, notes: list[ForeignNote | ForeignProblem], *, now:
             plan.skipped.append((item.origin, "empty: nothing to import"))
             continue
         slug = item.slug
-        first = bodies.setdefault(item.slug, (item.body.strip(), item.origin))
-        if first[1] != item.origin and first[0] == item.body.strip():
-            # e.g. one exported skill in both .claude/skills and .agents/skills: the same knowledge
+        plain = _plain(item.body).strip()
+        first = bodies.setdefault(item.slug, (plain, item.origin))
+        if first[1] != item.origin and first[0] == plain:
+            # e.g. one exported skill in both .claude/skills and .agents/skills, or a Cursor rule and
+            # the skill yoi exported from it (its `#tags` in code spans): the same knowledge
             plan.unchanged.append((item.slug, item.origin))
+            continue
+        if slug not in taken and _holds(ws, slug, plain):
+            # The record is already there with this text (yoi's own export, or a second import):
+            # nothing to propose, and no `-2` copy of it.
+            plan.unchanged.append((slug, item.origin))
+            taken.add(slug)
             continue
         if slug in taken:
             slug = _unique(slug, taken)

@@ -15,7 +15,11 @@ Field mapping (each source's own switches onto yoi's knowledge fields):
 | CLAUDE.md / AGENTS.md | each ``##`` heading | "<heading> (from <file>)" | true (always loaded) | true |
 | basic-memory / Obsidian | ``permalink`` or ``title`` or file name | ``description`` / ``summary`` / title | false | true |
 
-``globs`` / ``paths`` are kept as ``paths`` (a list) so the scope is not lost.
+``globs`` / ``paths`` are kept as ``paths`` (a list) so the scope is not lost. Every other field of a
+skill, command or Cursor rule that has no yoi meaning (``allowed-tools``, ``argument-hint``,
+``license``, ``model``, the spec's ``metadata`` map without yoi's own keys, …) is kept verbatim in
+``ForeignNote.fields``, which the record holds as ``skill_fields`` and ``yoi export skills`` writes
+back, so an import followed by an export gives the skill it read.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ class ForeignNote:
     user_invocable: bool = True
     kind: str = "rule"
     paths: list[str] = field(default_factory=list)
+    fields: dict[str, Any] = field(default_factory=dict)  # the source's fields with no yoi meaning, verbatim
+    export_of: str | None = None  # the record a yoi-generated SKILL.md was exported from
 
 
 @dataclass
@@ -127,13 +133,38 @@ def _body(body: str) -> str:
     return "\n" + body.strip("\n") + "\n" if body.strip() else "\n"
 
 
+YOI_METADATA = ("generated-by", "yoi-kind", "yoi-record", "yoi-hash")  # what yoi's export adds to ``metadata``
+
+
+def _kept(meta: dict[str, Any], mapped: set[str]) -> dict[str, Any]:
+    """The fields of ``meta`` no yoi field stands for (``mapped``), verbatim; ``metadata`` without
+    yoi's own keys (dropped when nothing else is left in it)."""
+    kept = {key: value for key, value in meta.items() if key not in mapped and value is not None}
+    extra = kept.get("metadata")
+    if isinstance(extra, dict):
+        extra = {k: v for k, v in extra.items() if k not in YOI_METADATA}
+        if extra:
+            kept["metadata"] = extra
+        else:
+            del kept["metadata"]
+    return kept
+
+
+def _export_of(meta: dict[str, Any]) -> str | None:
+    extra = meta.get("metadata")
+    if isinstance(extra, dict) and extra.get("generated-by") == "yoi" and isinstance(extra.get("yoi-record"), str):
+        return extra["yoi-record"]
+    return None
+
+
 def cursor_rule(path: Path, origin: str, meta: dict[str, Any], body: str) -> ForeignNote:
     paths = _paths(meta.get("globs"))
     description = _text(meta.get("description")) or _first_line(body) or f"Cursor rule {path.stem}"
     if paths and not _text(meta.get("description")):
         description = f"{description} (applies to {', '.join(paths)})"
     return ForeignNote(origin, "cursor-rule", slugify(path.stem), description, _body(body),
-                       model_invokation=meta.get("alwaysApply") is True, paths=paths)
+                       model_invokation=meta.get("alwaysApply") is True, paths=paths,
+                       fields=_kept(meta, {"description", "alwaysApply", "globs"}))
 
 
 def cursorrules(origin: str, body: str) -> ForeignNote:
@@ -153,13 +184,17 @@ def skill(path: Path, origin: str, meta: dict[str, Any], body: str) -> ForeignNo
                        model_invokation=not _bool(meta.get("disable-model-invocation"), False),
                        user_invocable=_bool(meta.get("user-invocable"), True),
                        kind=_text(extra.get("yoi-kind")) or "howto",
-                       paths=_paths(meta.get("paths")))
+                       paths=_paths(meta.get("paths")),
+                       fields=_kept(meta, {"name", "description", "when_to_use", "disable-model-invocation",
+                                           "user-invocable", "paths"}),
+                       export_of=_export_of(meta))
 
 
 def command(path: Path, origin: str, meta: dict[str, Any], body: str) -> ForeignNote:
     description = _text(meta.get("description")) or _first_line(body) or f"Command /{path.stem}"
     return ForeignNote(origin, "command", slugify(path.stem), description, _body(body),
-                       model_invokation=False, user_invocable=True, kind="howto")
+                       model_invokation=False, user_invocable=True, kind="howto",
+                       fields=_kept(meta, {"description"}))
 
 
 _HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
