@@ -8,7 +8,9 @@ grow) rather than starting a new one; so does a short answer to the agent's ques
 unless it is itself an instruction. A reply accepting the agent's proposal ("Sure, put it in
 test-secrets."), a bare follow-up with no verb ("origin/main") and a prompt sent again word for word
 (after a hook blocked it) refine the request before it too. "Can you add X?" and "move X?" are
-instructions with a question mark, so requests, not questions.
+instructions with a question mark, so requests, not questions. A turn asking to remember something
+("Yes, and remember that for the future") is a request carrying what it points at
+(``rules_remember``).
 
 Intent and target are read from the directive sentence — the first sentence that tells the agent
 what to do ("We should use the initials from the username" after a problem statement), never from a
@@ -22,6 +24,7 @@ import re
 
 from ..sessions.model import Entry
 from ..store.staging import Request
+from .rules_remember import asks_to_remember, remember_request
 from .text import TEMP_PATH_RE, prose, sentences, short_title, squash, strip_polite
 
 MAX_SUMMARY = 240
@@ -270,10 +273,11 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
     interrupted = False  # the user stopped the agent (interrupt, refused call) since the last request
     asked = False  # the agent's last message ended with a question
     said = ""  # the agent's last message (did it ask or propose something the user can accept?)
+    said_index: int | None = None
     for entry in entries:
         if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
             asked = entry.text.rstrip().rstrip("*_`").endswith("?")
-            said = entry.text  # whether it proposed something is read only if the user accepts
+            said, said_index = entry.text, entry.index  # read only if the user accepts or asks to remember
             continue
         if entry.kind in ("interrupt", "rejected"):
             interrupted = True
@@ -284,6 +288,14 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         if entry.role != "user" or entry.kind not in (None, "message"):
             continue
         text = entry.text
+        # "Yes, and remember that for the future": what it points at, not its words (rules_remember).
+        if asks_to_remember(text):
+            remembered = remember_request(text, entry.index, said, said_index)
+            if remembered is not None:  # None: it points at nothing; its own words are no request
+                requests.append(remembered)
+            interrupted = asked = False
+            said = ""
+            continue
         if is_trivial(text) or is_question(text) or _CHAT_RE.match(prose(text).strip()) or pasted_terminal(text):
             continue
         body = prose(text)
