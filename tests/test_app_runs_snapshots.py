@@ -35,5 +35,10 @@ def test_gc_review_grouped(snap_compare, demo_root: Path) -> None:
     assert _run(snap_compare, demo_root, shots.gc_review, shots.gc_decided)
 
 
+def test_gc_rejection_held_on_the_next_run(snap_compare, demo_root: Path) -> None:
+    """docs/app.md's walk: the drop rejected in the first GC review is held back in the second."""
+    assert _run(snap_compare, demo_root, shots.gc_review, shots.gc_decided, shots.gc_applied, shots.gc_again_held)
+
+
 def test_usage_screen(snap_compare, demo_root: Path) -> None:
     assert _run(snap_compare, demo_root, shots.usage)

@@ -153,6 +153,27 @@ async def gc_decided(app: Any, pilot: Any) -> None:
     await wait_for(pilot, lambda: screen.shown == merge, what="the merge's diff")
 
 
+async def gc_applied(app: Any, pilot: Any) -> None:
+    """... apply (enter, y) and close the result: the rejected drop is remembered."""
+    from .screens.result import ResultScreen
+
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.screen.id == "apply-confirm", what="the confirmation")
+    await pilot.press("y")
+    await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen), what="the result screen")
+    await pilot.press("escape")
+
+
+async def gc_again_held(app: Any, pilot: Any) -> None:
+    """Run GC again: the drop rejected before is listed as held back, not proposed; highlighted."""
+    screen = await open_review(app, pilot, "g")
+    held = "held:drop:memory/decisions/cache-invoices-in-redis.md"
+    option_list = screen.query_one("#review-list")
+    option_list.highlighted = option_list.get_option_index(held)
+    await wait_for(pilot, lambda: "earlier review" in str(screen.query_one("#review-why").render()),
+                   what="the held-back item's why")
+
+
 async def usage(app: Any, pilot: Any) -> None:
     from textual.widgets import DataTable
 
@@ -171,6 +192,7 @@ TOUR: dict[str, list[Step]] = {
     "browser-after": [phase2_review, phase2_confirm, phase2_result, browser_after],
     "history-revert": [phase2_review, phase2_confirm, phase2_result, browser_after, history, revert_confirm],
     "gc-review": [gc_review, gc_decided],
+    "gc-held": [gc_review, gc_decided, gc_applied, gc_again_held],
     "usage": [usage],
 }
 
