@@ -195,3 +195,16 @@ def test_a_target_does_not_end_on_a_particle() -> None:
     log.user("move the message up just before the file list")
     [request] = log.extract().requests
     assert request.target == "the message"
+
+
+def test_slash_commands_are_requests_unless_they_work_the_harness() -> None:
+    log = Log()
+    for text in ("/clear", "/init", "/orchestrator add a login page with OAuth", "/model", "/ide",
+                 "/orchestrator 회원가입 페이지를 만들어 주세요", "/review-pr"):
+        log._add(role="user", text=text, kind="command")
+        log.say("Working on it.")
+    requests = log.extract().requests
+    assert [r.range[0] for r in requests] == [2, 4, 10, 12]
+    assert [r.title for r in requests] == ["Write the project instructions (/init)", "Add a login page with OAuth",
+                                           "/orchestrator: 회원가입 페이지를 만들어 주세요", "Run /review-pr"]
+    assert [r.intent for r in requests] == ["add", "add", "run", "run"]

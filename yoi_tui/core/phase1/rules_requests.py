@@ -268,6 +268,41 @@ def _title(intent: str, sentence: str) -> str:
     return "Fix: " + title[:1].lower() + title[1:]
 
 
+# Slash commands that work the harness, not the project: never a request.
+_HARNESS_COMMANDS = {"clear", "ide", "exit", "quit", "model", "mcp", "compact", "login", "logout", "cost", "help",
+                     "resume", "config", "status", "permissions", "doctor", "bug", "vim", "terminal-setup", "hooks",
+                     "release-notes", "agents", "add-dir", "export", "context", "usage", "plugin", "plugins",
+                     "statusline", "theme", "privacy-settings", "upgrade", "rewind", "todos", "bashes", "tasks",
+                     "output-style", "fast", "effort", "memory", "approvals", "new", "diff", "mention",
+                     "feedback", "extra-usage", "install-github-app", "migrate-installer", "sandbox", "skills",
+                     "keybindings", "copy", "stats"}
+
+
+def slash_request(entry: Entry) -> Request | None:
+    """A slash command the user typed, as a request: ``/init`` (write the project's instructions),
+    a project command with its arguments (``/orchestrator <what to do>``, in any language) or
+    without; harness commands (``/clear``, ``/model``, ``/ide``...) are not requests."""
+    text = entry.text.strip()
+    if not text.startswith("/"):
+        return None
+    name, _, args = text.partition(" ")
+    bare = name[1:].lower()
+    args = prose(args) or args.strip()
+    if not bare or bare in _HARNESS_COMMANDS:
+        return None
+    span = (entry.index, entry.index)
+    if bare == "init" and not args:
+        return Request(intent="add", target="project instructions (CLAUDE.md / AGENTS.md)", summary=text,
+                       title="Write the project instructions (/init)", range=span)
+    if not args:
+        return Request(intent="run", target=name, summary=text, title=f"Run {name}", range=span)
+    intent, sentence = directive(args)
+    found = _verb(sentence)
+    title = _title(intent, sentence) if found else f"{name}: {short_title(args, TITLE_WORDS)}"
+    return Request(intent=intent if found else "run", target=_target(sentence, found[1] if found else None),
+                   summary=squash(text, MAX_SUMMARY), title=squash(title, 120), range=span)
+
+
 def extract_requests(entries: list[Entry]) -> list[Request]:
     requests: list[Request] = []
     interrupted = False  # the user stopped the agent (interrupt, refused call) since the last request
@@ -284,6 +319,9 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             continue
         if entry.kind == "command":  # the user moved on to something else (/mcp, /model...)
             interrupted = False
+            command = slash_request(entry)
+            if command is not None:
+                requests.append(command)
             continue
         if entry.role != "user" or entry.kind not in (None, "message"):
             continue
