@@ -51,8 +51,13 @@ PIPELINE_COMMANDS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+RECORD_HIT_WEIGHT = 0.5
+"""A record's palette score is scaled by this: a command ("Run Phase 2") ranks above every record
+that matches the query as well or worse (typing "run" listed 39 records first)."""
+
+
 class RecordCommands(Provider):
-    """Command palette: "open: <slug>" for every record (opens it in the editor)."""
+    """Command palette: "open: <slug>" for every record (opens it in the editor), ranked below commands."""
 
     async def search(self, query: str) -> Hits:
         app = self.app
@@ -62,8 +67,8 @@ class RecordCommands(Provider):
             title = f"open: {entry.slug} ({entry.kind.value})"
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), lambda rel=entry.rel: app.open_editor(rel),
-                          help=entry.description or entry.rel)
+                yield Hit(score * RECORD_HIT_WEIGHT, matcher.highlight(title),
+                          lambda rel=entry.rel: app.open_editor(rel), help=entry.description or entry.rel)
 
     async def discover(self) -> Hits:
         app = self.app
@@ -369,6 +374,8 @@ class YoiApp(App[str | None]):
             binding = active.binding
             if not binding.description or binding.system or binding.action in seen or not active.enabled:
                 continue
+            if not (binding.id or "").startswith("yoi."):
+                continue  # a widget's own cursor keys ("Cursor to next ancestor") are no commands
             seen.add(binding.action)
             namespace, action = active.node, binding.action
             yield SystemCommand(f"{area}: {binding.description}",

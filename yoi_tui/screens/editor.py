@@ -69,8 +69,7 @@ class EditorScreen(Screen[None]):
                 id="yoi.editor.next-problem"),
         Binding("f2", "toggle_focus", "Problems ⇄ text", tooltip="Switch focus between text and problems",
                 id="yoi.editor.toggle-focus"),
-        Binding("ctrl+l", "lint_now", "Lint now", tooltip="Lint the buffer now", id="yoi.editor.lint",
-                show=False),
+        Binding("ctrl+l", "lint_now", "Lint now", tooltip="Lint the buffer now", id="yoi.editor.lint"),
     ]
 
     def __init__(self, ws: Workspace, path: Path, *, line: int | None = None, col: int | None = None,

@@ -56,6 +56,17 @@ class MainScreen(Screen[None]):
     PALETTE_AREA = "browse"
 
     BINDINGS = [
+        # The footer shows these in this order, and at 80 columns only the first ones fit: help and
+        # the pipeline first (issue 28), then browsing. F1 here so it leads (the App's own is last).
+        Binding("f1", "app.help", "Help", tooltip="Keys and what this screen does", id="yoi.main.help"),
+        Binding("1", "app.run_phase1", "Phase 1", tooltip="Run Phase 1 on this project's session logs",
+                id="yoi.main.phase1"),
+        Binding("2", "app.run_phase2", "Phase 2", tooltip="Run Phase 2 and review its change set",
+                id="yoi.main.phase2"),
+        Binding("g", "app.run_gc", "GC", tooltip="Run GC and review it operation by operation", id="yoi.main.gc"),
+        Binding("h", "app.runs_history", "History", tooltip="Journalled runs: diffs and revert",
+                id="yoi.main.history"),
+        Binding("u", "app.usage", "Usage", tooltip="Record usage and the candidate report", id="yoi.main.usage"),
         # Priority, and focus set synchronously: keys typed right after "/" (fast typing, tmux
         # send-keys) must land in the filter, not in the tree (where "e" would open the editor).
         Binding("slash", "filter", "Filter", tooltip="Filter records by slug and description", priority=True,
@@ -66,19 +77,10 @@ class MainScreen(Screen[None]):
                 id="yoi.main.compose"),
         Binding("p", "focus_problems", "Problems", tooltip="Go to the problems panel", id="yoi.main.problems"),
         Binding("t", "focus_tree", "Tree", tooltip="Go to the record tree", id="yoi.main.tree"),
-        Binding("v", "focus_view", "View", tooltip="Scroll the record view", id="yoi.main.view",
-                show=False),
+        Binding("v", "focus_view", "View", tooltip="Scroll the record view", id="yoi.main.view"),
         Binding("ctrl+r", "rescan", "Rescan", tooltip="Re-read changed files and lint again",
                 id="yoi.main.rescan"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="yoi.main.clear"),
-        Binding("1", "app.run_phase1", "Phase 1", tooltip="Run Phase 1 on this project's session logs",
-                id="yoi.main.phase1"),
-        Binding("2", "app.run_phase2", "Phase 2", tooltip="Run Phase 2 and review its change set",
-                id="yoi.main.phase2"),
-        Binding("g", "app.run_gc", "GC", tooltip="Run GC and review it operation by operation", id="yoi.main.gc"),
-        Binding("h", "app.runs_history", "History", tooltip="Journalled runs: diffs and revert",
-                id="yoi.main.history"),
-        Binding("u", "app.usage", "Usage", tooltip="Record usage and the candidate report", id="yoi.main.usage"),
     ]
 
     def __init__(self) -> None:
@@ -167,7 +169,7 @@ class MainScreen(Screen[None]):
             panel = self.query_one(ProblemsPanel)
         except NoMatches:  # a lint finished while the app was closing: its widgets are gone
             return
-        panel.set_diagnostics(self.app.diagnostics)  # type: ignore[attr-defined]
+        panel.set_diagnostics(self.app.diagnostics, linted=self.app.linted_once)  # type: ignore[attr-defined]
         panel.set_busy(self.app.linting)  # type: ignore[attr-defined]
         self._mark_tree()
 

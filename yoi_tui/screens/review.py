@@ -33,6 +33,12 @@ from .dialogs import Choice, ChoiceModal
 from .review_items import HELD_GROUP, ReviewItem, gc_items, phase2_items
 
 DECISION_MARK = {"accept": ("✔", "green"), "reject": ("✘", "red"), "defer": ("⏸", "yellow"), None: ("·", "dim")}
+# A journalled file's recorded state (the history's read-only view) -> the mark the review gave it.
+STATE_MARK = {"applied": DECISION_MARK["accept"], "rejected": DECISION_MARK["reject"],
+              "deferred": DECISION_MARK["defer"], "conflict": ("!", "bold red")}
+READONLY_HIDDEN = frozenset({"decide", "decide_all", "toggle", "apply", "withdraw", "close"})
+"""Actions a read-only review does not offer (hidden from its footer); ``close_readonly`` stands in
+for ``close`` there: Esc only goes back."""
 
 
 class ReviewScreen(Screen[None]):
@@ -54,9 +60,9 @@ class ReviewScreen(Screen[None]):
 
     BINDINGS = [
         Binding("a", "decide('accept')", "Accept", tooltip="Accept the highlighted item", id="yoi.review.accept"),
-        Binding("r", "decide('reject')", "Reject", tooltip="Reject the highlighted item (staging consumed)",
+        Binding("r", "decide('reject')", "Reject", tooltip="Reject the highlighted item (not proposed again)",
                 id="yoi.review.reject"),
-        Binding("d", "decide('defer')", "Defer", tooltip="Defer the highlighted item (staging kept)",
+        Binding("d", "decide('defer')", "Defer", tooltip="Defer the highlighted item (proposed again next run)",
                 id="yoi.review.defer"),
         Binding("A", "decide_all('accept')", "Accept all", tooltip="Accept every item", id="yoi.review.accept_all"),
         Binding("R", "decide_all('reject')", "Reject all", tooltip="Reject every item", id="yoi.review.reject_all",
@@ -72,6 +78,8 @@ class ReviewScreen(Screen[None]):
                 id="yoi.review.split"),
         Binding("escape", "close", "Discard", tooltip="Discard the run: nothing applied, lock released",
                 id="yoi.review.close"),
+        Binding("escape", "close_readonly", "Close", tooltip="Back (nothing to decide here)",
+                id="yoi.review.back"),
     ]
 
     split: var[bool] = var(False)
@@ -123,9 +131,10 @@ class ReviewScreen(Screen[None]):
     def _prompt(self, item: ReviewItem) -> Text:
         if item.decidable:
             mark, style = DECISION_MARK[self.decisions.get(item.id)]
-        else:
-            mark, style = ("○", "dim") if item.state is None else ("✔" if item.state.startswith("applied") else "·",
-                                                                  "green" if item.state.startswith("applied") else "dim")
+        elif item.state is None:
+            mark, style = "○", "dim"
+        else:  # as the review showed it when the run was decided (✘ rejected, not ·)
+            mark, style = STATE_MARK.get(item.state.split(",")[0].split(" ")[0], ("·", "dim"))
         text = Text()
         text.append(f"{mark} ", style=style)
         text.append(f"{item.marks} ".ljust(4), style="bold")
@@ -252,9 +261,16 @@ class ReviewScreen(Screen[None]):
         self.query_one("#review-status", Static).update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.readonly and action in ("decide", "decide_all", "toggle", "apply"):
-            return None  # shown disabled: nothing to decide here
+        # Read-only (a dry run, a journalled run): the deciding keys are not offered at all, and Esc
+        # says Close, not Discard (issue 28: the history's footer offered Accept/Reject/Discard).
+        if action == "close_readonly":
+            return self.readonly
+        if self.readonly and action in READONLY_HIDDEN:
+            return False
         return True
+
+    def action_close_readonly(self) -> None:
+        self.action_close()
 
     def _set(self, item_id: str, decision: str | None) -> None:
         if item_id in self.decisions:
@@ -325,11 +341,17 @@ class ReviewScreen(Screen[None]):
             self.notify("Nothing accepted or rejected yet: a accepts, r rejects (A / R: all).", severity="warning")
             return
         files = sum(len(i.changes) for i in accepted)
-        unit = "operation" if self.kind == "gc" else "file"
-        message = (f"Write {files} file(s) ({len(accepted)} {unit}(s) accepted).\n"
-                   f"Reject {len(rejected)} {unit}(s): journalled, their staging consumed.\n"
-                   f"Defer {len(deferred)} {unit}(s): their staging kept for a later run.\n"
-                   "A file edited on disk since the run read it is left alone and reported as a conflict.")
+        if self.kind == "gc":  # GC has no staging: say what its rejections and deferrals do
+            message = (f"Write {files} file(s) ({len(accepted)} operation(s) accepted).\n"
+                       f"Reject {len(rejected)} operation(s): journalled; not proposed again while their files "
+                       "are unchanged.\n"
+                       f"Defer {len(deferred)} operation(s): proposed again by the next GC.\n"
+                       "A file edited on disk since GC read it is left alone and reported as a conflict.")
+        else:
+            message = (f"Write {files} file(s) ({len(accepted)} file(s) accepted).\n"
+                       f"Reject {len(rejected)} file(s): journalled, their staging consumed.\n"
+                       f"Defer {len(deferred)} file(s): their staging kept for a later run.\n"
+                       "A file edited on disk since the run read it is left alone and reported as a conflict.")
 
         def answered(value: str | None) -> None:
             if value == "apply":
@@ -380,7 +402,8 @@ class ReviewScreen(Screen[None]):
             if value == "discard":
                 self._discard()
 
-        self.app.push_screen(ChoiceModal("Discard this run?", "Nothing is applied, no staging is consumed, and "
+        kept = "" if self.kind == "gc" else ", no staging is consumed,"
+        self.app.push_screen(ChoiceModal("Discard this run?", f"Nothing is applied{kept} and "
                                          "the consolidation lock is released.",
                                          [Choice("y", "Discard", "discard", "error"), Choice("n", "Back", "cancel")],
                                          id="discard-confirm"), answered)

@@ -254,7 +254,8 @@ class RunsScreen(Screen[None]):
     def _ended(self, message: RunEnded) -> None:
         self.state = "ended"
         for line in message.lines:
-            self._log(line)
+            if line not in self.lines:  # each shown once: most came with a progress message already
+                self._log(line)
         severity = {"busy": "error", "failed": "error", "cancelled": "warning"}.get(message.status, "information")
         self._log(f"{message.status}: {message.message}")
         self.query_one("#run-current", Static).update(Text(f"{message.status}: {message.message}",

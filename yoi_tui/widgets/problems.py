@@ -47,6 +47,9 @@ class ProblemsPanel(DataTable[Text]):
         self.show_path = show_path
         self.diagnostics: list[Diagnostic] = []
         self.busy = False
+        # Until the first lint has finished there is nothing to count: the title says "linting…",
+        # never "no problems" (a glance at an empty panel must not read as a clean workspace).
+        self.linted = False
         self._set_columns([])
 
     def _set_columns(self, rows: list[tuple[str, str, Text]]) -> None:
@@ -77,11 +80,16 @@ class ProblemsPanel(DataTable[Text]):
         self._retitle()
 
     def _retitle(self) -> None:
+        if not self.linted:
+            self.border_title = f"{self.title} — linting…"
+            return
         suffix = " · linting…" if self.busy else ""
         self.border_title = f"{self.title} — {counts_text(self.diagnostics)}{suffix}"
 
-    def set_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
-        """Replace the rows (errors first, then by path and line); keeps the cursor row when it can."""
+    def set_diagnostics(self, diagnostics: list[Diagnostic], *, linted: bool = True) -> None:
+        """Replace the rows (errors first, then by path and line); keeps the cursor row when it can.
+        ``linted``: the findings are a finished lint's (False: none has finished yet)."""
+        self.linted = linted
         ordered = sorted(diagnostics, key=lambda d: (not d.is_error, d.path, d.line, d.col, d.rule))
         row = self.cursor_row
         self.diagnostics = ordered

@@ -2,7 +2,7 @@
 
 Rebuilding is cheap at any workspace size because each group shows at most ``LEAF_CAP`` leaves
 (a "… N more" leaf says how many are hidden; the filter reaches the rest). Leaves carry the record's
-relative path; lint marks (✖ error, ⚠ warning) are set on the labels after a lint run.
+relative path; lint marks (✖ error, ⚠ warning) lead the labels, set after a lint run.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ class RecordTree(Tree[str | None]):
     """Tree of records; node data is the record's relative path (None for groups and "more")."""
 
     BINDINGS = [
-        Binding("e", "edit", "Edit", tooltip="Edit the highlighted record", id="yoi.tree.edit"),
+        # Not in the footer: the main screen's own "e Edit" is, after help and the pipeline keys.
+        Binding("e", "edit", "Edit", tooltip="Edit the highlighted record", id="yoi.tree.edit", show=False),
     ]
 
     class EditRequested(Message):
@@ -110,16 +111,16 @@ class RecordTree(Tree[str | None]):
             self.scroll_to_node(node, animate=False)
 
     def _label(self, entry: RecordEntry) -> Text:
+        # The lint mark leads the label: the tree crops a long label at its right edge, which
+        # must cut the name, never the mark (issue 28: slugs over ~22 characters lost their ✖).
         mark = self._marks.get(entry.rel, "")
-        text = Text(entry.slug, style="dim" if entry.is_replaced else "")
+        text = Text.assemble(("✖ ", "bold red") if mark == "error" else ("⚠ ", "yellow") if mark == "warning"
+                             else "  ")
+        text.append(entry.slug, style="dim" if entry.is_replaced else "")
         if entry.is_replaced and entry.replaced_by:
             text.append(f" → {entry.replaced_by}", style="dim italic")
         if entry.record is None and entry.loaded:
             text.append(" (unreadable)", style="red")
-        if mark == "error":
-            text.append(" ✖", style="bold red")
-        elif mark == "warning":
-            text.append(" ⚠", style="yellow")
         return text
 
     def set_marks(self, marks: dict[str, str]) -> None:
