@@ -146,3 +146,16 @@ def test_llm_engine_without_a_key_is_an_environment_error(tmp_path: Path) -> Non
     assert "ANTHROPIC_API_KEY" in result.stderr and "Traceback" not in result.stderr
     assert sorted(p.stem for p in ws.staging_dir.glob("*.json")) == sorted(ids)
     assert not lock_path(ws).exists()
+
+
+def test_revert_list_names_each_file_and_its_state(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage_realistic(ws)
+    assert _yoi(ws.root, "phase2", "--flush").returncode == 0
+    listed = _yoi(ws.root, "revert", "--list")
+    assert listed.returncode == 0
+    head, *files = listed.stdout.splitlines()
+    assert " applied " in head and head.endswith("4 applied")
+    assert "    A memory/decisions/use-sqlite-for-the-response-cache.md  applied" in files and len(files) == 4
+    as_json = json.loads(_yoi(ws.root, "revert", "--list", "--json").stdout)
+    assert {c["state"] for c in as_json[0]["changes"]} == {"applied"} and as_json[0]["files"] == 4

@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                     "are removed) and put back the staging files it consumed. A file changed since the run "
                     "is refused and left as it is. Reverting again is harmless.",
         epilog="examples:\n"
-               "  yoi revert --list            # runs journalled in .yoi/state/runs/\n"
+               "  yoi revert --list            # runs journalled in .yoi/state/runs/, each file and its state\n"
                "  yoi revert 0193a4b2          # a run id or a unique prefix of one\n"
                "  yoi revert last\n"
                "exit status: 0 reverted, 1 some file was refused (changed since) or another run holds the "
@@ -43,8 +43,12 @@ def run(args: argparse.Namespace) -> int:
             print("no journalled runs", file=sys.stderr)
         for summary in runs if not args.json else []:
             state = summary.status + (" (interrupted)" if summary.pending else "")
+            counts = ", ".join(f"{n} {what}" for what, n in summary.counts().items()) or "no files"
             print(f"{summary.run_id}  {summary.purpose:<6} {summary.engine:<5} {state:<18} "
-                  f"{summary.files} file(s)  {summary.applied_at or summary.created_at}")
+                  f"{summary.applied_at or summary.created_at}  {counts}")
+            for change in summary.changes:  # what reverting it would touch, and what it left alone
+                mark = {"add": "A", "modify": "M", "delete": "D"}.get(change["op"], "?")
+                print(f"    {mark} {change['path']}  {change['state']}")
         return EXIT_OK
     try:
         result = revert(ws, args.run_ref)

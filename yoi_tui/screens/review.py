@@ -135,7 +135,9 @@ class ReviewScreen(Screen[None]):
             mark, style = "○", "dim"
         else:  # as the review showed it when the run was decided (✘ rejected, not ·)
             mark, style = STATE_MARK.get(item.state.split(",")[0].split(" ")[0], ("·", "dim"))
-        text = Text()
+        # One line per item, cut with an ellipsis at the list's edge: a path wrapped mid-word even
+        # at 160 columns (issue 28).
+        text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{mark} ", style=style)
         text.append(f"{item.marks} ".ljust(4), style="bold")
         text.append(item.label, style="" if item.decidable or item.state else "dim")

@@ -775,9 +775,17 @@ class RunSummary:
     reverted_at: str | None
     files: int
     pending: bool
+    changes: list[dict[str, str]] = field(default_factory=list)  # {path, op, state} per file, journal order
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    def counts(self) -> dict[str, int]:
+        """Files per journalled state (applied, rejected, deferred, conflict, ...)."""
+        found: dict[str, int] = {}
+        for change in self.changes:
+            found[change["state"]] = found.get(change["state"], 0) + 1
+        return found
 
 
 def _journal_files(ws: Workspace) -> dict[str, Path]:
@@ -807,7 +815,9 @@ def list_runs(ws: Workspace) -> list[RunSummary]:
                                status=str(data.get("status")), created_at=str(data.get("created_at")),
                                applied_at=data.get("applied_at"), reverted_at=data.get("reverted_at"),
                                files=sum(c.get("state") == "applied" for c in data["changes"]),
-                               pending=path.name.endswith(".pending.json")))
+                               pending=path.name.endswith(".pending.json"),
+                               changes=[{"path": str(c.get("path")), "op": str(c.get("op")), "state": str(c.get("state"))}
+                                        for c in data["changes"]]))
     return runs
 
 
