@@ -66,7 +66,9 @@ def run_block(block: Block, cwd: Path, home: Path, path_prefix: list[Path]) -> N
     env = {k: v for k, v in os.environ.items() if not k.startswith(("YOI_", "GITHUB_"))}
     env.update(HOME=str(home), PATH=os.pathsep.join([*map(str, path_prefix), "/usr/bin", "/bin"]),
                TERM="xterm-256color", TEXTUAL_SCREENSHOT="1", TEXTUAL_SCREENSHOT_LOCATION=str(home),
-               PIPX_HOME=str(home / "pipx"), PIPX_BIN_DIR=str(home / "bin"))
+               PIPX_HOME=str(home / "pipx"), PIPX_BIN_DIR=str(home / "bin"),
+               UV_TOOL_DIR=str(home / "uv-tools"), UV_TOOL_BIN_DIR=str(home / "bin"), UV_PYTHON=sys.executable,
+               UV_PYTHON_DOWNLOADS="never")
     # As a user runs them (a second `yoi search` is served by a command server), but the servers
     # live in a runtime folder of the block's own and are stopped when it ends.
     runtime = Path(tempfile.mkdtemp(prefix="yoi-docs-rt-", dir="/tmp"))
@@ -120,12 +122,12 @@ def test_runnable_blocks_run(page: Path, tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("block", SLOW, ids=str)
 def test_slow_runnable_blocks_run(block: Block, tmp_path: Path) -> None:
-    """Install blocks really install: pipx (in a venv of its own) into a temporary PIPX_HOME."""
+    """Install blocks really install: pipx and uv (in a venv of their own) into a temporary HOME."""
     home = tmp_path / "home"
     home.mkdir()
     tools = tmp_path / "tools"
     subprocess.run([sys.executable, "-m", "venv", tools], check=True)
-    subprocess.run([tools / "bin" / "pip", "install", "-q", "pipx"], check=True, timeout=600)
+    subprocess.run([tools / "bin" / "pip", "install", "-q", "pipx", "uv"], check=True, timeout=600)
     cwd = _clone(tmp_path) if "clone" in block.opts else tmp_path
     run_block(block, cwd, home, [home / "bin", tools / "bin"])
 

@@ -52,6 +52,9 @@ def make_gc_engine(name: str, model: Any = None) -> GcEngine:
 
         return GcRulesEngine()
     if name == "llm":
+        from ..runs.llm import require_llm_libraries
+
+        require_llm_libraries()  # the llm extra: say what to install, before any import fails
         from .llm_engine import GcLlmEngine
 
         return GcLlmEngine(model)

@@ -57,6 +57,9 @@ def make_engine(ws: Workspace, name: str | None = None) -> Engine:
     if chosen == "rules":
         return RulesEngine()
     if chosen == "llm":
+        from ..runs.llm import require_llm_libraries
+
+        require_llm_libraries()  # the llm extra: say what to install, before any import fails
         from .llm_engine import LlmEngine
 
         return LlmEngine(ws)

@@ -65,6 +65,9 @@ def make_engine(name: str, model: Any = None) -> Engine:
 
         return RulesEngine()
     if name == "llm":
+        from ..runs.llm import require_llm_libraries
+
+        require_llm_libraries()  # the llm extra: say what to install, before any import fails
         from .llm_engine import LlmEngine
 
         return LlmEngine(model)

@@ -11,13 +11,26 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, YoiError
 from ..store.config import LlmConfig
 
 if TYPE_CHECKING:  # pragma: no cover
     from pydantic_ai.models import Model
 
 PREFIXES = ("anthropic", "openai-chat", "openai", "ollama")
+LLM_EXTRA_HINT = ("pip install 'yoi-tui[llm]' (from a clone: pip install '.[llm]', pipx install --force '.[llm]' "
+                  "or uv tool install --force '.[llm]')")
+
+
+def require_llm_libraries() -> None:
+    """Raise ``YoiError`` (exit 2) saying what to install when the llm engines' libraries are missing:
+    the default install is offline and leaves the model providers out (the ``llm`` extra)."""
+    from importlib.util import find_spec
+
+    missing = [name for name in ("pydantic_ai", "openai", "anthropic") if find_spec(name) is None]
+    if missing:
+        raise YoiError(f"the llm engine needs the model libraries, which the default install leaves out "
+                       f"({', '.join(missing)} not installed): {LLM_EXTRA_HINT}; or use the offline 'rules' engine")
 
 
 def _api_key(config: LlmConfig, default_env: str | None) -> str | None:
@@ -29,6 +42,7 @@ def _api_key(config: LlmConfig, default_env: str | None) -> str | None:
 
 def build_model(model_string: str, config: LlmConfig) -> Model:
     """A pydantic-ai model for ``model_string`` using ``config.base_url`` and ``config.api_key_env``."""
+    require_llm_libraries()
     prefix, _, name = model_string.partition(":")
     if not name or prefix not in PREFIXES:
         raise ConfigError(f"model '{model_string}' must look like PROVIDER:NAME with PROVIDER one of "
