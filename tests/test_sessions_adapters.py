@@ -686,3 +686,14 @@ def test_codex_crafted_lines(tmp_path: Path) -> None:
         ("assistant", "usage", None, "", None, 150),
     ]
     assert log.entries[2].tool_input == {"cmd": "make"}
+
+
+def test_claude_code_2_1_332_bookkeeping_lines_are_known(tmp_path: Path) -> None:
+    """Claude Code 2.1.332 logs the API request as sent and running totals (seen in the contract test)."""
+    lines = _sample(CC_AGTRACE).read_text(encoding="utf-8").splitlines()
+    extra = [json.dumps({"type": kind, "sessionId": "x", **fields}) for kind, fields in (
+        ("api-request", {"id": "r", "params": {"model": "m"}}), ("api-request-shape", {"shapeHash": "h"}),
+        ("api-request-blob", {"hash": "h", "message": {"role": "user", "content": "blob"}}),
+        ("tools-used", {"tools": ["Bash"]}), ("cost-state", {"totalCostUSD": 0.1}), ("atis-latch", {"atis": ""}))]
+    log = load_session(_write_lines(tmp_path / "t.jsonl", lines[:5] + extra + lines[5:]))
+    assert log.problems == [] and log.entries == load_session(_sample(CC_AGTRACE)).entries
