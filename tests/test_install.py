@@ -244,6 +244,7 @@ def test_codex_notify_for_codex_before_hooks(tmp_path: Path) -> None:
     ran = subprocess.run([*notify, json.dumps(event)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                          env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, timeout=120)
     assert ran.returncode == 0, ran.stderr
+    wait_for_background(ws)  # Phase 1 (which moves the token clock) runs in the hooks' background worker
     assert (ws.root / ".yoi" / "usage" / f"{thread}.jsonl").is_file()  # the token clock moved
     assert _yoi("uninstall", "codex", "--yes", cwd=ws.root, home=home).returncode == 0
     assert config.read_text() == CODEX_CONFIG
