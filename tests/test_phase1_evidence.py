@@ -175,8 +175,8 @@ def test_request_titles_skip_a_leading_condition_and_bullets_and_keep_a_clause_t
     log.say("Done.")
     log.user("i do also want to send the command flags and arguments")
     titles = [r.title for r in log.extract().requests]
-    assert titles == ["Give me the build command to have a binary", "Fix: release failed after 0s",
-                      "Add a test that checks we are sending", "Send the command flags and arguments"]
+    assert titles == ["Give me the build command to have a binary ready", "Fix: release failed after 0s",
+                      "Add a test that checks we are sending the full command", "Send the command flags and arguments"]
 
 
 def test_a_failure_is_told_by_its_diagnostic_not_the_task_runners_verdict() -> None:

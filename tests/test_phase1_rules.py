@@ -84,7 +84,7 @@ def test_a_correction_refines_the_request_it_follows() -> None:
     later = log.user("let's give the button a background")  # a new request, not a correction
     activity = log.extract()
     titles = [r.title for r in activity.requests]
-    assert titles == ["Move the + button to the right", "Give the button a background"]
+    assert titles == ["Move the + button to the right of the search", "Give the button a background"]
     assert "refined: not the new session button" in activity.requests[0].summary
     assert activity.requests[0].range is not None and activity.requests[0].range[0] == first
     assert activity.requests[0].range[1] == fix and activity.requests[1].range == (later, later)
@@ -103,7 +103,7 @@ def test_intent_target_and_title_come_from_the_sentence_not_code_or_temp_paths()
         ("change", "Give the button a background"),
         ("change", "Port this project to Rust"),
         ("continue", "Finish up the lmstudio support"),
-        ("fix", "Use the initials from the username"),
+        ("fix", "Use the initials from the username if name isn't present"),
         ("add", "Add the first two initials of actual user"),
     ]
     assert "Screenshot" not in requests[3].target and "PM.png" not in requests[3].target

@@ -70,7 +70,12 @@ def short_title(sentence: str, max_words: int = 9) -> str:
     """A title from a sentence: at most ``max_words`` words, cut at a clause boundary when one is
     near, without a dangling function word, capitalised, no trailing punctuation."""
     words = _LEAD_SYMBOLS_RE.sub("", strip_polite(sentence)).rstrip(" .!?;:").split()
-    if len(words) > max_words:
+    # A path at the end says where, not what ("... of the search in apps/app/src/Sidebar.tsx").
+    while len(words) > 3 and "/" in words[-1] and words[-2].lower() in ("in", "at", "from", "to", "of", "into"):
+        words = words[:-2]
+    if len(words) <= max_words + 3:
+        pass  # a sentence a few words over the limit is kept whole: cutting it leaves it dangling
+    elif len(words) > max_words:
         cut = max_words
         # Cut at a clause boundary only when what is left still says something ("Add a test that
         # checks ..." is not cut to "Add a test").
