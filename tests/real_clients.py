@@ -77,7 +77,9 @@ def isolated_env(home: Path, proxy_url: str, extra: dict[str, str] | None = None
     home.mkdir(parents=True, exist_ok=True)
     (home / ".codex").mkdir(exist_ok=True)
     (home / ".claude").mkdir(exist_ok=True)
-    keep = ("PATH", "LANG", "LC_ALL", "TERM", "PYTHONPATH", "VIRTUAL_ENV", "TMPDIR")
+    # YOI_SERVER: the suite's setting (tests/conftest.py) reaches the hooks the clients run, so no
+    # command server outlives the test.
+    keep = ("PATH", "LANG", "LC_ALL", "TERM", "PYTHONPATH", "VIRTUAL_ENV", "TMPDIR", "YOI_SERVER")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env.update({
         "HOME": str(home),
