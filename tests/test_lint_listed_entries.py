@@ -67,6 +67,7 @@ def test_kept_answers_equal_fresh_ones_as_the_index_and_folder_change(tmp_path: 
     assert not index.entries[RecordKind.DECISION].changed and _similar(ws, target, index) == first
 
     # The folder changes on disk: a new listing, a fresh answer.
-    write_record(ws, "memory/decisions/use-sqlite-cache2.md", decision_meta())
+    # (not "cache2": slugs whose numbers differ name different things and are never near-duplicates)
+    write_record(ws, "memory/decisions/use-sqlite-cachex.md", decision_meta())
     fresh = _similar(ws, target, WorkspaceIndex.from_names(ws))
     assert fresh == _similar(ws, target, _plain(ws)) and len(fresh) == 2
