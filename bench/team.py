@@ -17,8 +17,8 @@ It prints, per run:
 * sources lost: sources either side added since the merge base that the merged result lacks;
 * lint errors right after merges; staging files that reached git;
 * the record set of each run (live records and replaced stubs, with a digest) after the last
-  round, and again after the grace period (one clone runs GC twice, everyone pulls: the stubs GC
-  keeps for a while are gone); with ``--orders 2`` the same sessions are replayed with the clones
+  round, and again after the grace period (one clone runs GC twice, everyone pulls: what the stubs
+  gained is folded into their keepers; in git the stubs themselves stay, docs/team.md); with ``--orders 2`` the same sessions are replayed with the clones
   pushing in reverse order: the live records after the last round and the whole record sets after
   the grace period must be identical (every path, with its sources, status, replaced_by and body
   lines — timestamps and line order aside); the exit status is 1 if not.
@@ -380,9 +380,8 @@ class Team:
 
     def settle(self, order: list[int]) -> None:
         """The grace period passes: one clone (the same one whatever the order; GC gives the same
-        operations in every clone) runs GC twice — folding what a stub gained, then dropping the
-        stubs — and everyone pulls. Replaced stubs are kept only for a while by design, so which of
-        them still exist at the end of the rounds depends on when each merge or move happened."""
+        operations in every clone) runs GC twice — folding what a stub gained (in a git work tree
+        GC keeps the stubs themselves: docs/team.md) — and everyone pulls."""
         path = self.clones[0]
         ws = Workspace(path)
         record_tokens(ws, self.grace_tokens + 1, session_id="team-settle")
@@ -528,7 +527,7 @@ def print_report(result: dict[str, Any]) -> None:
             print(f"    clones that never ran `yoi init`: {run['no_init_clones']}, merge driver registered "
                   f"by their first hook: {run['hook_registrations']}")
     for title, key in (("after the last round", "record_sets_after_rounds"),
-                       ("after the grace period (GC dropped the stubs)", "record_sets")):
+                       ("after the grace period (GC folded the stubs)", "record_sets")):
         print(f"  final records {title}:")
         for rs in result[key]:
             print(f"    push order {rs['order']}: {rs['records']} ({rs['live']} live, {rs['replaced']} "
