@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import EXIT_FINDINGS, EXIT_OK, json_parent, print_json, workspace_from
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, json_parent, print_json, workspace_from
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     report = run_import(ws, paths, dry_run=args.dry_run)
     plan = report.plan
     exit_code = EXIT_FINDINGS if plan.skipped else EXIT_OK
+    if report.applied is not None and report.applied.write_failed:
+        exit_code = EXIT_USAGE  # a record could not be written: an environment error (SPEC 14)
     if args.json:
         print_json(report.to_json())
         return exit_code

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import EXIT_FINDINGS, EXIT_OK, json_parent, print_json, workspace_from
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, json_parent, print_json, workspace_from
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -71,4 +71,4 @@ def run(args: argparse.Namespace) -> int:
                                         if path in result.merged else ""))
         for path, reason in result.refused:
             print(f"  refused {path}: {reason}")
-    return EXIT_OK if result.ok else EXIT_FINDINGS
+    return EXIT_OK if result.ok else EXIT_USAGE if result.write_failed else EXIT_FINDINGS

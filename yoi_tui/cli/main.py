@@ -154,6 +154,25 @@ def run_command(argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # The environment failed a write or read no command expected to fail (a full disk, a
+        # read-only or quota-limited file system, permissions, out of descriptors): a message
+        # naming the file and exit 2 (SPEC 14) — never 1, which means findings or a conflict.
+        print(f"yoi: {os_error_message(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except RecursionError:
+        print("yoi: input nested too deeply to process (a file of yoi's state or a record); "
+              "run with YOI_SERVER=0 and report it if it persists", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def os_error_message(exc: OSError) -> str:
+    """``exc`` as one line naming its file(s): ``PATH: No space left on device``."""
+    what = exc.strerror or str(exc)
+    names = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
+    if not names:
+        return what
+    return f"{' -> '.join(names)}: {what}"
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:

@@ -99,7 +99,10 @@ class GcReport:
 
     @property
     def exit_code(self) -> int:
-        """1 when a person should look: an aborted run, a change the linter refused, a conflict."""
+        """1 when a person should look: an aborted run, a change the linter refused, a conflict; 2
+        when a file could not be written (a full disk, a read-only file system)."""
+        if self.result is not None and self.result.write_failed:
+            return 2
         if self.status == "aborted" or any(o.state == "refused" for o in self.operations):
             return 1
         if self.result is not None and self.result.conflicts:

@@ -37,6 +37,7 @@ from ..forked import available_workers, run_forked, shrinking_chunks
 from ..store.config import Config
 from ..store.kinds import RecordKind, kind_for_path, slug_of
 from ..store.records import listed_file_crc, read_listed_record_stat, read_record
+from ..store.safe_read import load_cache_json
 from ..store.workspace import Workspace
 from . import resident, stored
 from .index import IndexEntry, WorkspaceIndex
@@ -150,7 +151,7 @@ def _facts(ws: Workspace, path: str, rel: str, sig: Sig | None, config: Config,
 
 def _load(ws: Workspace, key: str) -> tuple[dict[str, FileFacts], dict[str, Any]]:
     try:
-        data = json.loads(cache_path(ws).read_bytes())
+        data = load_cache_json(cache_path(ws))
         if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("key") != key:
             return {}, {}
         files = {rel: FileFacts.from_json(item) for rel, item in data["files"].items()}

@@ -28,6 +28,7 @@ from ..diagnostics import Diagnostic
 from ..store.atomic import temp_prefix
 from ..store.config import Config
 from ..store.folder_listing import md_entries, open_folder
+from ..store.safe_read import load_cache_json
 from ..store.workspace import Workspace
 
 CACHE_VERSION = 2  # 2: each file's facts keep the CRC-32 of its bytes
@@ -181,7 +182,7 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
 
     def _cached(self, key: str) -> dict[tuple[str, str], float] | None:
         try:
-            data = json.loads(self._cache_path().read_bytes())
+            data = load_cache_json(self._cache_path())
             if isinstance(data, dict) and data.get("key") == key:
                 return {(str(kind), str(slug)): float(freq) for kind, slug, freq in data["values"]}
         except (OSError, ValueError, TypeError, KeyError):
@@ -276,7 +277,7 @@ def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any]
 
 def _load_result(ws: Workspace, key: str, state: str) -> tuple[list[Diagnostic], int] | None:
     try:
-        data = json.loads(_result_path(ws).read_bytes())
+        data = load_cache_json(_result_path(ws))
         if not isinstance(data, dict) or data.get("key") != key or data.get("state") != state:
             return None
         return [Diagnostic(*item) for item in data["diags"]], int(data["files"])

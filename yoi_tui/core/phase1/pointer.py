@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from ..errors import YoiError
 from ..store.atomic import atomic_write_text
-from ..store.safe_read import loads_json, read_regular_bytes
+from ..store.safe_read import load_state_json
 from ..store.workspace import Workspace
 
 
@@ -25,7 +25,7 @@ def pointer_path(ws: Workspace, session_id: str) -> Path:
 def read_pointer(ws: Workspace, session_id: str) -> int:
     """Last processed entry index (-1: nothing processed). A damaged pointer restarts from -1."""
     try:
-        data = loads_json(read_regular_bytes(pointer_path(ws, session_id)).decode("utf-8"))
+        data = load_state_json(pointer_path(ws, session_id))
         value = data["last_index"]
         return value if isinstance(value, int) and not isinstance(value, bool) else -1
     except (OSError, ValueError, KeyError, TypeError, YoiError):  # YoiError: not a regular file

@@ -254,7 +254,10 @@ class Phase2Report:
     @property
     def exit_code(self) -> int:
         """1 when something needs a person: an abort, a conflict, staging kept back (lint refused
-        part of it, or its change conflicted) or broken staging (moved to ``_rejected/``); else 0."""
+        part of it, or its change conflicted) or broken staging (moved to ``_rejected/``); 2 when a
+        file could not be written (a full disk, a read-only file system): an environment error."""
+        if any(r.result is not None and r.result.write_failed for r in self.rounds):
+            return 2
         for r in self.rounds:
             kept = {k: v for k, v in (r.result.inputs_kept if r.result is not None else {}).items()
                     if not v.endswith(DEFERRED_IN_REVIEW)}  # a person's own "later" needs no second look

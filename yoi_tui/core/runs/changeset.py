@@ -50,7 +50,7 @@ from typing import Any, Literal
 
 from ..errors import RecordLockedError, YoiError
 from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked, make_temp, temp_prefix
-from ..store.safe_read import NotRegularFile, kind_of, loads_json, read_regular_bytes
+from ..store.safe_read import NotRegularFile, kind_of, load_state_json, read_regular_bytes
 from ..store.workspace import Workspace
 from ..store.write_lock import write_lock
 from .crashpoints import crashpoint
@@ -444,16 +444,79 @@ def _write_journal(path: Path, journal: dict[str, Any]) -> None:
     atomic_write_bytes(path, (json.dumps(journal, indent=1, ensure_ascii=True) + "\n").encode("ascii"))
 
 
+class BrokenJournal(YoiError):
+    """A run journal that is not a file, cannot be read, is not JSON or lacks or mistypes a field."""
+
+
 def _read_journal(path: Path) -> dict[str, Any]:
+    """The journal at ``path``, checked field by field (``BrokenJournal`` naming what is wrong).
+
+    Read through ``safe_read.load_state_json``: a FIFO, folder or symlink named like a journal is
+    refused without blocking. A journal is only ever written atomically by yoi, so anything that
+    fails these checks was not (a disk error, a hand edit, planted), and nothing in it is used."""
     try:
-        data = loads_json(read_regular_bytes(path).decode("ascii", errors="replace"))
+        data = load_state_json(path)
     except YoiError as exc:
-        raise YoiError(f"unreadable run journal: {exc.message}", path=path) from exc
+        raise BrokenJournal(f"unreadable run journal: {exc.message}", path=path) from exc
     except (OSError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
-        raise YoiError(f"unreadable run journal: {exc}", path=path) from exc
-    if not isinstance(data, dict) or "changes" not in data or "run_id" not in data:
-        raise YoiError("not a run journal", path=path)
+        raise BrokenJournal(f"unreadable run journal: {getattr(exc, 'strerror', None) or exc}", path=path) from exc
+    if data is None:
+        raise BrokenJournal("run journal vanished while being read", path=path)
+    problem = _journal_problem(data)
+    if problem is not None:
+        raise BrokenJournal(f"not a run journal: {problem}", path=path)
+    data.setdefault("inputs", [])
     return data
+
+
+_JOURNAL_STATUSES = ("applying", "applied", "reverted", "partially-reverted", "nothing-to-revert")
+
+
+def _journal_problem(data: Any) -> str | None:
+    """What makes ``data`` not a journal this module wrote (None: it could be one)."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    run_id = data.get("run_id")
+    if not isinstance(run_id, str) or not run_id or "/" in run_id or "\\" in run_id or run_id.startswith("."):
+        return "run_id is missing or not a plain name"
+    if data.get("status") not in _JOURNAL_STATUSES:
+        return f"status {data.get('status')!r} is not one of {', '.join(_JOURNAL_STATUSES)}"
+    if not isinstance(data.get("held") or {}, dict):
+        return "held is not an object"
+    for key, fields in (("changes", _CHANGE_FIELDS), ("inputs", _INPUT_FIELDS)):
+        items = data.get(key, [] if key == "inputs" else None)
+        if not isinstance(items, list):
+            return f"{key} is not a list"
+        for number, item in enumerate(items, 1):
+            if not isinstance(item, dict):
+                return f"{key} #{number} is not an object"
+            for name, types in fields.items():
+                if not isinstance(item.get(name), types):
+                    return f"{key} #{number} has no valid {name!r}"
+            if key == "changes" and item["op"] not in ("add", "modify", "delete"):
+                return f"changes #{number} has op {item['op']!r}"
+            if not all(isinstance(v, str) for v in item.get("why") or []):
+                return f"{key} #{number} has a 'why' that is not a list of ids"
+    return None
+
+
+_OPTIONAL_TEXT = (str, type(None))
+_CHANGE_FIELDS: dict[str, tuple[type, ...] | type] = {
+    "path": str, "op": str, "state": str, "before": _OPTIONAL_TEXT, "after": _OPTIONAL_TEXT,
+    "why": (list, type(None)), "detail": _OPTIONAL_TEXT}
+_INPUT_FIELDS: dict[str, tuple[type, ...] | type] = {
+    "id": str, "path": str, "state": str, "text": _OPTIONAL_TEXT, "detail": _OPTIONAL_TEXT}
+
+
+def _outside_paths(ws: Workspace, journal: dict[str, Any]) -> list[str]:
+    """The paths ``journal`` names that leave the workspace (``_inside`` refuses them)."""
+    outside: list[str] = []
+    for item in [*journal["changes"], *journal.get("inputs", [])]:
+        try:
+            _inside(ws, item["path"])
+        except YoiError:
+            outside.append(item["path"])
+    return outside
 
 
 @dataclass
@@ -473,6 +536,12 @@ class ApplyResult:
     @property
     def ok(self) -> bool:
         return not self.conflicts
+
+    @property
+    def write_failed(self) -> bool:
+        """A file could not be written (a full disk, a read-only file system, permissions): an
+        environment error (exit 2), reported with the conflicts and keeping its staging as they do."""
+        return any(reason.startswith(CANNOT_WRITE) for _change, reason in self.conflicts)
 
     def counts(self) -> dict[str, int]:
         counts = {"add": 0, "modify": 0, "delete": 0}
@@ -496,6 +565,7 @@ def _inside(ws: Workspace, rel: str) -> Path:
     return path
 
 
+CANNOT_WRITE = "cannot write: "  # a conflict or refusal caused by the environment, not by someone's edit
 _RACE_DETAIL = ("changed on disk while the run was writing it; the other program's version is kept "
                 "and the run's version stays in the journal (the edit wins)")
 _RENAME_EXCHANGE = 2
@@ -628,7 +698,7 @@ def _apply_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str |
             path.parent.mkdir(parents=True, exist_ok=True)
         detail = replace_checked(path, before, after)
     except (YoiError, OSError) as exc:
-        return "conflict", f"cannot write: {getattr(exc, 'message', None) or exc}"
+        return "conflict", f"{CANNOT_WRITE}{getattr(exc, 'message', None) or exc}"
     return ("conflict", detail) if detail else ("applied", None)
 
 
@@ -741,8 +811,16 @@ def apply(ws: Workspace, changeset: ChangeSet, *, only: Iterable[str] | None = N
     return _finish(ws, journal, pending, recovered=False)
 
 
-def recover_pending(ws: Workspace) -> list[ApplyResult]:
-    """Finish every run a crash interrupted (roll forward), oldest first. Hold the lock when calling."""
+QUARANTINE = "quarantine"
+
+
+def recover_pending(ws: Workspace, quarantined: list[str] | None = None) -> list[ApplyResult]:
+    """Finish every run a crash interrupted (roll forward), oldest first. Hold the lock when calling.
+
+    A pending journal that is broken (``BrokenJournal``: not a file, not JSON, a missing or
+    mistyped field, a run id not its file name) or that names a path outside the workspace is
+    never rolled forward: it is moved to ``.yoi/state/runs/quarantine/`` (kept for a person to
+    look at) and the reason is appended to ``quarantined``; recovery goes on with the others."""
     folder = runs_dir(ws)
     try:
         pendings = sorted(folder.glob("*.pending.json"))
@@ -751,14 +829,41 @@ def recover_pending(ws: Workspace) -> list[ApplyResult]:
     results: list[ApplyResult] = []
     for pending in pendings:
         run_id = pending.name[: -len(".pending.json")]
-        if _journal_path(ws, run_id, pending=False).exists():
+        if os.path.lexists(_journal_path(ws, run_id, pending=False)):
             # Crashed after the final journal was written: only the pending copy is left to remove.
             with contextlib.suppress(FileNotFoundError):
                 pending.unlink()
             continue
-        journal = _read_journal(pending)
+        try:
+            journal = _read_journal(pending)
+            if journal["run_id"] != run_id:
+                raise BrokenJournal(f"names run {journal['run_id']!r}, not its own file name's", path=pending)
+            outside = _outside_paths(ws, journal)
+            if outside:
+                raise BrokenJournal(f"names a path outside the workspace ({outside[0]!r}); never rolled forward",
+                                    path=pending)
+        except BrokenJournal as exc:
+            note = _quarantine(pending, exc)
+            if quarantined is not None:
+                quarantined.append(note)
+            continue
         results.append(_finish(ws, journal, pending, recovered=True))
     return results
+
+
+def _quarantine(path: Path, why: YoiError) -> str:
+    """Move the broken journal ``path`` aside (never deleted) and say what was done."""
+    target = path.parent / QUARANTINE / path.name
+    try:
+        target.parent.mkdir(exist_ok=True)
+        for number in range(1, 1000):
+            if not os.path.lexists(target):
+                break
+            target = path.parent / QUARANTINE / f"{path.name}.{number}"
+        os.rename(path, target)
+    except OSError as exc:
+        raise YoiError(f"{why.message}; and it cannot be moved aside: {exc.strerror or exc}", path=path) from exc
+    return f"{why}; moved to {target} and not applied"
 
 
 # --------------------------------------------------------------------------- runs and revert
@@ -867,6 +972,11 @@ class RevertResult:
             return "nothing-to-revert"
         return "reverted" if self.ok and not self.inputs_kept else "partially-reverted"
 
+    @property
+    def write_failed(self) -> bool:
+        """A file could not be written back (see ``ApplyResult.write_failed``): exit 2."""
+        return any(reason.startswith(CANNOT_WRITE) for _path, reason in self.refused)
+
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "restored": self.restored, "removed": self.removed, "already": self.already,
                 "refused": [{"path": p, "reason": r} for p, r in self.refused],
@@ -897,7 +1007,7 @@ def _revert_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str 
             path.parent.mkdir(parents=True, exist_ok=True)
         detail = replace_checked(path, after, before)
     except (YoiError, OSError) as exc:
-        return "refused", f"cannot write: {getattr(exc, 'message', None) or exc}"
+        return "refused", f"{CANNOT_WRITE}{getattr(exc, 'message', None) or exc}"
     return ("refused", detail) if detail else ("restored", None)
 
 
@@ -1009,6 +1119,6 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
             lock.release()
 
 
-__all__ = ["ApplyResult", "ChangeSet", "ConsumedInput", "FileChange", "RevertResult", "RunSummary", "Scratch",
+__all__ = ["BrokenJournal", "ApplyResult", "ChangeSet", "ConsumedInput", "FileChange", "RevertResult", "RunSummary", "Scratch",
            "apply", "find_run", "list_runs", "read_exact", "read_run", "recover_pending", "revert", "runs_dir",
            "unified_diff", "write_exact"]

@@ -11,9 +11,10 @@ of the ids asked about.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
+from ..errors import YoiError
+from ..store.safe_read import loads_json, read_state_bytes
 from ..store.workspace import Workspace
 from .changeset import runs_dir
 
@@ -31,15 +32,18 @@ def consumed_staging(ws: Workspace, ids: Iterable[str]) -> dict[str, str]:
     except OSError:
         return found
     for path in journals:
-        try:
-            raw = path.read_text(encoding="ascii", errors="replace")
-        except OSError:
+        try:  # non-blocking, regular files only: a FIFO named like a journal is skipped, not waited on
+            data = read_state_bytes(path)
+        except (OSError, YoiError):
+            continue  # recovery (changeset.recover_pending) reports and quarantines a broken journal
+        if data is None:
             continue
+        raw = data.decode("ascii", errors="replace")
         if not any(staging_id in raw for staging_id in wanted - found.keys()):
             continue
         try:
-            journal = json.loads(raw)
-        except json.JSONDecodeError:
+            journal = loads_json(raw)
+        except ValueError:
             continue
         if not isinstance(journal, dict):
             continue

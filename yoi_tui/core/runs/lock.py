@@ -22,6 +22,7 @@ Rules:
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -34,13 +35,16 @@ from typing import Any
 
 import filelock
 
+from ..crashpoints import faultpoint
 from ..errors import YoiError
 from ..store.atomic import fsync_dir, make_temp, pid_alive
 from ..store.ids import new_id
+from ..store.safe_read import NotRegularFile, load_state_json
 from ..store.workspace import Workspace
 
 LOCK_NAME = "consolidation.lock"
 GUARD_TIMEOUT = 15.0
+_NO_HARD_LINKS = (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.EXDEV, errno.ENOSYS)
 
 
 class LockBusy(YoiError):
@@ -87,12 +91,17 @@ class LockInfo:
             consumed = data.get("consumed") or []
             if not isinstance(consumed, list):
                 raise ValueError("consumed is not a list")
-            return cls(pod_id=str(data["pod_id"]), pid=int(data["pid"]), host=str(data["host"]),
+            pid = data["pid"]
+            if type(pid) is not int or not 0 <= pid < 1 << 31:
+                raise TypeError(f"pid {pid!r} is not a process id")
+            return cls(pod_id=str(data["pod_id"]), pid=pid, host=str(data["host"]),
                        started_at=str(data["started_at"]), heartbeat_at=str(data["heartbeat_at"]),
                        consumed=[str(c) for c in consumed], run_id=str(data.get("run_id") or ""),
                        purpose=str(data.get("purpose") or "phase2"))
-        except (KeyError, TypeError) as exc:
+        except KeyError as exc:
             raise ValueError(f"lock file lacks a field: {exc}") from exc
+        except TypeError as exc:
+            raise ValueError(f"lock file has a mistyped field: {exc}") from exc
 
     def heartbeat_age(self, now: datetime | None = None) -> float | None:
         """Seconds since the last heartbeat (None when the timestamp cannot be read)."""
@@ -147,31 +156,50 @@ def guard_path(ws: Workspace) -> Path:
 
 
 def read_lock(ws: Workspace) -> LockInfo | None:
-    """The current lock file's content (None: no lock). An unreadable file raises ``ValueError``."""
+    """The current lock file's content (None: no lock).
+
+    A file yoi could not have written (not JSON, too deep, missing or mistyped fields, unreadable
+    bytes) raises ``ValueError`` — a holder writes it atomically, so it is taken over. Something
+    that is not a file at all (a FIFO, folder, socket, device, symlink) raises ``NotRegularFile``:
+    it is never opened for blocking, never removed, and the run refuses to start, naming it."""
     path = lock_path(ws)
     try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read lock file: {exc}") from exc
-    try:
-        return LockInfo.from_json(json.loads(raw))
-    except json.JSONDecodeError as exc:
+        data = load_state_json(path)
+    except NotRegularFile as exc:
+        raise NotRegularFile(f"{exc.message} (the consolidation lock belongs here: remove it to run)",
+                             path=path) from None
+    except OSError as exc:
+        raise ValueError(f"cannot read lock file: {exc.strerror or exc}") from exc
+    except ValueError as exc:
         raise ValueError(f"lock file is not JSON: {exc}") from exc
+    if data is None:
+        return None
+    return LockInfo.from_json(data)
+
+
+def _cannot_write(folder: Path, exc: OSError) -> YoiError:
+    """A failure to write the lock (a full disk, no inodes left, a read-only file system): an
+    environment error naming the file (exit 2), never taken for ``LockBusy`` (exit 1)."""
+    return YoiError(f"cannot write the consolidation lock: {exc.strerror or exc}", path=folder / LOCK_NAME)
 
 
 def _write_temp(folder: Path, info: LockInfo) -> Path:
-    fd, path = make_temp(folder, LOCK_NAME)
+    try:
+        fd, path = make_temp(folder, LOCK_NAME)
+    except OSError as exc:
+        raise _cannot_write(folder, exc) from exc
     name = str(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(info.to_json(), indent=2) + "\n")
             handle.flush()
+            faultpoint("lock:written")
             os.fsync(handle.fileno())
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(name)
+        if isinstance(exc, OSError):
+            raise _cannot_write(folder, exc) from exc
         raise
     return Path(name)
 
@@ -206,11 +234,19 @@ class ConsolidationLock:
             guard.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise YoiError(f"cannot create the lock folder: {exc.strerror or exc}", path=guard.parent) from exc
+        if os.path.lexists(guard) and not os.path.isfile(guard) or os.path.islink(guard):
+            raise YoiError("is not a file (the lock guard belongs here: remove it to run)", path=guard)
+        taken = filelock.FileLock(str(guard), timeout=GUARD_TIMEOUT)
         try:
-            with filelock.FileLock(str(guard), timeout=GUARD_TIMEOUT):
-                yield
+            taken.acquire()
         except filelock.Timeout as exc:
             raise YoiError(f"could not take the lock guard within {GUARD_TIMEOUT:.0f}s", path=guard) from exc
+        except OSError as exc:
+            raise YoiError(f"cannot take the lock guard: {exc.strerror or exc}", path=guard) from exc
+        try:
+            yield
+        finally:
+            taken.release()
 
     # ------------------------------------------------------------------ acquire / release
 
@@ -254,13 +290,26 @@ class ConsolidationLock:
             except FileExistsError as exc:
                 raise LockBusy("the consolidation lock appeared while it was being taken", info,
                                path=self.path) from exc
-            except OSError:
+            except OSError as exc:
+                if exc.errno not in _NO_HARD_LINKS:
+                    raise _cannot_write(self.path.parent, exc) from exc
                 # File systems without hard links: an exclusive create is still atomic for existence.
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(tmp.read_text(encoding="utf-8"))
-                    handle.flush()
-                    os.fsync(handle.fileno())
+                try:
+                    fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                except FileExistsError as exists:
+                    raise LockBusy("the consolidation lock appeared while it was being taken", info,
+                                   path=self.path) from exists
+                except OSError as failed:
+                    raise _cannot_write(self.path.parent, failed) from failed
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                        handle.write(json.dumps(info.to_json(), indent=2) + "\n")
+                        handle.flush()
+                        os.fsync(handle.fileno())
+                except OSError as failed:  # a half-written lock of ours: remove it, say why
+                    with contextlib.suppress(OSError):
+                        self.path.unlink()
+                    raise _cannot_write(self.path.parent, failed) from failed
         finally:
             with contextlib.suppress(OSError):
                 tmp.unlink()
@@ -283,10 +332,10 @@ class ConsolidationLock:
             tmp = _write_temp(self.path.parent, info)
             try:
                 os.replace(tmp, self.path)
-            except OSError:
+            except OSError as exc:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
-                raise
+                raise _cannot_write(self.path.parent, exc) from exc
             self.info = info
 
     def set_consumed(self, consumed: Iterable[str]) -> None:

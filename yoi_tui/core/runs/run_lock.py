@@ -7,7 +7,8 @@
 2. it passes the crash point ``<purpose>:locked``; with the lock held it finishes every run a
    crash interrupted while applying (``changeset.recover_pending``), removes the temp files and
    scratch copies killed runs left (``leftovers.sweep``) and passes ``<purpose>:recovered``, so a
-   run never starts on a half-applied workspace;
+   run never starts on a half-applied workspace; a broken pending journal is quarantined instead
+   of rolled forward and reported (a warning, and ``RunStart.quarantined``);
 3. if the body raises, the lock is released. On a normal exit the body has decided: released the
    lock, or handed it on (to a ``PreparedRound``/``PreparedGc`` that releases it after applying).
 
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..notices import warn
 from ..store.workspace import Workspace
 from .changeset import ApplyResult, recover_pending, runs_dir
 from .crashpoints import crashpoint
@@ -46,6 +48,7 @@ class RunStart:
     lock: ConsolidationLock | None
     recovered: list[ApplyResult] = field(default_factory=list)
     swept: Swept = field(default_factory=Swept)
+    quarantined: list[str] = field(default_factory=list)  # broken pending journals moved aside, and why
 
     @property
     def run_id(self) -> str | None:
@@ -65,7 +68,9 @@ def start_run(ws: Workspace, purpose: str, *, dry_run: bool) -> Iterator[RunStar
         crashpoint(f"{purpose}:locked")
         start = RunStart(lock)
         if lock is not None:
-            start.recovered = recover_pending(ws)
+            start.recovered = recover_pending(ws, start.quarantined)
+            for note in start.quarantined:  # on stderr whatever the run says next (JSON, nothing to do)
+                warn("yoi.runs", "warning: %s", note)
             start.swept = sweep(ws)
             crashpoint(f"{purpose}:recovered")
         yield start

@@ -176,12 +176,14 @@ def library_patterns() -> tuple[SecretPattern, ...]:
     if signature is None:
         return ()
     target = _cache_file(signature)
+    from ..store.safe_read import load_cache_json
+
     try:
-        stored = json.loads(target.read_text(encoding="utf-8"))
-        rows = stored["rows"]
+        stored = load_cache_json(target)
+        rows = stored["rows"]  # type: ignore[index]
         # The regexes are compiled on first use, so a damaged file must be caught here, by the
         # digest of what was written, not by a compile error in the middle of a lint.
-        if stored["check"] == _rows_digest(rows):
+        if stored["check"] == _rows_digest(rows):  # type: ignore[index]
             return _from_rows(rows)
     except (OSError, ValueError, TypeError, KeyError, re.error):
         pass

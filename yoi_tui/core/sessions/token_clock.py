@@ -21,6 +21,7 @@ from urllib.parse import quote
 from ..errors import YoiError
 from ..retrieval.usage import record_tokens, validate_session_id
 from ..store.atomic import atomic_write_text
+from ..store.safe_read import load_state_json
 from ..store.workspace import Workspace
 from .model import ParsedLog
 
@@ -33,8 +34,8 @@ def clock_path(ws: Workspace, session_id: str) -> Path:
 
 def _last_counted(path: Path) -> int:
     try:
-        return int(json.loads(path.read_text(encoding="utf-8"))["last_index"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return int(load_state_json(path)["last_index"])
+    except (OSError, ValueError, KeyError, TypeError, YoiError):  # YoiError: not a regular file
         return -1
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
-from .safe_read import NotRegularFile, read_regular_bytes
+from .safe_read import NotRegularFile, load_cache_json, read_regular_bytes
 
 Engine = Literal["rules", "llm"]
 CACHE_NAME = "config-valid.json"
@@ -197,7 +197,7 @@ def _cached(cache_dir: Path | None, key: str) -> Config | None:
     if cache_dir is None:
         return None
     try:
-        data = json.loads((cache_dir / CACHE_NAME).read_bytes())
+        data = load_cache_json(cache_dir / CACHE_NAME)
         if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("values"), dict):
             return Config.from_dict(data["values"])
     except (OSError, ValueError, TypeError):

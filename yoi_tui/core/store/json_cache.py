@@ -16,12 +16,9 @@ from typing import Any
 
 def load_cache(path: Path | None, version: int, field: str) -> dict[str, Any] | None:
     """The ``field`` mapping of the cache at ``path`` when it has this ``version``, else None."""
-    if path is None:
-        return None
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
+    from .safe_read import load_cache_json
+
+    data = load_cache_json(path)
     if isinstance(data, dict) and data.get("version") == version and isinstance(data.get(field), dict):
         return data[field]
     return None

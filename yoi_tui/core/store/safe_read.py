@@ -8,11 +8,17 @@ without bound:
 * ``open_regular`` opens with ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a
   writer) and checks ``fstat`` on the opened descriptor — the file actually read, not a name that
   may have been swapped — refusing anything but a regular file with ``NotRegularFile``;
-* ``loads_json`` refuses nesting deeper than ``MAX_JSON_DEPTH`` before parsing, with a linear scan.
+* ``loads_json`` refuses nesting deeper than ``MAX_JSON_DEPTH`` before parsing, with a linear scan;
+* ``read_state_bytes`` / ``load_state_json`` are *the* readers of yoi's own local state (``.yoi/``,
+  ``memory/_staging/``: journals, the lock, caches, pointers): regular files only, never through a
+  symlink, non-blocking, depth-limited; ``load_cache_json`` is the one for a derived cache, which a
+  broken file never fails (it is ignored — with a warning naming it when it is not a file at all —
+  and rebuilt by the next write, which renames over it).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -88,6 +94,76 @@ def read_regular_bytes(path: Path | str) -> bytes:
         os.close(fd)
 
 
+_STATE_FLAGS = (os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+                | getattr(os, "O_NOCTTY", 0))
+
+
+def read_state_bytes(path: Path | str) -> bytes | None:
+    """The bytes of the local-state file ``path``; None when it does not exist.
+
+    Opened non-blocking and without following a symlink, then checked with ``fstat``: a FIFO,
+    socket, device, folder or symlink raises ``NotRegularFile`` naming the path and what it is.
+    Other ``OSError``s (permissions, a file where a folder belongs, EMFILE) pass through."""
+    try:
+        fd = os.open(path, _STATE_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        # ELOOP: a symlink (O_NOFOLLOW); ENXIO: a socket or a device without a driver
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EOPNOTSUPP, errno.ENODEV):
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                raise exc from None
+            what = "a symlink" if stat.S_ISLNK(mode) else kind_of(mode)
+            raise NotRegularFile(f"is {what}, not a file; not read", path=path) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"is {kind_of(st.st_mode)}, not a file; not read", path=path)
+        os.set_blocking(fd, True)
+        return read_to_end(fd, st.st_size)
+    finally:
+        os.close(fd)
+
+
+def load_state_json(path: Path | str) -> Any:
+    """The JSON of the local-state file ``path`` (None: it does not exist).
+
+    Raises ``NotRegularFile`` (see ``read_state_bytes``), ``OSError`` when it cannot be read, and
+    ``ValueError`` when it is not UTF-8 JSON or nests deeper than ``MAX_JSON_DEPTH``."""
+    data = read_state_bytes(path)
+    if data is None:
+        return None
+    try:
+        return loads_json(data)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8: {exc.reason}") from exc
+
+
+def load_cache_json(path: Path | str | None) -> dict[str, Any] | None:
+    """A derived cache file's JSON object; None when there is none or it is unusable (not a file,
+    unreadable, not JSON, too deep, not an object). A cache is only a speed-up: the caller
+    computes what it holds and its next write replaces it. Something that is not a file at all
+    where the cache belongs is reported (a warning naming it): nobody's write made it."""
+    if path is None:
+        return None
+    try:
+        raw = read_state_bytes(path)
+        # No depth pre-scan: caches are megabytes (the scan would cost a warm lint ~0.1 s at 50k
+        # records) and the C parser refuses deep nesting with a clean RecursionError.
+        data = None if raw is None else json.loads(raw)
+    except NotRegularFile as exc:
+        from ..notices import warn
+
+        warn("yoi.cache", "warning: %s (a cache: computed without it)", exc)
+        return None
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def json_depth_ok(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> bool:
     """True when ``text`` nests arrays/objects at most ``max_depth`` deep (linear; strings skipped)."""
     if isinstance(text, bytes):
@@ -116,5 +192,5 @@ def loads_json(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
         raise ValueError("JSON nested too deeply") from exc
 
 
-__all__ = ["MAX_JSON_DEPTH", "NotRegularFile", "json_depth_ok", "kind_of", "loads_json", "open_regular",
-           "read_regular_bytes", "read_to_end"]
+__all__ = ["MAX_JSON_DEPTH", "NotRegularFile", "json_depth_ok", "kind_of", "load_cache_json", "load_state_json",
+           "loads_json", "open_regular", "read_regular_bytes", "read_state_bytes", "read_to_end"]

@@ -48,12 +48,19 @@ def write_lock(root: Path | None) -> Iterator[None]:
         return
     import filelock  # lazily: start-up time of commands that never write
 
+    taken = filelock.FileLock(str(path), timeout=WRITE_LOCK_TIMEOUT)
     try:
-        with filelock.FileLock(str(path), timeout=WRITE_LOCK_TIMEOUT):
-            yield
+        taken.acquire()
     except filelock.Timeout as exc:
         raise YoiError(f"another yoi write held the workspace write lock for {WRITE_LOCK_TIMEOUT:.0f}s; "
                        "not written — try again", path=path) from exc
+    except OSError as exc:  # a folder where the lock file belongs, a full disk, permissions
+        raise YoiError(f"cannot take the workspace write lock: {exc.strerror or exc}; not written",
+                       path=path) from exc
+    try:
+        yield
+    finally:
+        taken.release()
 
 
 __all__ = ["WRITE_LOCK_TIMEOUT", "workspace_root_of", "write_lock", "write_lock_path"]
