@@ -94,21 +94,18 @@ def test_a_consolidation_lock_that_is_not_a_file_is_named_with_exit_2(tmp_path: 
     assert tree_bytes(ws.root) == before
 
 
-LINT_CACHES = ["lint-v1.json", "lint-v1-result.json", "usage-frequencies.json", "frontmatter-v1.json"]
-
-
-@pytest.mark.parametrize("name", LINT_CACHES)
-def test_a_fifo_lint_cache_is_named_ignored_and_rebuilt(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize(("name", "command"), [("lint-v1.json", ["lint", "--format", "json"]),
+                                              ("frontmatter-v1.json", ["gc", "--dry-run"])])
+def test_a_fifo_cache_is_named_ignored_and_rebuilt(tmp_path: Path, name: str, command: list[str]) -> None:
     ws = _ws(tmp_path)
-    clean = _yoi(ws, "lint", "--format", "json")
+    clean = _yoi(ws, *command)
     cache = ws.state_dir / "cache" / name
     cache.unlink(missing_ok=True)
     os.mkfifo(cache)
-    result = _yoi(ws, "lint", "--format", "json")
+    result = _yoi(ws, *command)
     assert (result.returncode, result.stdout) == (clean.returncode, clean.stdout)
-    if name == "lint-v1.json":  # read by every lint; the others only when the state matches
-        assert str(cache) in result.stderr and "FIFO" in result.stderr
-        assert cache.is_file()  # the next write replaced it
+    assert str(cache) in result.stderr and "FIFO" in result.stderr
+    assert cache.is_file()  # the next write replaced it
 
 
 def test_a_fifo_listings_cache_does_not_hang_context(tmp_path: Path) -> None:
@@ -123,7 +120,7 @@ def test_a_fifo_listings_cache_does_not_hang_context(tmp_path: Path) -> None:
     assert str(cache) in result.stderr
 
 
-@pytest.mark.parametrize("name", ["lint-v1.json", "frontmatter-v1.json", "listings-v1.json"])
+@pytest.mark.parametrize("name", ["lint-v1.json", "listings-v1.json"])
 def test_a_deeply_nested_cache_is_rebuilt_without_a_traceback(tmp_path: Path, name: str) -> None:
     ws = _ws(tmp_path)
     clean_lint, clean_context = _yoi(ws, "lint"), _yoi(ws, "context")
@@ -201,20 +198,9 @@ def test_a_pending_journal_whose_run_id_is_not_its_name_is_quarantined(tmp_path:
     assert not (ws.root.parent / "escaped.json").exists()
 
 
-@pytest.mark.parametrize("content", [
-    pytest.param('{"pod_id": "p", "host": "h", "started_at": "x", "heartbeat_at": "y"}', id="no-pid"),
-    pytest.param('{"pod_id": "p", "pid": "12", "host": "h", "started_at": "x", "heartbeat_at": "y"}', id="pid-text"),
-    pytest.param('{"pod_id": "p", "pid": 99999999999999999999, "host": "h", "started_at": "x", "heartbeat_at": "y"}',
-                 id="pid-huge"),
-    pytest.param('{"pod_id": "p", "pid": 1, "host": "h", "started_at": "x", "heartbeat_at": "y", "consumed": 5}',
-                 id="consumed-not-a-list"),
-    pytest.param("[1, 2]", id="not-an-object"),
-    pytest.param("[" * 100_000 + "]" * 100_000, id="deep"),
-    pytest.param("\xff\xfe", id="not-utf8"),
-])
-def test_a_lock_file_with_missing_or_mistyped_fields_is_taken_over(tmp_path: Path, content: str) -> None:
+def test_a_deeply_nested_lock_file_is_taken_over(tmp_path: Path) -> None:
     ws = _ws(tmp_path)
-    (ws.staging_dir / "consolidation.lock").write_bytes(content.encode("latin-1"))
+    (ws.staging_dir / "consolidation.lock").write_text("[" * 100_000 + "]" * 100_000)
     result = _yoi(ws, "phase2", "--flush")
     assert result.returncode == 0, result.stderr
     assert "took over a stale lock" in result.stderr
