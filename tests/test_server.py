@@ -353,6 +353,48 @@ def test_a_busy_server_is_not_waited_for(tmp_path: Path, server_env: dict[str, s
     assert json.loads(err.rpartition("\n")[2])[0] == 0 and out == local(*argv)[1]
 
 
+def test_a_call_the_server_picked_up_and_then_stopped_on_runs_by_itself(tmp_path: Path,
+                                                                        server_env: dict[str, str]) -> None:
+    """SIGSTOP after pickup: the beats stop, and the caller gives up after STALL_SECONDS (it
+    waited REPLY_TIMEOUT, 300 s, before), runs the command itself and answers correctly."""
+    ws = _workspace(tmp_path)
+    pid = start_server(server_env, ws)
+    barrier = tmp_path / "barrier"
+    held = {**server_env, "YOI_PAUSE_AT": "server:request", "YOI_PAUSE_FILE": str(barrier)}
+    argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
+    call = subprocess.Popen([sys.executable, "-m", "yoi_tui.cli.main", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **held})
+    try:
+        _wait_for(Path(f"{barrier}.reached").exists, "the server holding the call")
+        os.kill(pid, signal.SIGSTOP)
+        out, err = call.communicate(timeout=60)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        barrier.write_text("go", encoding="utf-8")
+        if call.poll() is None:
+            call.kill()
+    assert (call.returncode, out) == local(*argv)[:2], err
+
+
+def test_a_slow_call_of_a_live_server_is_waited_for(tmp_path: Path, server_env: dict[str, str]) -> None:
+    """A server that keeps working past STALL_SECONDS (its beats go on) is not abandoned."""
+    from yoi_tui.cli import server_client
+
+    ws = _workspace(tmp_path)
+    start_server(server_env, ws)
+    barrier = tmp_path / "barrier"
+    held = {**server_env, "YOI_PAUSE_AT": "server:request", "YOI_PAUSE_FILE": str(barrier)}
+    argv = ("search", "knowledge", "quokka", "--workspace", str(ws.root))
+    call = subprocess.Popen([sys.executable, "-c", _PROBE, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, **held})
+    _wait_for(Path(f"{barrier}.reached").exists, "the server holding the call")
+    time.sleep(server_client.STALL_SECONDS * 2)  # held longer than a stall; the beats go on
+    assert call.poll() is None  # still waiting for the server, not given up
+    barrier.write_text("go", encoding="utf-8")
+    out, err = call.communicate(timeout=120)
+    assert json.loads(err.rpartition("\n")[2])[0] == 0 and out == local(*argv)[1]
+
+
 def test_a_server_that_cannot_listen_is_not_started_again_and_again(tmp_path: Path,
                                                                     server_env: dict[str, str]) -> None:
     from yoi_tui.cli import server_client
@@ -437,3 +479,36 @@ def test_hooks_and_context_are_served_with_the_same_answer_after_changes(tmp_pat
     assert code == 0 and "Resident body." in out
     events = [e for e in load_events(ws)[0] if e["session_id"] == "served-1"]
     assert {e["type"] for e in events} == {"inject", "invoke"}
+
+
+def test_server_status_shows_and_stop_stops_the_servers(tmp_path: Path, server_env: dict[str, str]) -> None:
+    ws = _workspace(tmp_path)
+    none = run_yoi("server", "status", env=server_env)
+    assert none.returncode == 0 and "no yoi server is running" in none.stdout
+    pid = start_server(server_env, ws)
+    assert probe(server_env, "lint", "--workspace", str(ws.root))[0] == 0
+    assert probe(server_env, "search", "knowledge", "quokka", "--workspace", str(ws.root))[0] == 0
+    status = run_yoi("server", "status", "--json", env=server_env)
+    assert status.returncode == 0, status.stderr
+    [entry] = json.loads(status.stdout)
+    assert entry["pid"] == pid and entry["answering"] and entry["this_yoi"]
+    assert list(entry["workspaces"]) == [str(ws.root)] and "lint" in entry["workspaces"][str(ws.root)]
+    assert entry["rss_bytes"] > 0 and entry["started_at"] <= time.time() and entry["calls"] >= 2
+    text = run_yoi("server", "status", env=server_env).stdout
+    assert f"server pid {pid} since " in text and f"workspace {ws.root}: lint" in text
+    os.kill(pid, signal.SIGSTOP)  # a stopped server is shown (not answering) and still stopped
+    try:
+        stopped = json.loads(run_yoi("server", "status", "--json", env=server_env).stdout)
+        assert [(e["pid"], e["answering"]) for e in stopped] == [(pid, False)]
+        stop = run_yoi("server", "stop", env=server_env)
+    finally:
+        if process_running(pid):
+            os.kill(pid, signal.SIGCONT)
+    assert stop.returncode == 0 and f"stopped server pid {pid}" in stop.stdout, stop.stderr
+    assert not process_running(pid)
+    assert "no yoi server is running" in run_yoi("server", "status", env=server_env).stdout
+
+
+def test_lint_help_says_that_a_server_exists_and_how_to_turn_it_off() -> None:
+    text = " ".join(run_yoi("lint", "--help", env={"COLUMNS": "200"}).stdout.split())
+    assert "background server" in text and "YOI_SERVER=0" in text and "yoi server status" in text

@@ -27,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         epilog="Text output is 'path:line:col: rule message'; --format json prints a list of "
                "{path, line, col, rule, severity, message, hint}; --format github prints workflow annotations. "
                "With --fix, --format json prints {fixed: [{path, changes, diff}], diagnostics: [...]} "
-               "(the findings left after the repairs); text and github print the diffs first.")
+               "(the findings left after the repairs); text and github print the diffs first. "
+               "After the first call a background server answers lint and search (yoi server status / stop; "
+               "YOI_SERVER=0 turns it off; docs/server.md).")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="record files, record folders, or workspace roots (default: the whole workspace)")
     parser.add_argument("--format", choices=("text", "json", "github"), default="text", help="output format")

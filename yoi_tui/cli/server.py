@@ -75,6 +75,9 @@ class Server:
         self.code_feed = _watch_package()
         self.stopping = False
         self.busy = False
+        self.started_at = time.time()
+        self.calls = 0
+        self.last_call_at: float | None = None
         self.code_changed = False  # a yoi file changed: decline, then stop
 
     def serve(self) -> None:
@@ -114,12 +117,20 @@ class Server:
             except OSError:
                 return
             self.busy = True
+            calls = self.calls
             try:
                 with conn:
                     self._handle(conn)
             finally:
                 self.busy = False
-            last_request = time.monotonic()
+            if self.calls != calls:  # a status query does not keep an idle server alive
+                last_request = time.monotonic()
+
+    def status(self) -> dict[str, object]:
+        """What ``yoi server status`` shows of this server."""
+        return {"pid": os.getpid(), "started_at": self.started_at, "calls": self.calls,
+                "last_call_at": self.last_call_at, "python": sys.executable,
+                "package": str(Path(__file__).resolve().parent.parent), "workspaces": _kept_workspaces()}
 
     def _still_ours(self) -> bool:
         try:
@@ -139,7 +150,8 @@ class Server:
             request = server_client._receive(conn)
         except OSError:
             return
-        reply = self._answer(request, _peer_pid(conn))
+        with _Beating(conn):
+            reply = self._answer(request, _peer_pid(conn))
         conn.settimeout(_READ_TIMEOUT)
         data = marshal.dumps(reply)
         try:
@@ -159,6 +171,12 @@ class Server:
         if protocol != server_client.PROTOCOL or not isinstance(argv, list) \
                 or not (stdin is None or isinstance(stdin, str)):
             return _DECLINED
+        if argv == [server_client.STATUS_REQUEST]:  # `yoi server status`
+            import json
+
+            return 0, [(False, json.dumps(self.status()))]
+        self.calls += 1
+        self.last_call_at = time.time()
         if self.code_feed is not None and self.code_feed.changed():
             self.code_changed = True
             return _DECLINED
@@ -189,6 +207,47 @@ class Server:
             _set_caller(None)
             os.chdir("/")  # hold no caller's folder (it may be removed or unmounted)
         return code, output
+
+
+class _Beating:
+    """Sends ``server_client.BEAT`` on ``conn`` every ``BEAT_SECONDS`` from a thread while a call
+    runs, so the caller can tell a slow answer (beats keep coming) from a server that stopped
+    (SIGSTOP, wedged: silence, and the caller runs the command itself). The thread is stopped and
+    joined before the reply is sent: beats never interleave with it."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        import threading
+
+        self.conn = conn
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name="yoi-server-beat", daemon=True)
+
+    def _beat(self) -> None:
+        while not self.stop.wait(server_client.BEAT_SECONDS):
+            try:
+                self.conn.send(server_client.BEAT)
+            except OSError:
+                return  # the caller went away (it gave up, or Ctrl-C): the reply will fail too
+
+    def __enter__(self) -> _Beating:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+def _kept_workspaces() -> dict[str, list[str]]:
+    """Workspace root -> what this server keeps for it ("search", "lint"), most recent last."""
+    kept: dict[str, list[str]] = {}
+    search_index = sys.modules.get("yoi_tui.core.retrieval.search_index")
+    for key in getattr(search_index, "_STEADY", {}):
+        kept.setdefault(str(Path(key[0]).parent.parent.parent), []).append("search")
+    resident = sys.modules.get("yoi_tui.core.lint.resident")
+    for root in getattr(resident, "_states", {}):
+        kept.setdefault(str(root), []).append("lint")
+    return {root: sorted(set(what)) for root, what in kept.items()}
 
 
 def _forget_process_state() -> None:

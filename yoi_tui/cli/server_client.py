@@ -27,7 +27,7 @@ import marshal
 import os
 import sys
 
-PROTOCOL = 2
+PROTOCOL = 3  # 2: the caller's stdin travels with the request; 3: the server beats (BEAT) while it works
 # Commands the server answers; every other runs in its own process. ``hook`` and ``context`` run on
 # every agent session and prompt: served, the resident context is rebuilt only when a record, the
 # summary or the config changed (core/retrieval/context.py), so their cost does not grow with the
@@ -39,6 +39,14 @@ REPLY_TIMEOUT = 300.0  # a first search at 50,000 records builds the index (~30 
 # (it answers one at a time) does not, and the caller runs its command itself instead of waiting.
 HANDSHAKE_TIMEOUT = 0.25
 GREETING = b"+"
+# While it works on a call the server sends BEAT every BEAT_SECONDS from a thread of its own; a
+# call that hears nothing for STALL_SECONDS (a server stopped with SIGSTOP, swapped out, wedged) is
+# abandoned and runs by itself. A long call from a live server (the first search of a large
+# workspace builds its index) keeps beating and is waited for, up to REPLY_TIMEOUT.
+STATUS_REQUEST = "\0status"  # an argv no command has: the server answers with its status (JSON)
+BEAT = b"."
+BEAT_SECONDS = 0.5
+STALL_SECONDS = 3.0
 busy = False  # set when the last ask found a server busy (then there is no need to start one)
 _DISABLED = ("0", "off", "no", "false")
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS
@@ -78,10 +86,11 @@ def private_dir(folder: str) -> bool:
     return (info.st_mode & 0o170000) == 0o040000 and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
-def ask(argv: list[str], stdin: str | None = None) -> tuple[int, list[tuple[bool, str]]] | None:
+def ask(argv: list[str], stdin: str | None = None, path: str | None = None) -> tuple[int, list[tuple[bool, str]]] | None:
     """Run ``argv`` in the server (``stdin``: what the command reads from its standard input, read
-    by the caller); None when it cannot answer (the caller runs it itself)."""
-    path = socket_path()
+    by the caller; ``path``: the server listening there instead of this ``yoi``'s); None when it
+    cannot answer (the caller runs it itself)."""
+    path = path or socket_path()
     if path is None or not private_dir(os.path.dirname(path)):
         return None
     try:
@@ -116,9 +125,12 @@ def ask(argv: list[str], stdin: str | None = None) -> tuple[int, list[tuple[bool
             return None
         if greeting != GREETING:
             return None
-        conn.settimeout(REPLY_TIMEOUT)
+        conn.settimeout(STALL_SECONDS)
         conn.sendall(len(request).to_bytes(8, "big") + request)
-        reply = _receive(conn)
+        reply = _receive_reply(conn)
+    except TimeoutError:  # picked up, then silent: a stopped or wedged server; do not start another
+        busy = True
+        return None
     except (OSError, ValueError):
         return None
     finally:
@@ -142,6 +154,25 @@ def _wait_seconds() -> float:
     except ValueError:
         return HANDSHAKE_TIMEOUT
     return value if value > 0 else HANDSHAKE_TIMEOUT
+
+
+def _receive_reply(conn: object) -> bytes | None:
+    """The reply to a call, skipping the server's beats: every ``recv`` waits at most
+    ``STALL_SECONDS`` (the socket's timeout; ``TimeoutError`` then) and the whole at most
+    ``REPLY_TIMEOUT``. The reply's first byte is its length's top byte, never ``BEAT``."""
+    deadline = _now() + REPLY_TIMEOUT
+    while True:
+        first = conn.recv(1)  # type: ignore[attr-defined]
+        if not first:
+            return None
+        if first != BEAT:
+            break
+        if _now() > deadline:
+            raise TimeoutError
+    rest = _read_exactly(conn, 7)
+    if rest is None:
+        return None
+    return _read_exactly(conn, int.from_bytes(first + rest, "big"))
 
 
 def _receive(conn: object) -> bytes | None:
