@@ -321,7 +321,7 @@ def _watch_package() -> object | None:
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = [name for name in subfolders if name != "__pycache__"]
         folders.append((folder, frozenset(name for name in files if not name.endswith(".pyc"))))
-    feed = ChangeFeed.open(folders)
+    feed = ChangeFeed.open(folders, mounts=False)  # every package folder is watched: the folder check covers a mount
     if feed is not None:
         feed.changed()
     return feed

@@ -24,11 +24,12 @@ Off unless ``enable()`` is called (the command server does): a one-shot lint has
 from __future__ import annotations
 
 import os
+import time
 from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .stored import Sig, file_signature, record_signatures
+from .stored import RACY_NS, Sig, file_signature, record_signatures
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
@@ -78,6 +79,10 @@ class KeptState:
         self.listing: Listing | None = None
         self.entries: dict[str, tuple[str, Sig | None]] = {}
         self.dirty: set[str] | None = None  # changed since the memory was made (None: anything may have)
+        # Files with another name (st_nlink > 1): written through it, they raise no event in the
+        # watched folder, so every lint treats them as touched (re-stat'ed and read again).
+        self.linked: set[str] = set()
+        self.racy_linked: set[str] = set()  # of those, read while their stamps were racy: read again
         self.memory: Memory | None = None
         self.pending_save: Callable[[], None] | None = None
         self.usage: Any = None  # the usage state the running lint found (stored._usage_state)
@@ -114,17 +119,46 @@ class KeptState:
                 changes = None
             else:
                 self.listing = _updated(self.listing, self.entries, touched)
+        if changes is not None and self.listing is not None:
+            self._sweep(ws)
         if changes is None or self.listing is None:
             self.close()
             watched, self._prefixes = self._folders()
             self.feed = ChangeFeed.open(watched)  # before listing: a change made meanwhile is not missed
             if self.feed is not None:
                 self.feed.changes()
-            self.listing = record_signatures(ws)
+            self.linked = set()
+            self.listing = record_signatures(ws, self.linked)
             self.entries = {rel: (path, sig) for rel, path, sig in self.listing}
+            self.racy_linked = self._racy(self.linked, time.time_ns())
             self.dirty = None
             self.memory = None
         return self.listing, (None if self.dirty is None else set(self.dirty))
+
+    def _sweep(self, ws: Workspace) -> None:
+        """Compare every record's ``lstat`` with the kept listing: a write through another name of
+        a file (a hard link from outside the workspace) raises no event in its folder, and a link
+        made to it raises none either, so the kernel cannot vouch for any file (issue 27). What
+        changed is dirty; a file with another name whose stamps are within ``RACY_NS`` of now is
+        dirty at this lint and the next (a second same-size write in the same timestamp tick
+        keeps its signature), as the one-shot lint never stores such a file."""
+        now = time.time_ns()
+        linked: set[str] = set()
+        fresh = record_signatures(ws, linked)
+        entries = {rel: (path, sig) for rel, path, sig in fresh}
+        old = self.entries
+        touched = {rel for rel, (_path, sig) in entries.items() if rel not in old or old[rel][1] != sig}
+        touched |= old.keys() - entries.keys()
+        racy = self._racy(linked, now, entries)
+        touched |= racy | (self.racy_linked & entries.keys())
+        self.racy_linked = racy
+        self.linked, self.listing, self.entries = linked, fresh, entries
+        if self.dirty is not None:
+            self.dirty |= touched
+
+    def _racy(self, rels: set[str], now: int, entries: dict[str, tuple[str, Sig | None]] | None = None) -> set[str]:
+        entries = self.entries if entries is None else entries
+        return {rel for rel in rels if (sig := entries[rel][1]) is None or max(sig[1], sig[2]) >= now - RACY_NS}
 
     def _apply(self, changes: dict[str, set[str]]) -> set[str] | None:
         """Update the entries from the feed's names; the rels touched, or None when only a full

@@ -63,14 +63,17 @@ def record_files(ws: Workspace) -> list[tuple[str, str]]:
     return found
 
 
-def record_signatures(ws: Workspace) -> list[tuple[str, str, Sig | None]]:
+def record_signatures(ws: Workspace, linked: set[str] | None = None) -> list[tuple[str, str, Sig | None]]:
     """``(rel, path, file_signature(path))`` of every ``record_files`` entry, sorted by rel: each
-    folder listed once (``store.folder_listing``)."""
+    folder listed once (``store.folder_listing``). ``linked`` collects the rels of files with more
+    than one name (``st_nlink > 1``): a write through another name raises no event in their folder."""
     root = str(ws.root)
     found: list[tuple[str, str, Sig | None]] = []
     summary = os.path.join(root, "memory", "summary.md")
     if os.path.lexists(summary):
         found.append(("memory/summary.md", summary, file_signature(summary)))
+        if linked is not None and hard_linked(summary):
+            linked.add("memory/summary.md")
     for prefix in _FOLDERS:
         folder = os.path.join(root, *prefix.strip("/").split("/"))
         try:
@@ -86,6 +89,8 @@ def record_signatures(ws: Workspace) -> list[tuple[str, str, Sig | None]]:
                 sig: Sig | None = ([st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
                                    if st is not None and stat.S_ISREG(st.st_mode) else None)
                 found.append((prefix + name, base + name, sig))
+                if linked is not None and st is not None and st.st_nlink > 1:
+                    linked.add(prefix + name)
         finally:
             os.close(fd)
     found.sort()
@@ -98,6 +103,14 @@ def _listed(folder: str, prefix: str) -> list[tuple[str, str]]:
             return [(prefix + e.name, e.path) for e in entries if e.name.endswith(".md")]
     except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def hard_linked(path: str | Path) -> bool:
+    """True when the file at ``path`` has another name (``st_nlink > 1``)."""
+    try:
+        return os.lstat(path).st_nlink > 1
+    except OSError:
+        return False
 
 
 def file_signature(path: str | Path) -> Sig | None:

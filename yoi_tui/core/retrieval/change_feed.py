@@ -14,6 +14,21 @@ elsewhere (NFS, SMB, 9p, FUSE such as sshfs: ``open`` checks each folder's file 
 ``statfs`` and returns None on these), a queue overflow (reported, and treated as "changed"),
 a watched folder that was removed or moved (the feed then always says "changed"), systems without
 inotify (``open`` returns None). Linux only, through ``ctypes`` — nothing to install.
+
+Two more things no folder event tells, checked on every ``changes()`` so that a feed only ever
+vouches for what it really watches (issue 27):
+
+* **the folder at each path is still the one watched**: its device and inode are compared with
+  those it had when the watch was added (one ``lstat`` per folder, ~1 µs). A workspace moved away
+  and replaced by a copy (``mv ws ws.old && cp -a ws.old ws``), a folder replaced by a rename of
+  its parent, or a mount over a watched folder: the watch follows the old inode, silently;
+* **the mount table did not change** (``/proc/self/mountinfo`` is pollable: a mount or unmount
+  anywhere in this mount namespace raises ``POLLPRI`` on it, inside the system call; one ``poll``
+  per call): a mount appearing or disappearing *under* a watched folder hides or reveals files
+  without any event. Any change counts — mounts are rare — and the caller checks everything.
+
+A write through another name of the same inode (a hard link outside the watched folders) raises
+no event in them either; that the callers handle, by the link count of each file they list.
 """
 
 from __future__ import annotations
@@ -80,19 +95,59 @@ def _load_libc() -> ctypes.CDLL | None:
     return _libc
 
 
+_mounts: tuple[int, object] | None = None  # (fd of /proc/self/mountinfo, its poll object)
+_mount_generation = 0
+
+
+def mount_generation() -> int:
+    """A number that grows whenever this mount namespace's mount table changed (-1: cannot tell,
+    which a feed takes as "anything may have changed" on every call)."""
+    global _mounts, _mount_generation
+    import select
+
+    if _mounts is None:
+        try:
+            fd = os.open("/proc/self/mountinfo", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return -1
+        poller = select.poll()
+        poller.register(fd, select.POLLPRI | select.POLLERR)
+        _mounts = (fd, poller)
+    try:
+        if _mounts[1].poll(0):  # type: ignore[attr-defined]
+            _mount_generation += 1  # the kernel re-arms it: the next change is reported again
+    except OSError:
+        return -1
+    return _mount_generation
+
+
+def _identity(folder: str) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 class ChangeFeed:
     """One inotify instance watching some folders; ``changed()`` drains it without blocking."""
 
-    def __init__(self, fd: int, names: dict[int, frozenset[str] | None], folders: dict[int, str]) -> None:
+    def __init__(self, fd: int, names: dict[int, frozenset[str] | None], folders: dict[int, str],
+                 identities: dict[str, tuple[int, int]] | None = None, mounts: int | None = None) -> None:
         self._fd = fd
         self._names = names  # watch descriptor -> the entry names that matter there (None: all)
         self._folders = folders  # watch descriptor -> the folder as given to open
-        self._lost = False
+        self._identities = identities or {}  # folder -> (st_dev, st_ino) of what is watched
+        self._mounts = mounts  # mount_generation() when the watches were added (None: not checked)
+        self._lost = mounts is not None and mounts < 0
         self._events: dict[str, set[str]] = {}
 
     @classmethod
-    def open(cls, folders: list[tuple[str, frozenset[str] | None]]) -> ChangeFeed | None:
+    def open(cls, folders: list[tuple[str, frozenset[str] | None]], *, mounts: bool = True) -> ChangeFeed | None:
         """Watch ``(folder, names)`` pairs (names: only events for these entries count; None: any).
+
+        ``mounts=False``: a change of the mount table does not count (for a feed whose every folder
+        is watched, such as the package's: a mount at one of them is seen by the folder check).
 
         None when inotify is not available, a folder cannot be watched (missing, no permission,
         out of watches) or lies on a file system changed from elsewhere (``REMOTE_FILE_SYSTEMS``):
@@ -102,19 +157,23 @@ class ChangeFeed:
             return None
         if any(file_system_type(folder) in REMOTE_FILE_SYSTEMS for folder, _wanted in folders):
             return None
+        generation = mount_generation() if mounts else None  # before the watches: a mount meanwhile counts
         fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if fd < 0:
             return None
         names: dict[int, frozenset[str] | None] = {}
         paths: dict[int, str] = {}
+        identities: dict[str, tuple[int, int]] = {}
         for folder, wanted in folders:
+            before = _identity(folder)
             wd = libc.inotify_add_watch(fd, os.fsencode(folder), _WATCH)
-            if wd < 0:
+            if wd < 0 or before is None or _identity(folder) != before:  # replaced while watched
                 os.close(fd)
                 return None
             names[wd] = wanted
             paths[wd] = folder
-        return cls(fd, names, paths)
+            identities[folder] = before
+        return cls(fd, names, paths, identities, generation)
 
     def changed(self) -> bool:
         """True when an event that matters arrived since the last call (or the feed is no longer
@@ -125,6 +184,9 @@ class ChangeFeed:
         """The entry names that had an event since the last call, by watched folder ({} when
         none); None when the feed is no longer complete (the caller checks everything). Every
         event queued so far is consumed."""
+        if not self._lost and ((self._mounts is not None and mount_generation() != self._mounts)
+                               or any(_identity(folder) != identity for folder, identity in self._identities.items())):
+            self._lost = True  # a mount, or a folder path now naming another folder: no event says so
         try:
             while True:
                 data = os.read(self._fd, 65536)

@@ -139,29 +139,14 @@ class SearchIndex:
             return self._refresh_watched(folders, summary)
 
     def _refresh_watched(self, folders: list[tuple[Path, str]], summary: Path | None) -> dict[str, Found] | None:
-        steady_key = (str(index_path(self.ws)), tuple(prefix for _folder, prefix in folders), str(summary))
-        steady = _STEADY.get(steady_key)
-        if steady is not None:
-            feed, known, digest_key, digest = steady
-            # Nothing changed on disk (the kernel would have queued an event) and the database is
-            # the one that listing was checked against (another process may have rebuilt it).
-            if not feed.changed() and self._meta(digest_key) == digest:
-                _STEADY[steady_key] = _STEADY.pop(steady_key)  # most recently used last
-                return known
-            feed.close()
-            del _STEADY[steady_key]
-        feed = _open_feed(folders, summary)  # before listing: a change made while listing is not missed
-        found = self._refresh(folders, summary)
-        if feed is not None:
-            stored = self._meta(self._digest_key(folders, summary)) if found is not None else None
-            if found is not None and stored:  # "" or None: racy or unlistable, check everything next time
-                while len(_STEADY) >= STEADY_LIMIT:  # the command server sees many workspaces
-                    oldest = next(iter(_STEADY))
-                    _STEADY.pop(oldest)[0].close()
-                _STEADY[steady_key] = (feed, found, self._digest_key(folders, summary), stored)
-            else:
-                feed.close()
-        return found
+        """What ``_refresh`` answers, in a long-running process. It used to skip the listing while
+        the folders' change feed was quiet; that was not exact (issue 27): a write through another
+        name of a record's inode (a hard link from outside the workspace) and a link made to it
+        raise no event in the record's folder, and a folder replaced under its path or a mount
+        over it raise none either. So every search lists and ``lstat``-s the record folders, as a
+        one-shot search does (the digest of the listing still skips the database when nothing
+        changed); the command server saves the process start and the imports."""
+        return self._refresh(folders, summary)
 
     @staticmethod
     def _digest_key(folders: list[tuple[Path, str]], summary: Path | None) -> str:
