@@ -5,11 +5,14 @@ A one-shot ``yoi lint`` ``lstat``-s every record file, reads the per-file cache 
 just-edited file is "racily clean" and not stored. A process that lints the same workspace again
 and again can do better, and stay exact:
 
-* **Signatures from the kernel.** The record folders are watched (``retrieval.change_feed``): only
-  entries with an event since the last lint are ``lstat``-ed again, and those are *dirty*: read
-  again even when their signature looks unchanged (a second write in the same timestamp tick).
-  When the feed cannot vouch for everything (overflow, a folder replaced, a new folder) the next
-  lint lists everything, as a one-shot lint does.
+* **Signatures from the kernel, checked.** The record folders are watched (``retrieval.change_feed``):
+  entries with an event since the last lint are *dirty*: read again even when their signature
+  looks unchanged (a second write in the same timestamp tick). Every lint also ``lstat``-s every
+  kept record (``_sweep``): a write through another name of the inode (a hard link from outside)
+  raises no event, so a changed signature is dirty too, and a hard-linked file changed within
+  ``RACY_NS`` is read again. When the feed cannot vouch for the names (overflow, a folder replaced
+  or mounted over, the mount table changed, a new folder) the next lint lists everything, as a
+  one-shot lint does.
 * **Facts and findings in memory.** The per-file facts, the similar-slug state and the last
   findings, with what they were computed from (config and linter fingerprint, usage state), so an
   unchanged workspace is answered from memory and an edit rechecks only the edited files and their
@@ -24,6 +27,7 @@ Off unless ``enable()`` is called (the command server does): a one-shot lint has
 from __future__ import annotations
 
 import os
+import stat
 import time
 from bisect import bisect_left
 from collections.abc import Callable
@@ -79,8 +83,8 @@ class KeptState:
         self.listing: Listing | None = None
         self.entries: dict[str, tuple[str, Sig | None]] = {}
         self.dirty: set[str] | None = None  # changed since the memory was made (None: anything may have)
-        # Files with another name (st_nlink > 1): written through it, they raise no event in the
-        # watched folder, so every lint treats them as touched (re-stat'ed and read again).
+        # Files with another name (st_nlink > 1), as the last sweep found them: written through
+        # it they raise no event in the watched folder (the sweep's lstat sees the write).
         self.linked: set[str] = set()
         self.racy_linked: set[str] = set()  # of those, read while their stamps were racy: read again
         self.memory: Memory | None = None
@@ -136,25 +140,43 @@ class KeptState:
         return self.listing, (None if self.dirty is None else set(self.dirty))
 
     def _sweep(self, ws: Workspace) -> None:
-        """Compare every record's ``lstat`` with the kept listing: a write through another name of
-        a file (a hard link from outside the workspace) raises no event in its folder, and a link
-        made to it raises none either, so the kernel cannot vouch for any file (issue 27). What
-        changed is dirty; a file with another name whose stamps are within ``RACY_NS`` of now is
-        dirty at this lint and the next (a second same-size write in the same timestamp tick
-        keeps its signature), as the one-shot lint never stores such a file."""
+        """``lstat`` every kept record and compare it with its signature: a write through another
+        name of a file (a hard link from outside the workspace) raises no event in its folder, and
+        a link made to it raises none either, so the kernel cannot vouch for any file's content
+        (issue 27; names are another matter: a name created, removed or renamed in a watched
+        folder always raises an event there). What changed is dirty; a file with another name
+        whose stamps are within ``RACY_NS`` of now is dirty at this lint and the next (a second
+        same-size write in the same timestamp tick keeps its signature), as the one-shot lint
+        never stores such a file. One tight loop: ~1 µs a file beyond the system call."""
         now = time.time_ns()
+        lstat = os.lstat
+        entries = self.entries
+        touched: set[str] = set()
         linked: set[str] = set()
-        fresh = record_signatures(ws, linked)
-        entries = {rel: (path, sig) for rel, path, sig in fresh}
-        old = self.entries
-        touched = {rel for rel, (_path, sig) in entries.items() if rel not in old or old[rel][1] != sig}
-        touched |= old.keys() - entries.keys()
-        racy = self._racy(linked, now, entries)
+        for rel, (path, sig) in entries.items():
+            try:
+                st = lstat(path)
+            except OSError:
+                st = None
+            if st is None or not stat.S_ISREG(st.st_mode):
+                if sig is not None:
+                    entries[rel] = (path, None)
+                    touched.add(rel)
+                continue
+            if st.st_nlink > 1:
+                linked.add(rel)
+            if sig is None or st.st_ctime_ns != sig[2] or st.st_mtime_ns != sig[1] or st.st_size != sig[0] \
+                    or st.st_ino != sig[3] or st.st_mode != sig[4]:
+                entries[rel] = (path, [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode])
+                touched.add(rel)
+        racy = self._racy(linked, now)
         touched |= racy | (self.racy_linked & entries.keys())
         self.racy_linked = racy
-        self.linked, self.listing, self.entries = linked, fresh, entries
-        if self.dirty is not None:
-            self.dirty |= touched
+        self.linked = linked
+        if touched:
+            self.listing = _updated(self.listing or [], entries, touched)
+            if self.dirty is not None:
+                self.dirty |= touched
 
     def _racy(self, rels: set[str], now: int, entries: dict[str, tuple[str, Sig | None]] | None = None) -> set[str]:
         entries = self.entries if entries is None else entries
