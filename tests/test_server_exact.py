@@ -5,7 +5,7 @@ folder event reports: a write through a hard link from outside the workspace, th
 replaced by a copy, a record folder replaced by a rename, a mount appearing or disappearing over a
 record folder (root only), an inotify queue overflow, an edit whose size and mtime are set back
 (what a clock step looks like to a file) — and after each one compares what the running server
-answers (``yoi search`` and ``yoi lint``, proven served by the probe) with a one-shot call
+answers (``yoi search``, ``yoi lint`` and ``yoi context``, proven served by the probe) with a one-shot call
 (``YOI_SERVER=0``) at that moment, byte for byte.
 """
 
@@ -87,9 +87,11 @@ class Outside:
         elif op in ("hard-link-edit", "link-then-edit"):
             other = self.scratch / f"other-name-{step}.md"
             os.link(target, other)  # type: ignore[arg-type]
-            if op == "hard-link-edit":
-                with other.open("a", encoding="utf-8") as handle:  # no event in the record's folder
-                    handle.write(f"\nzebra through a hard link {step}\n{SECRET}\n")
+            if op == "hard-link-edit":  # in place through the other name: no event in the record's folder
+                text = other.read_text(encoding="utf-8").replace("status: open", "status: accepted")
+                text = text.replace("when to read it", f"when to skip it {step}")  # the context shows both
+                with other.open("r+", encoding="utf-8") as handle:
+                    handle.write(f"{text}\nzebra through a hard link {step}\n{SECRET}\n")
             else:
                 link = self.scratch / f"later-{step}.md"
                 os.link(target, link)  # type: ignore[arg-type]
@@ -160,7 +162,7 @@ def _workspace(root: Path) -> Workspace:
 
 def _compare(env: dict[str, str], ws: Workspace, what: str) -> None:
     calls = [("lint", "--format", "json"), ("search", "knowledge", "zebra"), ("search", "memory", "zebra"),
-             ("search", "knowledge", "hunter2")]
+             ("search", "knowledge", "hunter2"), ("context", "--no-record")]
     for call in calls:
         argv = (*call, "--workspace", str(ws.root))
         served = probe(env, *argv)
@@ -194,10 +196,13 @@ def test_a_secret_written_through_a_hard_link_is_found_by_the_served_lint(runtim
     ws = _workspace(tmp_path)
     start_server(runtime, ws)
     _compare(runtime, ws, "start")
-    Outside(ws, tmp_path).apply("hard-link-edit", 1)
+    outside = Outside(ws, tmp_path)
+    outside.apply("hard-link-edit", 1)  # a knowledge record
     served = probe(runtime, "lint", "--workspace", str(ws.root))
     assert served[0] == 1 and "secret" in served[1] + served[2]
-    _compare(runtime, ws, "after the hard-link edit")
+    _compare(runtime, ws, "after the hard-link edit of a knowledge record")
+    outside.apply("hard-link-edit", 0)  # a decision: no longer open, so no longer in the context
+    _compare(runtime, ws, "after the hard-link edit of a decision")
 
 
 @pytest.mark.skipif(not ROOT, reason="mounting needs root")

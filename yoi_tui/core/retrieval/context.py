@@ -24,6 +24,7 @@ the files that changed.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -94,8 +95,51 @@ def _cut_to_tokens(text: str, tokens: int) -> str:
 # folder listed and no file read — the served SessionStart costs the same at 10,000 and 100,000
 # records. Anything changed, a feed that cannot tell (change_feed), or a problem to report: built
 # again as a one-shot call does.
+# The feed alone cannot vouch for the files (issue 27): a write through another name of a record's
+# inode (a hard link from outside the workspace) raises no event in its folder. So a kept block is
+# also checked against the lstat of every source file, taken before it was built; a block built
+# from a file changed within RACY_NS, or from anything but regular files (a symlink's target may
+# change unseen), is not kept.
 _watching = False
-_MEMO: dict[str, tuple[Any, ResidentContext]] = {}
+_MEMO: dict[str, tuple[Any, ResidentContext, tuple[Any, ...]]] = {}
+_RACY_NS = 2_000_000_000
+
+
+def _source_stamps(ws: Workspace) -> tuple[Any, ...] | None:
+    """``lstat`` stamps of every file the block is built from; None when it must not be kept."""
+    import stat as stat_module
+    import time
+
+    now = time.time_ns()
+    stamps: list[Any] = []
+
+    def add(name: str, st: Any) -> bool:
+        if not stat_module.S_ISREG(st.st_mode) or max(st.st_mtime_ns, st.st_ctime_ns) >= now - _RACY_NS:
+            return False
+        stamps.append((name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        return True
+
+    for folder in (ws.knowledge_dir, ws.decisions_dir, ws.requests_dir):
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".md") and not add(f"{folder.name}/{entry.name}",
+                                                              entry.stat(follow_symlinks=False)):
+                        return None
+        except (FileNotFoundError, NotADirectoryError):
+            stamps.append((str(folder), None))
+        except OSError:
+            return None
+    for path in (ws.summary_path, ws.config_path):
+        try:
+            if not add(str(path), os.lstat(path)):
+                return None
+        except FileNotFoundError:
+            stamps.append((str(path), None))
+        except OSError:
+            return None
+    stamps.sort(key=repr)
+    return tuple(stamps)
 _MEMO_MAX = 16
 
 
@@ -104,7 +148,7 @@ def watch_for_changes(enabled: bool = True) -> None:
     global _watching
     _watching = enabled
     if not enabled:
-        for feed, _built in _MEMO.values():
+        for feed, _built, _stamps in _MEMO.values():
             feed.close()
         _MEMO.clear()
 
@@ -134,20 +178,21 @@ def build_resident_context(ws: Workspace, *, cache: bool = True) -> ResidentCont
     key = str(ws.root)
     memo = _MEMO.pop(key, None)
     if memo is not None:
-        feed, built = memo
-        if feed.changes() == {}:
+        feed, built, stamps = memo
+        if feed.changes() == {} and _source_stamps(ws) == stamps:
             _MEMO[key] = memo  # most recently used last
             return ResidentContext(text=built.text, slugs=list(built.slugs), tokens=built.tokens)
         feed.close()
     feed = _sources_feed(ws)
+    stamps = _source_stamps(ws)  # before building: a change meanwhile makes the next check fail
     built = _build(ws, cache=cache)
     if feed is not None:
-        if built.problems:  # reported on every run: never kept
+        if built.problems or stamps is None:  # problems are reported on every run: never kept
             feed.close()
         else:
-            _MEMO[key] = (feed, built)
+            _MEMO[key] = (feed, built, stamps)
             while len(_MEMO) > _MEMO_MAX:
-                old_feed, _old = _MEMO.pop(next(iter(_MEMO)))
+                old_feed, _old, _old_stamps = _MEMO.pop(next(iter(_MEMO)))
                 old_feed.close()
     return built
 
