@@ -18,6 +18,9 @@ import pytest
 from hostile_corpus import _base
 from phase2_fixtures import stage, stage_realistic, tree_bytes
 
+from yoi_tui.core.lint.cache import CACHE_NAME as LINT_CACHE
+from yoi_tui.core.retrieval.listing_cache import CACHE_NAME as LISTINGS_CACHE
+from yoi_tui.core.store.meta_cache import CACHE_NAME as FRONTMATTER_CACHE
 from yoi_tui.core.store.staging import Request
 from yoi_tui.core.store.workspace import Workspace
 
@@ -94,8 +97,8 @@ def test_a_consolidation_lock_that_is_not_a_file_is_named_with_exit_2(tmp_path: 
     assert tree_bytes(ws.root) == before
 
 
-@pytest.mark.parametrize(("name", "command"), [("lint-v1.json", ["lint", "--format", "json"]),
-                                              ("frontmatter-v1.json", ["gc", "--dry-run"])])
+@pytest.mark.parametrize(("name", "command"), [(LINT_CACHE, ["lint", "--format", "json"]),
+                                              (FRONTMATTER_CACHE, ["gc", "--dry-run"])])
 def test_a_fifo_cache_is_named_ignored_and_rebuilt(tmp_path: Path, name: str, command: list[str]) -> None:
     ws = _ws(tmp_path)
     clean = _yoi(ws, *command)
@@ -111,7 +114,7 @@ def test_a_fifo_cache_is_named_ignored_and_rebuilt(tmp_path: Path, name: str, co
 def test_a_fifo_listings_cache_does_not_hang_context(tmp_path: Path) -> None:
     ws = _ws(tmp_path)
     clean = _yoi(ws, "context")
-    cache = ws.state_dir / "cache" / "listings-v1.json"
+    cache = ws.state_dir / "cache" / LISTINGS_CACHE
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.unlink(missing_ok=True)
     os.mkfifo(cache)
@@ -120,7 +123,7 @@ def test_a_fifo_listings_cache_does_not_hang_context(tmp_path: Path) -> None:
     assert str(cache) in result.stderr
 
 
-@pytest.mark.parametrize("name", ["lint-v1.json", "listings-v1.json"])
+@pytest.mark.parametrize("name", [LINT_CACHE, LISTINGS_CACHE])
 def test_a_deeply_nested_cache_is_rebuilt_without_a_traceback(tmp_path: Path, name: str) -> None:
     ws = _ws(tmp_path)
     clean_lint, clean_context = _yoi(ws, "lint"), _yoi(ws, "context")
