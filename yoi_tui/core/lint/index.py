@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..store.freshness import RACY_NS
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.records import Record, read_record
 from ..store.workspace import Workspace
@@ -21,7 +22,6 @@ from ..store.workspace import Workspace
 # is created, deleted or renamed in it. Listings of folders changed less than RACY_NS before they
 # were listed are not kept (a second change in the same timestamp tick would go unseen).
 _LISTINGS: dict[str, tuple[tuple[int, int, int, int], tuple[str, ...]]] = {}
-RACY_NS = 2_000_000_000
 
 
 def folder_slugs(folder: Path) -> tuple[str, ...] | None:

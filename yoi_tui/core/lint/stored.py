@@ -28,13 +28,13 @@ from ..diagnostics import Diagnostic
 from ..store.atomic import temp_prefix
 from ..store.config import Config
 from ..store.folder_listing import md_entries, open_folder
+from ..store.freshness import RACY_NS  # files changed less than 2 s before the run are re-read next time
 from ..store.safe_read import load_cache_json
 from ..store.workspace import Workspace
 
 CACHE_VERSION = 2  # 2: each file's facts keep the CRC-32 of its bytes
 RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
 USAGE_CACHE_NAME = "usage-frequencies.json"
-RACY_NS = 2_000_000_000  # files changed less than 2 s before the run are re-read next time
 _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.stored", "lint.index",
                    "lint.injection", "lint.rules", "lint.runner", "lint.similar", "sessions.redact",

@@ -29,11 +29,11 @@ from __future__ import annotations
 import os
 import stat
 import time
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from ..store.freshness import RACY_NS, content_crc, same_bytes
 from ..store.json_cache import load_cache, save_cache
 from ..store.workspace import Workspace
 from ..value_class import FrozenValueClass
@@ -41,7 +41,6 @@ from .search import iter_entries_bytes
 
 CACHE_NAME = "listings-v2.json"
 _VERSION = 2
-RACY_NS = 2_000_000_000
 
 
 class ListingFacts(FrozenValueClass):
@@ -138,11 +137,11 @@ class ListingCache:
             missed.append((rel, entry))
         for _slug, rel, data in iter_entries_bytes(ws, missed, problems):
             self.reads += 1
-            crc = zlib.crc32(data)
+            crc = content_crc(data)
             sig = signatures.get(rel)
             cached = self._stored.get(rel)
-            if isinstance(cached, list) and len(cached) == 3 and cached[1] == crc \
-                    and str(cached[0]).split(":", 1)[0] == str(len(data)):
+            if isinstance(cached, list) and len(cached) == 3 \
+                    and same_bytes(str(cached[0]).split(":", 1)[0], cached[1], str(len(data)), crc):
                 facts = revive(cached[2])  # the same bytes under a new signature: same facts
                 if facts is not None:
                     found[rel[len(prefix):]] = facts

@@ -33,13 +33,13 @@ import os
 import sqlite3
 import stat
 import time
-import zlib
 from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.folder_listing import md_entries, open_folder
+from ..store.freshness import RACY_NS, content_crc, same_bytes
 from ..store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -54,7 +54,6 @@ Found = tuple[str, int]  # (path, st_mode) of one listed record file
 
 INDEX_NAME = "search-v1.sqlite"
 SCHEMA_VERSION = "3"
-RACY_NS = 2_000_000_000
 MIN_TERM = 3  # trigram: shorter strings cannot be looked up
 _GARBAGE_FACTOR = 1.0  # rebuild when dead rows exceed this share of live ones
 
@@ -212,7 +211,7 @@ class SearchIndex:
                 if old is not None and old.startswith(sig) and old[len(sig):len(sig) + 1] in ("", " "):
                     continue  # the same signature (a CRC after it or not)
                 data = None if racy else self._bytes(path)
-                crc = zlib.crc32(data) if data is not None else None
+                crc = content_crc(data) if data is not None else None
                 if crc is not None:
                     sig = f"{sig} {crc}"
                     if old is not None and _same_bytes(old, size, mode, crc):
@@ -368,5 +367,5 @@ def _same_bytes(old_sig: str, size: int, mode: int, crc: int) -> bool:
     """True when ``old_sig`` (as ``_update`` writes it) was taken from a file of this size and
     mode whose bytes had this CRC-32, and was indexed (not racy)."""
     parts = old_sig.split(" ")
-    return len(parts) == 7 and parts[0] == str(size) and parts[4] == str(mode) and parts[5] == "0" \
-        and parts[6] == str(crc)
+    return len(parts) == 7 and parts[4] == str(mode) and parts[5] == "0" \
+        and same_bytes(parts[0], parts[6], str(size), str(crc))
