@@ -141,3 +141,21 @@ async def test_tree_marks_lead_long_slugs(demo_root: Path) -> None:
         tree = app.screen.query_one(RecordTree)
         label = tree._leaves["memory/decisions/retry-webhook-with-backoff.md"].label
         assert str(label).startswith("⚠ retry-webhook-with-backoff")
+
+
+async def test_gc_confirmations_speak_of_operations_not_staging(demo_root: Path) -> None:
+    from yoi_tui.screens.result import ResultScreen
+
+    app = shots.demo_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await shots.gc_review(app, pilot)
+        await shots.gc_decided(app, pilot)
+        await pilot.press("enter")
+        await shots.wait_for(pilot, lambda: app.screen.id == "apply-confirm", what="the apply confirmation")
+        message = app.screen.message
+        assert "staging" not in message and "operation(s) accepted" in message
+        await pilot.press("y")
+        await shots.wait_for(pilot, lambda: isinstance(app.screen, ResultScreen), what="the result")
+        await pilot.press("u")
+        await shots.wait_for(pilot, lambda: app.screen.id == "revert-confirm", what="the revert confirmation")
+        assert "staging" not in app.screen.message

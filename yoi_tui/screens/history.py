@@ -107,7 +107,8 @@ class HistoryScreen(Screen[None]):
     def action_revert(self) -> None:
         run_id = self.selected
         if run_id is not None:
-            confirm_revert(self, run_id, lambda: self._revert_worker(run_id))
+            purpose = next((run.purpose for run in list_runs(self.app.ws) if run.run_id == run_id), None)  # type: ignore[attr-defined]
+            confirm_revert(self, run_id, lambda: self._revert_worker(run_id), purpose=purpose)
 
     @work(thread=True, exclusive=True, group="revert", exit_on_error=False)
     def _revert_worker(self, run_id: str) -> None:

@@ -62,11 +62,13 @@ class Reverted(Message):
         self.error = error
 
 
-def confirm_revert(screen: Screen, run_id: str, then: Any) -> None:
-    """Ask before reverting ``run_id``; ``then()`` starts the revert."""
+def confirm_revert(screen: Screen, run_id: str, then: Any, *, purpose: str | None = None) -> None:
+    """Ask before reverting ``run_id`` (a ``purpose`` "gc" run has no staging to put back: not
+    mentioned); ``then()`` starts the revert."""
+    staging = "" if purpose == "gc" else " and the staging it consumed is put back"
     screen.app.push_screen(
-        ChoiceModal("Revert this run?", f"Run {run_id}: every file it wrote goes back to its exact bytes and the "
-                    "staging it consumed is put back. A file edited since is left as it is and reported.",
+        ChoiceModal("Revert this run?", f"Run {run_id}: every file it wrote goes back to its exact bytes{staging}. "
+                    "A file edited since is left as it is and reported.",
                     [Choice("y", "Revert", "revert", "warning"), Choice("n", "Back", "cancel")], id="revert-confirm"),
         lambda value: then() if value == "revert" else None)
 
@@ -110,7 +112,7 @@ class ResultScreen(Screen[None]):
         if not self.result.applied:
             self.notify("Nothing was applied: nothing to revert.", severity="warning")
             return
-        confirm_revert(self, self.result.run_id, lambda: self._revert_worker(self.result.run_id))
+        confirm_revert(self, self.result.run_id, lambda: self._revert_worker(self.result.run_id), purpose=self.kind)
 
     @work(thread=True, exclusive=True, group="revert", exit_on_error=False)
     def _revert_worker(self, run_id: str) -> None:
