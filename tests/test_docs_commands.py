@@ -160,8 +160,8 @@ def test_help_texts_say_what_the_commands_do() -> None:
     assert "--notify" not in _yoi("uninstall", "--help").stdout  # install's option only
     assert "--notify" in _yoi("install", "--help").stdout
     context = _yoi("context", "--help").stdout
-    for listing in ("## Open decisions", "## Recent requests", "## Knowledge index", "model_invokation: true"):
-        assert listing in context
+    for listing in ("## Open decisions", "## Recent requests", "model_invokation: true", "[context] max_tokens"):
+        assert listing in context  # what the block holds, and its cap
     assert "under the trigger" in _yoi("phase2", "--help").stdout
     assert "--fix" in _yoi("lint", "--help").stdout
 
