@@ -27,10 +27,10 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from .diagnostics import Diagnostic
-from .store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
+from .store.kinds import RECORD_FOLDERS, RecordKind, iter_record_paths, kind_for_path, slug_of
 from .store.meta_fields import DECISION_STATUSES
 from .store.records import Record, read_record
-from .store.workspace import Workspace
+from .store.workspace import SUMMARY_REL, Workspace
 
 KIND_ORDER = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 Stat = tuple[int, int]  # (st_mtime_ns, st_size)
@@ -97,8 +97,7 @@ def read_entry(ws: Workspace, path: Path) -> RecordEntry | None:
     return entry
 
 
-_RECORD_FOLDERS = (("memory/decisions/", RecordKind.DECISION), ("memory/requests/", RecordKind.REQUEST),
-                   ("knowledge/", RecordKind.KNOWLEDGE))
+_RECORD_FOLDERS = RECORD_FOLDERS
 
 
 def scan_stats(ws: Workspace) -> dict[str, Stat]:
@@ -110,7 +109,7 @@ def scan_stats(ws: Workspace) -> dict[str, Stat]:
     stats: dict[str, Stat] = {}
     summary = _stat(ws.summary_path)
     if summary is not None:
-        stats["memory/summary.md"] = summary
+        stats[SUMMARY_REL] = summary
     for prefix, _kind in _RECORD_FOLDERS:
         try:
             with os.scandir(ws.root / prefix) as found:
@@ -160,7 +159,7 @@ class RecordStore:
         """
         entries: list[RecordEntry] = []
         if os.path.lexists(ws.summary_path):
-            entries.append(RecordEntry(RecordKind.SUMMARY, "summary", "memory/summary.md", ws.summary_path))
+            entries.append(RecordEntry(RecordKind.SUMMARY, "summary", SUMMARY_REL, ws.summary_path))
         for prefix, kind in _RECORD_FOLDERS:
             folder = ws.root / prefix
             try:

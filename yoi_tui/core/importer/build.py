@@ -29,7 +29,7 @@ from ..runs.changeset import ChangeSet, FileChange, read_exact
 from ..store.ids import new_id
 from ..store.kinds import RecordKind
 from ..store.records import read_record
-from ..store.workspace import Workspace
+from ..store.workspace import KNOWLEDGE_REL, Workspace
 from ..store.writer import new_record_text
 from .foreign import ForeignNote, ForeignProblem
 
@@ -170,11 +170,11 @@ def build_plan(ws: Workspace, notes: list[ForeignNote | ForeignProblem], *, now:
         ready.append((item, slug))
         if not index.has(RecordKind.KNOWLEDGE, slug):  # so imported records may refer to each other
             index.entries[RecordKind.KNOWLEDGE][slug] = IndexEntry(
-                RecordKind.KNOWLEDGE, slug, f"knowledge/{slug}.md", None, None, item.description,
+                RecordKind.KNOWLEDGE, slug, f"{KNOWLEDGE_REL}{slug}.md", None, None, item.description,
                 item.user_invocable, item.model_invokation, item.kind)
     for note, slug in ready:
         path = ws.knowledge_dir / f"{slug}.md"
-        rel = f"knowledge/{slug}.md"
+        rel = f"{KNOWLEDGE_REL}{slug}.md"
         before = read_exact(path)
         if before is None:
             text = new_record_text(_meta(ws, note, now), note.body)

@@ -35,10 +35,10 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..forked import available_workers, run_forked, shrinking_chunks
 from ..store.config import Config
-from ..store.kinds import RecordKind, kind_for_path, slug_of
+from ..store.kinds import RECORD_FOLDERS, RecordKind, kind_for_path, slug_of
 from ..store.records import listed_file_crc, read_listed_record_stat, read_record
 from ..store.safe_read import load_cache_json
-from ..store.workspace import Workspace
+from ..store.workspace import SUMMARY_REL, Workspace
 from . import resident, stored
 from .index import IndexEntry, WorkspaceIndex
 from .rules import (
@@ -104,12 +104,11 @@ class FileFacts:
         return cls(sig, diags, entry, bool(unparsed), refs, replaced, body, crc)
 
 
-_FOLDERS = (("memory/decisions/", RecordKind.DECISION), ("memory/requests/", RecordKind.REQUEST),
-            ("knowledge/", RecordKind.KNOWLEDGE))
+_FOLDERS = RECORD_FOLDERS
 
 
 def _kind_of_rel(rel: str) -> RecordKind | None:
-    if rel == "memory/summary.md":
+    if rel == SUMMARY_REL:
         return RecordKind.SUMMARY
     for prefix, kind in _FOLDERS:
         if rel.startswith(prefix) and "/" not in rel[len(prefix):]:

@@ -33,6 +33,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL
 from .stored import RACY_NS, Sig, file_signature, record_signatures
 
 if TYPE_CHECKING:
@@ -41,8 +42,9 @@ if TYPE_CHECKING:
     from ..store.workspace import Workspace
 
 Listing = list[tuple[str, str, "Sig | None"]]
-_RECORD_FOLDERS = (("memory/decisions/", ("memory", "decisions")), ("memory/requests/", ("memory", "requests")),
-                   ("knowledge/", ("knowledge",)))
+# (prefix, its components): (("memory/decisions/", ("memory", "decisions")), …)
+_RECORD_FOLDERS = tuple((prefix, tuple(prefix.rstrip("/").split("/")))
+                        for prefix in (DECISIONS_REL, REQUESTS_REL, KNOWLEDGE_REL))
 WORKSPACES_KEPT = 4  # workspaces whose lint state is kept (least recently linted dropped first)
 
 _enabled = False
@@ -194,7 +196,7 @@ class KeptState:
             if folder == memory:
                 if names - {"summary.md"}:
                     return None  # a record folder created, removed or replaced
-                rels = [("memory/summary.md", os.path.join(memory, "summary.md"))]
+                rels = [(SUMMARY_REL, os.path.join(memory, "summary.md"))]
             else:
                 prefix = self._prefixes.get(folder)
                 if prefix is None:

@@ -30,7 +30,7 @@ from ..store.config import Config
 from ..store.folder_listing import md_entries, open_folder
 from ..store.freshness import RACY_NS  # files changed less than 2 s before the run are re-read next time
 from ..store.safe_read import load_cache_json
-from ..store.workspace import Workspace
+from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL, Workspace
 
 CACHE_VERSION = 2  # 2: each file's facts keep the CRC-32 of its bytes
 RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
@@ -40,7 +40,7 @@ _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models",
                    "lint.injection", "lint.rules", "lint.runner", "lint.similar", "sessions.redact",
                    "sessions.secret_library", "store.safe_read", "retrieval.usage", "retrieval.markers",
                    "lint.fix", "store.meta_fields")  # lint.fix: the unknown-field and missing-field hints
-_FOLDERS = ("memory/decisions/", "memory/requests/", "knowledge/")
+_FOLDERS = (DECISIONS_REL, REQUESTS_REL, KNOWLEDGE_REL)
 
 Sig = list[int]
 
@@ -51,7 +51,7 @@ def record_files(ws: Workspace) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     summary = os.path.join(root, "memory", "summary.md")
     if os.path.lexists(summary):
-        found.append(("memory/summary.md", summary))
+        found.append((SUMMARY_REL, summary))
     for prefix in _FOLDERS:
         folder = os.path.join(root, *prefix.strip("/").split("/"))
         try:
@@ -71,9 +71,9 @@ def record_signatures(ws: Workspace, linked: set[str] | None = None) -> list[tup
     found: list[tuple[str, str, Sig | None]] = []
     summary = os.path.join(root, "memory", "summary.md")
     if os.path.lexists(summary):
-        found.append(("memory/summary.md", summary, file_signature(summary)))
+        found.append((SUMMARY_REL, summary, file_signature(summary)))
         if linked is not None and hard_linked(summary):
-            linked.add("memory/summary.md")
+            linked.add(SUMMARY_REL)
     for prefix in _FOLDERS:
         folder = os.path.join(root, *prefix.strip("/").split("/"))
         try:

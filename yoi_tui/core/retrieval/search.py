@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from ..errors import YoiError
 from ..store.kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
 from ..store.records import MAX_RECORD_BYTES, Record, parse_record_text, read_record
-from ..store.workspace import Workspace
+from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL, Workspace
 from ..value_class import ValueClass
 
 _BOM = "\ufeff"
@@ -396,7 +396,7 @@ def _read_chosen(ws: Workspace, chosen: list[tuple[str, tuple[str, int]]],
                  problems: list[str] | None) -> Iterator[tuple[str, str, str, bytes]]:
     """Read the chosen files as the plain scan would (same checks, same problem messages)."""
     for rel, (path, mode) in chosen:
-        if rel == "memory/summary.md":
+        if rel == SUMMARY_REL:
             data = _read_one(ws, Path(path), rel, problems)
             if data is not None:
                 yield rel, "summary", rel, data
@@ -433,13 +433,13 @@ def knowledge_search(ws: Workspace, query: str = "", *, slug: str | None = None,
         _check_slug(slug)
         if not is_valid_slug(slug):
             return []
-        data = _read_one(ws, ws.knowledge_dir / f"{slug}.md", f"knowledge/{slug}.md", problems)
+        data = _read_one(ws, ws.knowledge_dir / f"{slug}.md", f"{KNOWLEDGE_REL}{slug}.md", problems)
         candidates: Iterator[tuple[str, str, bytes]] = iter(
-            [(slug, f"knowledge/{slug}.md", data)] if data is not None else [])
+            [(slug, f"{KNOWLEDGE_REL}{slug}.md", data)] if data is not None else [])
     else:
-        indexed = _indexed(ws, [(ws.knowledge_dir, "knowledge/")], None, terms, problems) if use_index else None
+        indexed = _indexed(ws, [(ws.knowledge_dir, KNOWLEDGE_REL)], None, terms, problems) if use_index else None
         candidates = (item[1:] for item in indexed) if indexed is not None else \
-            iter_folder_bytes(ws, ws.knowledge_dir, "knowledge/", problems)
+            iter_folder_bytes(ws, ws.knowledge_dir, KNOWLEDGE_REL, problems)
     matcher = _Matcher(terms, kind)
     hits: list[KnowledgeHit] = []
     for name, rel, data in candidates:
@@ -480,25 +480,25 @@ def _memory_candidates(ws: Workspace, slug: str | None, kind: str | None, proble
     order = {RecordKind.DECISION: 0, RecordKind.REQUEST: 1, RecordKind.SUMMARY: 2}
     if slug is None and terms is not None:
         folders = [(ws.decisions_dir if k is RecordKind.DECISION else ws.requests_dir,
-                    "memory/decisions/" if k is RecordKind.DECISION else "memory/requests/")
+                    DECISIONS_REL if k is RecordKind.DECISION else REQUESTS_REL)
                    for k in sorted(kinds, key=order.__getitem__) if k is not RecordKind.SUMMARY]
         summary = ws.summary_path if RecordKind.SUMMARY in kinds else None
         indexed = _indexed(ws, folders, summary, terms, problems)
         if indexed is not None:
             for rel, name, _rel, data in indexed:
-                record_kind = RecordKind.SUMMARY if rel == "memory/summary.md" else \
-                    RecordKind.DECISION if rel.startswith("memory/decisions/") else RecordKind.REQUEST
+                record_kind = RecordKind.SUMMARY if rel == SUMMARY_REL else \
+                    RecordKind.DECISION if rel.startswith(DECISIONS_REL) else RecordKind.REQUEST
                 yield record_kind, name, rel, data
             return
     for record_kind in sorted(kinds, key=order.__getitem__):
         if record_kind is RecordKind.SUMMARY:
             if slug is not None and slug != "summary":
                 continue
-            data = _read_one(ws, ws.summary_path, "memory/summary.md", problems)
+            data = _read_one(ws, ws.summary_path, SUMMARY_REL, problems)
             if data is not None:
-                yield record_kind, "summary", "memory/summary.md", data
+                yield record_kind, "summary", SUMMARY_REL, data
             continue
-        folder_rel = "memory/decisions/" if record_kind is RecordKind.DECISION else "memory/requests/"
+        folder_rel = DECISIONS_REL if record_kind is RecordKind.DECISION else REQUESTS_REL
         if slug is not None:
             if not is_valid_slug(slug):
                 continue

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.folder_listing import md_entries, open_folder
 from ..store.freshness import RACY_NS, content_crc, same_bytes
-from ..store.workspace import Workspace
+from ..store.workspace import SUMMARY_REL, Workspace
 
 if TYPE_CHECKING:
     from .change_feed import ChangeFeed
@@ -149,7 +149,7 @@ class SearchIndex:
 
     @staticmethod
     def _digest_key(folders: list[tuple[Path, str]], summary: Path | None) -> str:
-        prefixes = [prefix for _folder, prefix in folders] + (["memory/summary.md"] if summary is not None else [])
+        prefixes = [prefix for _folder, prefix in folders] + ([SUMMARY_REL] if summary is not None else [])
         return "digest " + " ".join(prefixes)
 
     def _refresh(self, folders: list[tuple[Path, str]], summary: Path | None) -> dict[str, Found] | None:
@@ -172,9 +172,9 @@ class SearchIndex:
             except OSError:
                 return None
             if st is not None:
-                found["memory/summary.md"] = (str(summary), st.st_mode)
+                found[SUMMARY_REL] = (str(summary), st.st_mode)
                 values += (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
-            prefixes.append("memory/summary.md")
+            prefixes.append(SUMMARY_REL)
         digest_key = "digest " + " ".join(prefixes)
         digest = _blake2b("\0".join(found).encode("utf-8", "surrogateescape"), digest_size=20)
         try:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..store.kinds import RecordKind
 from ..store.records import as_timestamp, parse_record_text
-from ..store.workspace import Workspace
+from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, Workspace
 from ..value_class import FrozenValueClass
 from .listing_cache import ListingCache, ListingFacts
 from .search import decode_text
@@ -222,7 +222,7 @@ def scan_knowledge(ws: Workspace, cache: ListingCache, problems: list[str] | Non
     def compute(rel: str, data: bytes, found: list[str] | None) -> tuple[KnowledgeFacts | None, bool]:
         return knowledge_facts(ws, rel, data, found, surely_not_resident(data))
 
-    return cache.scan(ws, ws.knowledge_dir, "knowledge/", compute, KnowledgeFacts.from_json, problems)
+    return cache.scan(ws, ws.knowledge_dir, KNOWLEDGE_REL, compute, KnowledgeFacts.from_json, problems)
 
 
 def generated_listings(ws: Workspace, *, budget: int, cache: ListingCache | bool = True) -> str:
@@ -239,12 +239,12 @@ def generated_listings(ws: Workspace, *, budget: int, cache: ListingCache | bool
     if budget <= 0:
         return ""
     facts = cache if isinstance(cache, ListingCache) else ListingCache.load(ws) if cache else ListingCache(None)
-    requests, request_total = _recent_requests(scan_records(ws, facts, ws.requests_dir, "memory/requests/"))
-    decisions, decision_total = _open_decisions(scan_records(ws, facts, ws.decisions_dir, "memory/decisions/"), budget)
+    requests, request_total = _recent_requests(scan_records(ws, facts, ws.requests_dir, REQUESTS_REL))
+    decisions, decision_total = _open_decisions(scan_records(ws, facts, ws.decisions_dir, DECISIONS_REL), budget)
     if not isinstance(cache, ListingCache):
         facts.save()
-    listings = [(GENERATED_SECTIONS[0], decisions, decision_total, "memory/decisions/"),
-                (GENERATED_SECTIONS[1], requests, request_total, "memory/requests/")]
+    listings = [(GENERATED_SECTIONS[0], decisions, decision_total, DECISIONS_REL),
+                (GENERATED_SECTIONS[1], requests, request_total, REQUESTS_REL)]
     limits = [len(items) for _name, items, _total, _folder in listings]
     while True:
         parts = []

@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from ..diagnostics import Diagnostic
-from .workspace import Workspace
+from .workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, Workspace
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SLUG_MAX = 64
@@ -22,6 +22,9 @@ class RecordKind(StrEnum):
 
 
 MEMORY_KINDS = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST)
+# The record folders (workspace-relative prefixes) and the kind of the files in them, in path order.
+RECORD_FOLDERS = ((DECISIONS_REL, RecordKind.DECISION), (REQUESTS_REL, RecordKind.REQUEST),
+                  (KNOWLEDGE_REL, RecordKind.KNOWLEDGE))
 
 
 def is_valid_slug(slug: str) -> bool:

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
 from ..value_class import ValueClass
-from .kinds import RecordKind, kind_for_path, slug_of
+from .kinds import RECORD_FOLDERS, RecordKind, kind_for_path, slug_of
 from .safe_read import NotRegularFile, read_regular_bytes, read_to_end
 from .simple_yaml import parse_simple
-from .workspace import Workspace
+from .workspace import SUMMARY_REL, Workspace
 
 if TYPE_CHECKING:
     import yaml
@@ -404,8 +404,7 @@ _LISTED_FLAGS = (os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | ge
                  if hasattr(os, "O_NOFOLLOW") else None)
 
 
-_KIND_OF_FOLDER = {"memory/decisions": RecordKind.DECISION, "memory/requests": RecordKind.REQUEST,
-                   "knowledge": RecordKind.KNOWLEDGE}
+_KIND_OF_FOLDER = {prefix[:-1]: kind for prefix, kind in RECORD_FOLDERS}  # "memory/decisions": DECISION
 
 
 _FOLDER_PATHS: dict[str, Path] = {}
@@ -433,7 +432,7 @@ def _locate(ws: Workspace, path: Path | str) -> tuple[Path, str, RecordKind | No
         folder, _, name = rel.rpartition("/")
         if not name.endswith(".md"):
             kind = None
-        elif rel == "memory/summary.md":
+        elif rel == SUMMARY_REL:
             kind = RecordKind.SUMMARY
         else:
             kind = _KIND_OF_FOLDER.get(folder)

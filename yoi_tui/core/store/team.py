@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from .atomic import atomic_write_text
-from .workspace import GITIGNORE_ENTRIES, Workspace
+from .workspace import GITIGNORE_ENTRIES, STAGING_REL, Workspace
 
-STAGING_IGNORE = "memory/_staging/"
+STAGING_IGNORE = STAGING_REL
 GITATTRIBUTES_ENTRIES = (
     "memory/summary.md merge=yoi",
     "memory/decisions/*.md merge=yoi",

@@ -14,8 +14,19 @@ from ..errors import WorkspaceNotFound, YoiError
 from .atomic import TEMP_GITIGNORE
 from .config import DEFAULT_CONFIG_TEXT, Config, load_config
 
+# The record layout relative to the root, in POSIX spelling: the one place these names are written
+# (the ``Workspace`` paths below are built from them; ``kinds.RECORD_FOLDERS`` pairs folders and kinds).
+# Folders end in "/": they are the prefixes of the workspace-relative paths listings and caches key by.
+MEMORY_REL = "memory/"
+SUMMARY_REL = "memory/summary.md"
+DECISIONS_REL = "memory/decisions/"
+REQUESTS_REL = "memory/requests/"
+WORKFLOW_REL = "memory/workflow/"
+STAGING_REL = "memory/_staging/"
+KNOWLEDGE_REL = "knowledge/"
+
 GITIGNORE_ENTRY = ".yoi/state/"
-GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, TEMP_GITIGNORE, "memory/_staging/")
+GITIGNORE_ENTRIES = (GITIGNORE_ENTRY, TEMP_GITIGNORE, STAGING_REL)
 """What ``yoi init`` adds to ``.gitignore``: run state, the temp files a killed writer may leave, and
 Phase 1's staging (local to each clone; docs/team.md)."""
 
@@ -60,31 +71,31 @@ class Workspace:
 
     @property
     def memory_dir(self) -> Path:
-        return self.root / "memory"
+        return self.root / MEMORY_REL
 
     @property
     def summary_path(self) -> Path:
-        return self.memory_dir / "summary.md"
+        return self.root / SUMMARY_REL
 
     @property
     def decisions_dir(self) -> Path:
-        return self.memory_dir / "decisions"
+        return self.root / DECISIONS_REL
 
     @property
     def requests_dir(self) -> Path:
-        return self.memory_dir / "requests"
+        return self.root / REQUESTS_REL
 
     @property
     def workflow_dir(self) -> Path:
-        return self.memory_dir / "workflow"
+        return self.root / WORKFLOW_REL
 
     @property
     def staging_dir(self) -> Path:
-        return self.memory_dir / "_staging"
+        return self.root / STAGING_REL
 
     @property
     def knowledge_dir(self) -> Path:
-        return self.root / "knowledge"
+        return self.root / KNOWLEDGE_REL
 
     @cached_property
     def config(self) -> Config:
