@@ -109,7 +109,7 @@ def test_scorer_runs_the_llm_engine_when_a_model_is_configured(tmp_path: Path,
     assert figures["categories"]["requests"]["recall"] == 1.0 and figures["categories"]["attempts"]["recall"] == 1.0
     # The invented range was dropped, so the made-up failure spans the chunk and counts as a false item.
     assert figures["categories"]["attempts"]["precision"] == 0.5
-    [body] = [r["body"] for r in requests]
+    body = requests[-1]["body"]  # after the capability probe's two requests
     prompt = json.dumps(body["messages"])
     # The prompt carries what the labels teach.
     for lesson in ("ONE item per story", "grep/rg exit 1 (no match)", "refines the request before it",

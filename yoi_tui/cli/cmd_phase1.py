@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import EXIT_OK, EXIT_USAGE, json_parent, print_json, workspace_from
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, json_parent, print_json, workspace_from
 from .team_notice import tell_staging_notice
 
 
@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                     "requests) as staging JSON for Phase 2. Runs only when the session consumed at least "
                     "phase1.token_threshold input tokens since the pointer, unless --force.",
         epilog="Example: yoi phase1 ~/.claude/projects/my-repo/*.jsonl --force\n"
-               "Exit status: 0 done (including nothing to do), 2 when a log could not be read.",
+               "Exit status: 0 done (including nothing to do), 1 when the llm engine stopped (the model gave no\n"
+               "valid answer, or llm.token_budget was spent: the staging written before is kept), 2 when a log\n"
+               "could not be read or the model could not be reached.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("logs", nargs="+", metavar="LOG", help="session log files")
     parser.add_argument("--force", action="store_true", help="ignore the token threshold")
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     for result in results:
         for problem in result.problems:
             print(f"{result.log}:{problem.line}: skipped: {problem.message}", file=sys.stderr)
-        if result.status == "error":
+        if result.status in ("error", "stopped"):
             print(f"yoi: {result.log}: {result.message}", file=sys.stderr)
             continue
         if args.json:
@@ -56,4 +58,6 @@ def run(args: argparse.Namespace) -> int:
             counts = ", ".join(f"{n} {k}" for k, n in staging.counts.items() if n)
             print(f"  wrote {ws.rel(ws.staging_dir / (staging.id + '.json'))} "
                   f"(entries {staging.range[0]}-{staging.range[1]}): {counts}")
-    return EXIT_USAGE if any(r.status == "error" for r in results) else EXIT_OK
+    if any(r.status == "error" for r in results):
+        return EXIT_USAGE
+    return EXIT_FINDINGS if any(r.status == "stopped" for r in results) else EXIT_OK

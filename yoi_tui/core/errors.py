@@ -39,3 +39,11 @@ class RecordChangedError(YoiError):
 
 class UnsafePathError(YoiError):
     """A path leaves the folders a writer may touch (``..``, absolute, or a symlink out)."""
+
+
+class ModelStopped(YoiError):
+    """A model gave no valid answer within its retries, or the run's token budget is spent.
+
+    A clean stop (what was written so far is kept, nothing is half-applied): the run's outcome, exit
+    status 1 — not an environment error like an unreachable server or a missing key (exit 2).
+    """

@@ -29,7 +29,7 @@ pydantic-ai is imported when the engine runs, never when the CLI starts.
 """
 
 # No ``from __future__ import annotations``: pydantic-ai reads the tool functions' type hints with
-# ``get_type_hints``, and ``RunContext`` is imported inside ``build_agent`` (lazily).
+# ``get_type_hints``, and ``RunContext`` is imported inside ``build_toolset`` (lazily).
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,18 +213,17 @@ def _tools_class() -> type:
     return GcTools
 
 
-def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] | None = None) -> Any:
-    """The pydantic-ai agent with GC's tools (a refusal becomes ``ModelRetry``)."""
-    from pydantic_ai import Agent, RunContext
+def build_toolset(*, max_failed_writes: int) -> Any:
+    """GC's tools (a refusal becomes ``ModelRetry``), for a native or a structured-steps agent run."""
+    from pydantic_ai import RunContext
 
-    from ..phase2.agent_tools import add_file_tools, add_search_tools, call_tool
+    from ..phase2.agent_tools import add_file_tools, add_search_tools, call_tool, new_toolset
 
-    agent: Any = Agent(model, output_type=str, instructions=INSTRUCTIONS,
-                       retries={"tools": max_failed_writes + 2, "output": 2}, model_settings=settings)
-    add_file_tools(agent)
-    add_search_tools(agent)
+    toolset = new_toolset(max_failed_writes=max_failed_writes)
+    add_file_tools(toolset)
+    add_search_tools(toolset)
 
-    @agent.tool
+    @toolset.tool
     def rewrite_record(ctx: RunContext[Any], path: str, body: str, reason: str) -> str:
         """Replace the BODY (everything after the frontmatter) of one of the listed records.
 
@@ -232,7 +231,7 @@ def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] 
         """
         return call_tool(ctx, ctx.deps.rewrite_record, path, body, reason)
 
-    @agent.tool
+    @toolset.tool
     def split_record(ctx: RunContext[Any], path: str, new_slug: str, body: str, reason: str,
                      description: str = "") -> str:
         """Create a new record of the same kind as the listed record at `path`, holding part of it.
@@ -242,7 +241,7 @@ def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] 
         """
         return call_tool(ctx, ctx.deps.split_record, path, new_slug, body, reason, description)
 
-    return agent
+    return toolset
 
 
 def build_prompt(ctx: GcContext, targets: dict[str, Target]) -> str:
@@ -298,13 +297,13 @@ class GcLlmEngine:
 
         max_failed = ctx.ws.config.phase2.max_failed_writes
         tools = _tools_class()(ctx, targets, max_failed_writes=max_failed)
-        model, settings = engine_model(ctx.ws, self.model)
-        agent = build_agent(model, max_failed_writes=max_failed, settings=settings)
+        engine = engine_model(ctx.ws, self.model)
+        toolset = build_toolset(max_failed_writes=max_failed)
 
         def keep_usage(counted: dict[str, int]) -> None:
             ctx.llm_usage = counted  # run_agent has recorded them as a ``tokens`` usage event, like Phase 2
 
-        result = run_agent(agent, build_prompt(ctx, targets), tools, ws=ctx.ws, notes=ctx.notes, aborted=GcAborted,
+        result = run_agent(engine, toolset, INSTRUCTIONS, build_prompt(ctx, targets), tools, ws=ctx.ws, notes=ctx.notes, aborted=GcAborted,
                            lost="nothing of the run is kept", on_usage=keep_usage)
         self._finish(ctx, tools, targets)
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused"
@@ -352,4 +351,4 @@ class GcLlmEngine:
                                                                           f"{', '.join(missing)}")
 
 
-__all__ = ["INSTRUCTIONS", "PROTECTED_MIN_KEEP", "GcLlmEngine", "Target", "build_agent", "build_prompt"]
+__all__ = ["INSTRUCTIONS", "PROTECTED_MIN_KEEP", "GcLlmEngine", "Target", "build_prompt", "build_toolset"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import YoiError
+from ..errors import ModelStopped, YoiError
 from ..sessions.model import Entry
 from ..store.staging import Activity
 from ..store.workspace import Workspace
@@ -91,7 +91,16 @@ def render_chunk(entries: list[Entry]) -> str:
 
 
 class LlmEngine:
-    """Extract with the configured ``llm.extract_model``."""
+    """Extract with the configured ``llm.extract_model``.
+
+    The answer is the bounded ``ActivityAnswer``, asked for by structured output in ``llm.output_mode``
+    (``auto``: native JSON schema where the server offers one — the server then constrains the
+    output — else the schema in the prompt). Requests are deterministic and bounded
+    (``runs.llm.model_settings``, the output cap sized to the schema). A malformed or truncated
+    answer is retried ``llm.output_retries`` times; then, or when the run's ``llm.token_budget`` is
+    spent, ``ModelStopped`` (the runner stops the log cleanly, keeping what it wrote). One engine
+    serves one ``yoi phase1`` run: the budget counts every chunk of every log.
+    """
 
     name = "llm"
 
@@ -101,40 +110,73 @@ class LlmEngine:
         self.model = config.extract_model if model is None else getattr(model, "model_name", str(model))
         self._model_obj = model
         self._agent: Any = None
+        self.spent = 0  # input + output tokens of this run so far (llm.token_budget)
+        self.requests = 0
 
     def _get_agent(self) -> Any:
         if self._agent is None:
             from pydantic_ai import Agent
 
             from ..runs.llm import build_model, model_settings, output_spec
+            from ..runs.llm_probe import output_mode
+            from .answer import ActivityAnswer, max_answer_tokens
 
             config = self.ws.config.llm
-            model = self._model_obj if self._model_obj is not None else build_model(config.extract_model, config)
-            self._agent = Agent(model, output_type=output_spec(Activity, config.output_mode),
-                                instructions=INSTRUCTIONS, retries={"tools": 1, "output": 2},
-                                model_settings=model_settings(config.extract_model))
+            if self._model_obj is not None:  # a test's scripted model: the configured mode, tool by default
+                model, mode = self._model_obj, config.output_mode if config.output_mode != "auto" else "tool"
+            else:
+                model = build_model(config.extract_model, config)
+                mode = output_mode(self.ws, config.extract_model, config)
+            self._agent = Agent(model, output_type=output_spec(ActivityAnswer, mode), instructions=INSTRUCTIONS,
+                                retries={"tools": 1, "output": config.output_retries},
+                                model_settings=model_settings(config, max_tokens=max_answer_tokens()))
         return self._agent
 
     def extract(self, entries: list[Entry], *, session_id: str) -> Activity:
         from pydantic_ai import UnexpectedModelBehavior, UsageLimitExceeded
+        from pydantic_ai.exceptions import ModelAPIError
 
+        from ..runs.llm import usage_limits
+        from .answer import to_activity
+
+        config = self.ws.config.llm
+        if self.spent >= config.token_budget:
+            raise ModelStopped(f"the run's token budget of {config.token_budget:,} tokens (llm.token_budget) is "
+                               f"spent ({self.spent:,} used)")
         agent = self._get_agent()
+        where = f"entries {entries[0].index}-{entries[-1].index}" if entries else "an empty chunk"
+        from pydantic_ai.usage import RunUsage
+
+        usage = RunUsage()  # filled as the run goes: a failed run's tokens are counted too
         try:
-            result = agent.run_sync(render_chunk(entries))
-        except (UnexpectedModelBehavior, UsageLimitExceeded) as exc:
-            raise YoiError(f"the extraction model gave no valid answer: {exc}") from exc
-        except Exception as exc:  # provider errors: network, auth, HTTP status
+            result = agent.run_sync(render_chunk(entries), usage=usage,
+                                    usage_limits=usage_limits(config, spent=self.spent))
+        except UsageLimitExceeded as exc:
+            raise ModelStopped(f"the extraction model stopped on {where}: {exc} (llm.token_budget is "
+                               f"{config.token_budget:,} tokens a run)") from exc
+        except UnexpectedModelBehavior as exc:
+            raise ModelStopped(f"the extraction model gave no valid answer for {where} after "
+                               f"{config.output_retries} retries: {exc}") from exc
+        except ModelAPIError as exc:  # network, auth, HTTP status, timeout: the environment, not the answer
+            raise YoiError(f"the extraction model failed ({type(exc).__name__}): {exc}") from exc
+        except Exception as exc:  # provider SDK errors pydantic-ai does not wrap
             name = type(exc).__name__
             if name.endswith(("APIError", "APIStatusError", "APIConnectionError", "AuthenticationError",
-                              "ModelHTTPError", "ConnectError")) or "http" in type(exc).__module__:
+                              "ModelHTTPError", "ConnectError", "Timeout", "TimeoutError")) \
+                    or "http" in type(exc).__module__:
                 raise YoiError(f"the extraction model failed ({name}): {exc}") from exc
             raise
+        finally:
+            self._count(usage)
+        return within_chunk(to_activity(result.output), entries)
+
+    def _count(self, usage: Any) -> None:
         from ..retrieval.usage import record_tokens
 
-        record_tokens(self.ws, int(result.usage.input_tokens or 0), session_id=None)
-        output = result.output
-        activity = output if isinstance(output, Activity) else Activity.model_validate(output)
-        return within_chunk(activity, entries)
+        self.spent += int(usage.input_tokens or 0) + int(usage.output_tokens or 0)
+        self.requests += int(usage.requests or 0)
+        if usage.input_tokens:
+            record_tokens(self.ws, int(usage.input_tokens), session_id=None)
 
 
 def within_chunk(activity: Activity, entries: list[Entry]) -> Activity:

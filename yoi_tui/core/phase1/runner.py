@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..errors import YoiError
+from ..errors import ModelStopped, YoiError
 from ..runs.crashpoints import crashpoint
 from ..sessions.clean import clean_entries, clean_entry
 from ..sessions.detect import load_session, stream_session
@@ -80,7 +80,7 @@ class SessionResult:
     log: str
     session_id: str = ""
     format: str = ""
-    status: str = "error"  # written | nothing-new | below-threshold | empty | error
+    status: str = "error"  # written | nothing-new | below-threshold | empty | stopped | error
     message: str = ""
     tokens_since_pointer: int = 0
     clock_tokens: int = 0  # input tokens this read added to the token clock (0 when already counted)
@@ -118,7 +118,9 @@ def _advance_clock(ws: Workspace, parsed: ParsedLog, result: SessionResult,
 
 def run_session(ws: Workspace, log_path: Path, engine: Engine, *, force: bool = False,
                 progress: Callable[[str], None] | None = None, streaming: bool = True) -> SessionResult:
-    """Phase 1 over one log; never raises for a bad log (the result says what went wrong)."""
+    """Phase 1 over one log; never raises for a bad log (the result says what went wrong). A model that
+    gives no valid answer (``ModelStopped``) ends the log with status ``stopped``: the staging of the
+    chunks before it is kept and the pointer stays after them."""
     result = SessionResult(log=str(log_path))
     if not streaming:
         return _run_whole(ws, log_path, engine, result, force=force, progress=progress)
@@ -198,10 +200,18 @@ def _extract_chunks(ws: Workspace, log_path: Path, engine: Engine, result: Sessi
                                               start=1):
         if progress:
             progress(f"{session_id}: chunk {number} (entries {chunk[0].index}-{chunk[-1].index})")
-        activity = engine.extract(chunk, session_id=session_id)
+        start = chunk[0].index if number > 1 else new[0]
+        try:
+            activity = engine.extract(chunk, session_id=session_id)
+        except ModelStopped as exc:  # a clean stop: what is durable stays, the rest is read again next run
+            result.status = "stopped"
+            kept = f"the {len(result.staging)} staging file(s) written before it are kept" if result.staging \
+                else "no staging was written"
+            result.message = (f"stopped: {exc.message}; {kept}, and entries from {start} on are read again "
+                              "next run")
+            return
         # The range covers the raw entries up to the chunk's end, so entries cleaning dropped
         # between chunks are never orphaned; the pointer then moves past them.
-        start = chunk[0].index if number > 1 else new[0]
         end = chunk[-1].index if not is_last else new[1]
         if not activity.is_empty():
             staging = write_staging(ws, Source(session_id=session_id, range=(start, end)), extractor, activity)

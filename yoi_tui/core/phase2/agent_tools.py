@@ -4,15 +4,18 @@ Both engines run one agent (``llm.consolidation_model``) over ``phase2.tools.Fil
 tools subclass it) and differ only in their write tools, instructions and prompt. What is the same
 lives here:
 
-* ``call_tool`` — runs a tool method, remembering the usage so far (for an abort) and turning a
-  ``ToolRefusal`` into ``ModelRetry`` so the model sees the message and can fix its call;
+* ``call_tool`` — runs a tool method, turning a ``ToolRefusal`` into ``ModelRetry`` so the model
+  sees the message and can fix its call;
 * ``add_file_tools`` (``list_files``, ``read_file``) and ``add_search_tools`` (``knowledge_search``,
   ``memory_search``) — the confined read-only tools. Two functions, not one, so each engine keeps
   its tools in the order its model has always been shown them;
-* ``engine_model`` — the injected model, or the configured one with its settings;
-* ``run_agent`` — one run with the engines' shared error handling: too many failed writes or an
-  agent error abort the run (nothing is kept), a failed model call or an unusable model is a
-  ``YoiError``; the tokens used are recorded in every case (``record_llm_usage``).
+* ``engine_model`` — the injected model, or the configured one with its settings and tool mode
+  (native tool calls, or tool calls as structured output for models without them);
+* ``new_toolset`` — the ``FunctionToolset`` an engine registers its tools on;
+* ``run_agent`` — one run (native, or ``structured_steps``) with the engines' shared limits and
+  error handling: too many failed writes, a spent budget or an agent error abort the run (nothing
+  is kept), a failed model call or an unusable model is a ``YoiError``; the tokens used are
+  recorded in every case (``record_llm_usage``).
 
 pydantic-ai is imported inside the functions, so importing this module stays cheap.
 """
@@ -20,6 +23,7 @@ pydantic-ai is imported inside the functions, so importing this module stays che
 # No ``from __future__ import annotations``: pydantic-ai reads the tool functions' type hints with
 # ``get_type_hints``, and ``RunContext`` is imported inside the ``add_*`` functions (lazily).
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import YoiError
@@ -32,8 +36,6 @@ def call_tool(ctx: Any, fn: Callable[..., Any], *args: Any) -> Any:
 
     from .tools import ToolRefusal
 
-    # Kept on the deps so an aborted run can still record the tokens it used.
-    ctx.deps.last_usage = ctx.usage
     try:
         return fn(*args)
     except ToolRefusal as exc:
@@ -72,14 +74,41 @@ def add_search_tools(agent: Any) -> None:
         return call_tool(ctx, ctx.deps.memory_search, query, slug, kind, limit)
 
 
-def engine_model(ws: Workspace, model: Any = None) -> tuple[Any, dict[str, Any] | None]:
-    """``model`` (a test's scripted model: no settings), else ``llm.consolidation_model`` and its settings."""
-    if model is not None:
-        return model, None
-    from ..runs.llm import build_model, model_settings
+@dataclass
+class EngineModel:
+    """The model an agent run uses and how: native tool calls, or tool calls as structured output
+    (``step_mode``: native JSON schema or prompted), with its request settings."""
 
-    name = ws.config.llm.consolidation_model
-    return build_model(name, ws.config.llm), model_settings(name)
+    model: Any
+    settings: dict[str, Any] | None
+    tool_mode: str = "native"  # native | structured
+    step_mode: str = "prompted"  # native | prompted: how a structured step asks for its schema
+
+
+def engine_model(ws: Workspace, model: Any = None) -> EngineModel:
+    """``model`` (a test's scripted model: no settings, the configured tool mode, native by default),
+    else ``llm.consolidation_model`` with its settings and the mode ``llm.tool_mode`` (or the probe) gives."""
+    config = ws.config.llm
+    if model is not None:
+        mode = config.tool_mode if config.tool_mode != "auto" else "native"
+        step = config.output_mode if config.output_mode in ("native", "prompted") else "prompted"
+        return EngineModel(model, None, mode, step)
+    from ..runs.llm import build_model, model_settings
+    from ..runs.llm_probe import tool_mode
+
+    name = config.consolidation_model
+    built = build_model(name, config)
+    mode, step = tool_mode(ws, name, config)
+    return EngineModel(built, model_settings(config), mode, step)
+
+
+def new_toolset(*, max_failed_writes: int) -> Any:
+    """An empty pydantic-ai ``FunctionToolset`` for an engine's tools: given to a native agent, or
+    driven step by step (``structured_steps``). Its retry budget exceeds ``max_failed_writes``, so
+    the total failed-write count (``FileTools``) is what aborts a run."""
+    from pydantic_ai.toolsets import FunctionToolset
+
+    return FunctionToolset(max_retries=max_failed_writes + 2)
 
 
 def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, int]:
@@ -99,32 +128,47 @@ def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, i
     return counted
 
 
-def run_agent(agent: Any, prompt: str, tools: Any, *, ws: Workspace, notes: list[str], aborted: type[YoiError],
-              lost: str, on_usage: Callable[[dict[str, int]], None]) -> Any:
-    """``agent.run_sync(prompt, deps=tools)``; returns the result.
+def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str, tools: Any, *, ws: Workspace,
+              notes: list[str], aborted: type[YoiError], lost: str,
+              on_usage: Callable[[dict[str, int]], None]) -> Any:
+    """One agent run over ``toolset`` with ``tools`` as its deps; returns the result (``.output``).
 
-    Too many failed writes, or an agent error, raise ``aborted`` (the caller throws the scratch copy
-    away; ``lost`` ends the agent-error message, e.g. "nothing it wrote is kept"). A failed model call
-    or a model pydantic-ai cannot use raise ``YoiError``. Whatever happens, ``record_llm_usage`` runs
-    and ``on_usage`` receives its counts before the exception propagates.
+    Native tool calls, or ``structured_steps`` when the model has none (``engine.tool_mode``). The
+    run is bounded by ``llm.max_requests`` and ``llm.token_budget``; a malformed answer is retried
+    ``llm.output_retries`` times. Too many failed writes, an exhausted limit, or an agent error
+    raise ``aborted`` (the caller throws the scratch copy away; ``lost`` ends the agent-error
+    message, e.g. "nothing it wrote is kept"). A failed model call or a model pydantic-ai cannot use
+    raise ``YoiError``. Whatever happens, ``record_llm_usage`` runs and ``on_usage`` receives its
+    counts before the exception propagates.
     """
+    from pydantic_ai import Agent
     from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UserError
+    from pydantic_ai.usage import RunUsage
 
+    from ..runs.llm import usage_limits
+    from .structured_steps import run_structured
     from .tools import TooManyFailedWrites
 
-    usage: Any = None
+    config = ws.config.llm
+    limits = usage_limits(config)
+    counted = RunUsage()  # filled as the run goes, so an aborted run's tokens are recorded too
+    usage: Any = counted
     try:
-        result = agent.run_sync(prompt, deps=tools)
+        if engine.tool_mode == "structured":
+            result = run_structured(engine.model, toolset, instructions, prompt, tools, step_mode=engine.step_mode,
+                                    settings=engine.settings, limits=limits, retries=config.output_retries,
+                                    usage=counted)
+        else:
+            agent: Any = Agent(engine.model, output_type=str, instructions=instructions, toolsets=[toolset],
+                               retries={"output": config.output_retries}, model_settings=engine.settings)
+            result = agent.run_sync(prompt, deps=tools, usage_limits=limits, usage=counted)
         usage = result.usage
     except TooManyFailedWrites as exc:
-        usage = tools.last_usage
         raise aborted(exc.message) from exc
     except ModelAPIError as exc:
-        usage = tools.last_usage
-        raise YoiError(f"the model call failed ({ws.config.llm.consolidation_model}): {exc}; "
+        raise YoiError(f"the model call failed ({config.consolidation_model}): {exc}; "
                        "nothing was changed") from exc
     except AgentRunError as exc:
-        usage = tools.last_usage
         raise aborted(f"the llm engine stopped: {exc}; {lost}") from exc
     except UserError as exc:
         raise YoiError(f"the llm engine cannot run: {exc}") from exc
@@ -133,4 +177,5 @@ def run_agent(agent: Any, prompt: str, tools: Any, *, ws: Workspace, notes: list
     return result
 
 
-__all__ = ["add_file_tools", "add_search_tools", "call_tool", "engine_model", "record_llm_usage", "run_agent"]
+__all__ = ["EngineModel", "add_file_tools", "add_search_tools", "call_tool", "engine_model", "new_toolset",
+           "record_llm_usage", "run_agent"]

@@ -12,13 +12,13 @@ pydantic-ai is imported when the engine runs, never when the CLI starts.
 """
 
 # No ``from __future__ import annotations`` here: pydantic-ai reads the tool functions' type hints
-# with ``get_type_hints``, and ``RunContext`` is imported inside ``build_agent`` (lazily).
+# with ``get_type_hints``, and ``RunContext`` is imported inside ``build_toolset`` (lazily).
 import json
 from typing import Any
 
 from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
 from ..store.records import read_record
-from .agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, run_agent
+from .agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, new_toolset, run_agent
 from .context import Phase2Aborted, Phase2Context
 from .tools import FileTools
 
@@ -93,15 +93,15 @@ def build_prompt(ctx: Phase2Context, tools: FileTools) -> str:
     return "".join(parts)
 
 
-def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] | None = None) -> Any:
-    """The pydantic-ai agent with the tool wrappers (a refusal becomes ``ModelRetry``)."""
-    from pydantic_ai import Agent, RunContext
+def build_toolset(*, max_failed_writes: int) -> Any:
+    """The agent's tools (a refusal becomes ``ModelRetry``): given to a native tool-calling model, or
+    driven as structured steps for a model without native tool calls."""
+    from pydantic_ai import RunContext
 
-    agent: Any = Agent(model, deps_type=FileTools, output_type=str, instructions=INSTRUCTIONS,
-                       retries={"tools": max_failed_writes + 2, "output": 2}, model_settings=settings)
-    add_file_tools(agent)
+    toolset = new_toolset(max_failed_writes=max_failed_writes)
+    add_file_tools(toolset)
 
-    @agent.tool
+    @toolset.tool
     def write_file(ctx: RunContext[FileTools], path: str, content: str, staging_ids: list[str] | None = None,
                    derived_from: str | None = None) -> str:
         """Create or replace a record with its full text (frontmatter and body).
@@ -112,14 +112,14 @@ def build_agent(model: Any, *, max_failed_writes: int, settings: dict[str, Any] 
         """
         return call_tool(ctx, ctx.deps.write_file, path, content, staging_ids, derived_from)
 
-    @agent.tool
+    @toolset.tool
     def edit_file(ctx: RunContext[FileTools], path: str, old: str, new: str,
                   staging_ids: list[str] | None = None) -> str:
         """Replace an exact excerpt `old` (occurring exactly once) of a record with `new`."""
         return call_tool(ctx, ctx.deps.edit_file, path, old, new, staging_ids)
 
-    add_search_tools(agent)
-    return agent
+    add_search_tools(toolset)
+    return toolset
 
 
 class LlmEngine:
@@ -131,14 +131,14 @@ class LlmEngine:
     def run(self, ctx: Phase2Context) -> None:
         max_failed = ctx.ws.config.phase2.max_failed_writes
         tools = FileTools(ctx, max_failed_writes=max_failed)
-        model, settings = engine_model(ctx.ws, self.model)
-        agent = build_agent(model, max_failed_writes=max_failed, settings=settings)
+        engine = engine_model(ctx.ws, self.model)
+        toolset = build_toolset(max_failed_writes=max_failed)
         prompt = build_prompt(ctx, tools)
 
         def keep_usage(counted: dict[str, int]) -> None:
             ctx.usage = counted
 
-        result = run_agent(agent, prompt, tools, ws=ctx.ws, notes=ctx.notes, aborted=Phase2Aborted,
+        result = run_agent(engine, toolset, INSTRUCTIONS, prompt, tools, ws=ctx.ws, notes=ctx.notes, aborted=Phase2Aborted,
                            lost="nothing it wrote is kept", on_usage=keep_usage)
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused" for rel in tools.locked_refusals)
         if tools.failures:

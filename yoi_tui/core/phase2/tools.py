@@ -79,7 +79,6 @@ class FileTools:
         self.root = ctx.sws.root
         self.allowed = [self.root / "memory", self.root / "knowledge"]
         self.forbidden = [self.root / "memory" / "_staging", self.root / "memory" / "workflow"]
-        self.last_usage: Any = None
 
     # ------------------------------------------------------------------ paths
 

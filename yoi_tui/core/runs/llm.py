@@ -84,13 +84,26 @@ def _require_key(key: str | None, config: LlmConfig, default_env: str) -> None:
                           "offline 'rules' engine)")
 
 
-def model_settings(model_string: str) -> dict[str, Any]:
-    """Settings that keep responses non-streamed and bounded (Anthropic streams at its default max)."""
-    return {"max_tokens": 4096}
+def model_settings(config: LlmConfig, *, max_tokens: int | None = None) -> dict[str, Any]:
+    """Every request deterministic and bounded: ``llm.temperature`` (0: the same log gives the same
+    answer), an output cap (``max_tokens`` when the caller sized one to its schema, never above
+    ``llm.max_output_tokens``; it also keeps Anthropic non-streamed), ``llm.request_timeout`` over
+    all the SDK's attempts, and one SDK retry (ours are bounded by ``llm.output_retries``)."""
+    cap = config.max_output_tokens if max_tokens is None else min(max_tokens, config.max_output_tokens)
+    return {"max_tokens": cap, "temperature": config.temperature, "timeout": config.request_timeout,
+            "request_timeout": config.request_timeout, "max_retries": 1}
 
 
-def output_spec(output_type: type, mode: str) -> Any:
-    """Wrap ``output_type`` for the configured structured-output mode (tool, native, prompted)."""
+def usage_limits(config: LlmConfig, *, spent: int = 0, requests: int | None = None) -> Any:
+    """pydantic-ai ``UsageLimits`` for what is left of ``llm.token_budget`` (``spent`` already used)."""
+    from pydantic_ai.usage import UsageLimits
+
+    return UsageLimits(request_limit=requests or config.max_requests,
+                       total_tokens_limit=max(1, config.token_budget - spent))
+
+
+def output_spec(output_type: Any, mode: str) -> Any:
+    """Wrap ``output_type`` for a structured-output mode (tool, native, prompted)."""
     from pydantic_ai.output import NativeOutput, PromptedOutput, ToolOutput
 
     if mode == "native":

@@ -157,7 +157,19 @@ class LlmConfig(Section):
     consolidation_model: str = _f("anthropic:claude-sonnet-4-5", description="model string for Phase 2 and GC")
     base_url: str | None = _f(None, description="OpenAI-compatible server URL (Ollama, vLLM, ...)")
     api_key_env: str | None = _f(None, description="name of the environment variable holding the API key")
-    output_mode: Literal["tool", "native", "prompted"] = _f("tool")
+    output_mode: Literal["auto", "native", "prompted", "tool"] = _f(
+        "auto", description="how Phase 1 asks for its schema: auto (native JSON schema where the server "
+                            "offers it, else prompted), native, prompted or tool")
+    tool_mode: Literal["auto", "native", "structured"] = _f(
+        "auto", description="how Phase 2 and GC call their tools: auto (probed once), native tool calls, or "
+                            "structured (one JSON object naming the tool per step) for models without them")
+    temperature: float = _f(0.0, ge=0, le=2, description="sampling temperature of every request")
+    max_output_tokens: int = _f(2048, ge=64, description="output cap of an agent step (Phase 1's is sized "
+                                                         "to its schema, at most this)")
+    request_timeout: float = _f(120.0, gt=0, description="seconds one model request may take")
+    token_budget: int = _f(300_000, ge=1, description="input plus output tokens one run may spend")
+    max_requests: int = _f(40, ge=1, description="model requests one Phase 2 or GC run may make")
+    output_retries: int = _f(2, ge=0, description="retries of a malformed or truncated answer")
 
 
 class Config(Section):
