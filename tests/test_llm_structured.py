@@ -72,6 +72,20 @@ def test_structured_steps_get_the_same_lint_feedback_as_native_tool_calls(tmp_pa
     assert round_report.usage == {"input_tokens": 3000, "output_tokens": 150}
 
 
+def test_finishing_without_a_write_is_questioned_once_in_both_modes(tmp_path: Path) -> None:
+    for structured in (False, True):
+        ws, staging_id = _ws(tmp_path / str(structured))
+        if not structured:
+            ws.config_path.write_text("")
+        finish = json_done if structured else done
+        write = json_call if structured else call
+        script = Script([finish("nothing to keep"), write("write_file", path=REL, content=GOOD, staging_ids=[staging_id]),
+                         finish("recorded it")], structured=structured)
+        report = run_phase2(ws, engine="llm", flush=True, model=script.model())
+        assert report.rounds[0].status == "applied" and (ws.root / REL).is_file()
+        assert any("You have written nothing" in p and "1 item(s)" in p for p in script.prompts)
+
+
 def test_structured_writes_are_confined_and_counted_like_native_ones(tmp_path: Path) -> None:
     ws, staging_id = _ws(tmp_path)
     before = tree_bytes(ws.root)
@@ -178,7 +192,9 @@ def test_auto_mode_uses_structured_steps_when_the_model_has_no_native_tool_calls
         _server_config(ws, url)
         result = run_yoi("phase2", "--engine", "llm", "--flush", "--dry-run", "--json", "--workspace", str(ws.root))
     assert result.returncode == 0, result.stderr
-    probe_schema, probe_tools, step = requests
+    probe_schema, probe_tools, step, again = requests
+    # Finishing with nothing written while the staging holds items is questioned once, then allowed.
+    assert "You have written nothing" in again["body"]["messages"][-1]["content"]
     assert "tools" in probe_tools["body"] and "tools" not in step["body"]
     assert step["body"]["response_format"]["type"] == "json_schema"
     assert '"const": "write_file"' in json.dumps(step["body"]["response_format"]) or \

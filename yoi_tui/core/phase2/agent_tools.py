@@ -129,8 +129,8 @@ def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, i
 
 
 def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str, tools: Any, *, ws: Workspace,
-              notes: list[str], aborted: type[YoiError], lost: str,
-              on_usage: Callable[[dict[str, int]], None]) -> Any:
+              notes: list[str], aborted: type[YoiError], lost: str, on_usage: Callable[[dict[str, int]], None],
+              before_finish: Callable[[], str | None] | None = None) -> Any:
     """One agent run over ``toolset`` with ``tools`` as its deps; returns the result (``.output``).
 
     Native tool calls, or ``structured_steps`` when the model has none (``engine.tool_mode``). The
@@ -138,10 +138,11 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
     ``llm.output_retries`` times. Too many failed writes, an exhausted limit, or an agent error
     raise ``aborted`` (the caller throws the scratch copy away; ``lost`` ends the agent-error
     message, e.g. "nothing it wrote is kept"). A failed model call or a model pydantic-ai cannot use
-    raise ``YoiError``. Whatever happens, ``record_llm_usage`` runs and ``on_usage`` receives its
+    raise ``YoiError``. ``before_finish`` may refuse the model's final answer with a message (the
+    model is told and goes on; it returns None to let the run end). Whatever happens, ``record_llm_usage`` runs and ``on_usage`` receives its
     counts before the exception propagates.
     """
-    from pydantic_ai import Agent
+    from pydantic_ai import Agent, ModelRetry
     from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UserError
     from pydantic_ai.usage import RunUsage
 
@@ -157,10 +158,18 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
         if engine.tool_mode == "structured":
             result = run_structured(engine.model, toolset, instructions, prompt, tools, step_mode=engine.step_mode,
                                     settings=engine.settings, limits=limits, retries=config.output_retries,
-                                    usage=counted)
+                                    usage=counted, before_finish=before_finish)
         else:
             agent: Any = Agent(engine.model, output_type=str, instructions=instructions, toolsets=[toolset],
-                               retries={"output": config.output_retries}, model_settings=engine.settings)
+                               retries={"output": max(1, config.output_retries)}, model_settings=engine.settings)
+            if before_finish is not None:
+                @agent.output_validator
+                def _finish(output: str) -> str:
+                    message = before_finish()
+                    if message:
+                        raise ModelRetry(message)
+                    return output
+
             result = agent.run_sync(prompt, deps=tools, usage_limits=limits, usage=counted)
         usage = result.usage
     except TooManyFailedWrites as exc:

@@ -51,6 +51,11 @@ attempts, requests), each with an id and a source. Fold them into the records:
   model_invokation, user_invocable, last_sources, created_at, updated_at.
 - `#slug` in a body must name an existing knowledge record; put other `#words` in backticks.
 - Never write memory/workflow/ or memory/_staging/. A read-only file is locked by a person: leave it.
+- The tools add created_at, updated_at and the sources (from staging_ids), so a new request can be
+  as short as: write_file(path="memory/requests/fix-the-server-start.md", content="---\n---\n\n# Fix
+  the server start\n\nThe user reported that `mix phx.server` does not start.\n",
+  staging_ids=["<the staging id>"]); a new decision also needs `status: open` (or resolved)
+  between the two `---` lines.
 Every write is checked by a linter; if it refuses, fix what it reports and write again. After a few
 failed writes the whole run is discarded. When you are done, answer with one short paragraph
 saying what you changed.
@@ -122,6 +127,24 @@ def build_toolset(*, max_failed_writes: int) -> Any:
     return toolset
 
 
+def _wrote_nothing(ctx: Phase2Context, tools: FileTools) -> Any:
+    """A check before the model's final answer: a run about to end without one write while the
+    staging holds items is told so once (consuming the staging would lose them), then may end."""
+    items = sum(len(getattr(s.activity, name)) for s in ctx.staging
+                for name in ("decisions", "discussions", "attempts", "requests"))
+    asked: list[bool] = []
+
+    def check() -> str | None:
+        if tools.written or not items or asked:
+            return None
+        asked.append(True)
+        return (f"You have written nothing, but the consumed staging entries hold {items} item(s), which this run "
+                "consumes: fold them into records first (write_file or edit_file with their staging_ids). Finish "
+                "again only if none of them is worth keeping.")
+
+    return check
+
+
 class LlmEngine:
     name = "llm"
 
@@ -139,7 +162,7 @@ class LlmEngine:
             ctx.usage = counted
 
         result = run_agent(engine, toolset, INSTRUCTIONS, prompt, tools, ws=ctx.ws, notes=ctx.notes, aborted=Phase2Aborted,
-                           lost="nothing it wrote is kept", on_usage=keep_usage)
+                           lost="nothing it wrote is kept", on_usage=keep_usage, before_finish=_wrote_nothing(ctx, tools))
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused" for rel in tools.locked_refusals)
         if tools.failures:
             ctx.notes.append(f"llm: {len(tools.failures)} write(s) refused by the linter and fixed")

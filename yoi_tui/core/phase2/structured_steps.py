@@ -78,7 +78,8 @@ def _render(value: Any) -> str:
 
 
 def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, deps: Any, *, step_mode: str,
-                   settings: dict[str, Any] | None, limits: Any, retries: int, usage: Any = None) -> StepResult:
+                   settings: dict[str, Any] | None, limits: Any, retries: int, usage: Any = None,
+                   before_finish: Any = None) -> StepResult:
     """Run the agent as JSON steps; returns the finish summary and the usage of every step."""
     from pydantic import ValidationError
     from pydantic_ai import Agent, ModelRetry
@@ -123,6 +124,10 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
         call = result.output
         name, arguments = call["tool"], call["arguments"]
         if name == FINISH:
+            objection = before_finish() if before_finish is not None else None
+            if objection:
+                message = objection
+                continue
             return StepResult(output=arguments["summary"], usage=usage, steps=steps)
         context = SimpleNamespace(deps=deps, usage=usage)
         try:

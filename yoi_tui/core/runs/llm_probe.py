@@ -11,7 +11,7 @@ The llm engines choose how to talk to a model from two capabilities:
 
 Hosted providers are known (OpenAI: both; Anthropic: tools, and JSON schema for the models
 pydantic-ai's profile says support it). Any other server — a ``base_url``, or ``ollama:`` — is
-probed once with two tiny bounded requests (``max_tokens`` 24 and 48, temperature 0) over its
+probed once with two tiny bounded requests (``max_tokens`` 64 and 48, temperature 0) over its
 OpenAI-compatible ``/chat/completions``, and the answer is cached in
 ``.yoi/state/cache/llm-capabilities.json`` per (model string, base URL). ``llm.output_mode`` and
 ``llm.tool_mode`` override the probe; a probe that cannot reach the server is an environment error.
@@ -34,7 +34,7 @@ from ..store.workspace import Workspace
 CACHE_NAME = "llm-capabilities.json"
 _VERSION = 1
 
-_SCHEMA = {"type": "object", "properties": {"greeting": {"type": "string", "maxLength": 16},
+_SCHEMA = {"type": "object", "properties": {"greeting": {"type": "string", "maxLength": 12},
                                              "number": {"type": "integer"}},
            "required": ["greeting", "number"], "additionalProperties": False}
 _TOOL = {"type": "function", "function": {
@@ -94,7 +94,7 @@ def _message(reply: dict[str, Any]) -> dict[str, Any]:
 def probe(model_string: str, config: LlmConfig) -> Capabilities:
     """Ask the server: does it constrain to a JSON schema, does the model make native tool calls?"""
     url, name = _base_url(model_string, config), model_string.partition(":")[2]
-    reply = _post(url, {"model": name, "messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 24,
+    reply = _post(url, {"model": name, "messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 64,
                         "temperature": 0, "response_format": {"type": "json_schema", "json_schema": {
                             "name": "probe", "schema": _SCHEMA}}}, config)
     try:
