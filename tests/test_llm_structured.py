@@ -6,6 +6,7 @@ capability probe choosing the mode; Phase 1's exit status when the model gives n
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -131,9 +132,25 @@ def test_a_model_that_never_answers_validly_stops_cleanly_with_staging_kept(tmp_
     assert sum(e["input_tokens"] for e in tokens if e["type"] == "tokens") == 1500  # 1 try + 2 retries, recorded
 
 
+def test_a_repeated_read_is_not_run_again_and_leaves_the_next_schema(tmp_path: Path) -> None:
+    ws, staging_id = _ws(tmp_path)
+    schemas: list[str] = []
+    steps = [json_call("list_files", folder="memory"), json_call("list_files", folder="memory"),
+             json_call("write_file", path=REL, content=GOOD, staging_ids=[staging_id]), json_done()]
+
+    def respond(messages: Any, info: Any) -> ModelResponse:
+        schemas.append(re.sub(r"\s", "", info.instructions or ""))  # prompted mode: the schema is in them
+        return steps.pop(0)
+
+    report = run_phase2(ws, engine="llm", flush=True, model=FunctionModel(respond))
+    assert report.rounds[0].status == "applied" and (ws.root / REL).is_file()
+    offered = ['"const":"list_files"' in schema for schema in schemas]
+    assert offered == [True, True, False, True]
+
+
 def test_the_request_limit_bounds_a_structured_run(tmp_path: Path) -> None:
     ws, _ = _ws(tmp_path, "max_requests = 3\n")
-    looping = Script([json_call("list_files") for _ in range(10)], structured=True)
+    looping = Script([json_call("memory_search", query=str(i)) for i in range(10)], structured=True)
     report = run_phase2(ws, engine="llm", flush=True, model=looping.model())
     assert report.rounds[0].status == "aborted" and "request_limit of 3" in (report.rounds[0].message or "")
     assert looping.calls == 3
@@ -195,6 +212,9 @@ def test_auto_mode_uses_structured_steps_when_the_model_has_no_native_tool_calls
     probe_schema, probe_tools, step, again = requests
     # Finishing with nothing written while the staging holds items is questioned once, then allowed.
     assert "You have written nothing" in again["body"]["messages"][-1]["content"]
+    # With staging to fold in, the first step's schema has no finish: the model must act first.
+    assert '"finish"' not in json.dumps(step["body"]["response_format"])
+    assert '"finish"' in json.dumps(again["body"]["response_format"])
     assert "tools" in probe_tools["body"] and "tools" not in step["body"]
     assert step["body"]["response_format"]["type"] == "json_schema"
     assert '"const": "write_file"' in json.dumps(step["body"]["response_format"]) or \

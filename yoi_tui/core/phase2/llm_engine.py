@@ -162,7 +162,8 @@ class LlmEngine:
             ctx.usage = counted
 
         result = run_agent(engine, toolset, INSTRUCTIONS, prompt, tools, ws=ctx.ws, notes=ctx.notes, aborted=Phase2Aborted,
-                           lost="nothing it wrote is kept", on_usage=keep_usage, before_finish=_wrote_nothing(ctx, tools))
+                           lost="nothing it wrote is kept", on_usage=keep_usage, before_finish=_wrote_nothing(ctx, tools),
+                           act_first=any(not s.activity.is_empty() for s in ctx.staging))
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused" for rel in tools.locked_refusals)
         if tools.failures:
             ctx.notes.append(f"llm: {len(tools.failures)} write(s) refused by the linter and fixed")

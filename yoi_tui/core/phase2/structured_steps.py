@@ -13,7 +13,9 @@ the next message), the same failed-write count and abort (``TooManyFailedWrites`
 the same limits (``llm.max_requests`` requests, ``llm.token_budget`` tokens, counted over the whole
 run). An answer that is not valid JSON, names no known tool or has arguments the tool's schema
 refuses is retried ``llm.output_retries`` times (pydantic-ai's output retries), then the run stops
-(``UnexpectedModelBehavior``: the callers abort cleanly, nothing kept).
+(``UnexpectedModelBehavior``: the callers abort cleanly, nothing kept). A read-only call repeated
+with the same arguments is not run again: the model is told, and the next step's schema leaves
+that tool out (a small model at temperature 0 otherwise loops until the request limit).
 """
 
 # No ``from __future__ import annotations``: kept like the other agent modules.
@@ -23,6 +25,7 @@ from types import SimpleNamespace
 from typing import Any
 
 FINISH = "finish"
+READ_ONLY = frozenset({"list_files", "read_file", "knowledge_search", "memory_search"})
 
 PROTOCOL = """
 
@@ -58,13 +61,18 @@ def _describe(tools: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def step_schema(tools: dict[str, Any]) -> dict[str, Any]:
-    """One object per tool (its name a constant, its arguments the tool's parameter schema), or finish."""
+def step_schema(tools: dict[str, Any], *, finish: bool = True, without: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """One object per tool (its name a constant, its arguments the tool's parameter schema), or finish;
+    the tools in ``without`` are left out."""
     options = []
     for name, tool in tools.items():
+        if name in without:
+            continue
         params = dict(tool.function_schema.json_schema)
         options.append({"type": "object", "properties": {"tool": {"const": name}, "arguments": params},
                         "required": ["tool", "arguments"], "additionalProperties": False})
+    if not finish:
+        return {"type": "object", "oneOf": options}
     options.append({"type": "object", "properties": {
         "tool": {"const": FINISH},
         "arguments": {"type": "object", "properties": {"summary": {"type": "string", "maxLength": 600}},
@@ -79,8 +87,11 @@ def _render(value: Any) -> str:
 
 def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, deps: Any, *, step_mode: str,
                    settings: dict[str, Any] | None, limits: Any, retries: int, usage: Any = None,
-                   before_finish: Any = None) -> StepResult:
-    """Run the agent as JSON steps; returns the finish summary and the usage of every step."""
+                   before_finish: Any = None, act_first: bool = False) -> StepResult:
+    """Run the agent as JSON steps; returns the finish summary and the usage of every step.
+
+    ``act_first``: the first step's schema has no ``finish`` (where the server constrains to the
+    schema, the model must take one tool action before it may end the run)."""
     from pydantic import ValidationError
     from pydantic_ai import Agent, ModelRetry
     from pydantic_ai.output import StructuredDict
@@ -89,13 +100,6 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
     from ..runs.llm import output_spec
 
     tools = dict(toolset.tools)
-    step_type = StructuredDict(step_schema(tools), name="tool_call",
-                               description="the next tool call, or finish")
-    agent: Any = Agent(model, output_type=output_spec(step_type, step_mode),
-                       instructions=instructions + PROTOCOL.format(tools=_describe(tools)),
-                       retries={"output": retries}, model_settings=settings)
-
-    @agent.output_validator
     def _known_call(output: dict[str, Any]) -> dict[str, Any]:
         name = output.get("tool") if isinstance(output, dict) else None
         arguments = output.get("arguments") if isinstance(output, dict) else None
@@ -113,16 +117,44 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
             raise ModelRetry(f"the arguments of {name} are not valid: {exc.errors(include_url=False)}") from None
         return {"tool": name, "arguments": validated}
 
+    agents: dict[tuple[bool, frozenset[str]], Any] = {}
+
+    def _agent(finish: bool, without: frozenset[str]) -> Any:
+        """The step agent whose schema offers finish or not, and leaves out ``without``."""
+        if (finish, without) not in agents:
+            step_type = StructuredDict(step_schema(tools, finish=finish, without=without), name="tool_call",
+                                       description="the next tool call" + (", or finish" if finish else ""))
+            agent: Any = Agent(model, output_type=output_spec(step_type, step_mode),
+                               instructions=instructions + PROTOCOL.format(tools=_describe(tools)),
+                               retries={"output": retries}, model_settings=settings)
+            agent.output_validator(_known_call)
+            agents[finish, without] = agent
+        return agents[finish, without]
+
     usage = usage if usage is not None else RunUsage()  # the caller's: counted even when the run aborts
     history: list[Any] | None = None
     message = prompt
     steps = 0
+    seen: set[str] = set()  # the read-only calls answered so far
+    without: frozenset[str] = frozenset()
     while True:
-        result = agent.run_sync(message, message_history=history, usage=usage, usage_limits=limits)
+        runner = _agent(not (act_first and steps == 0), without)
+        result = runner.run_sync(message, message_history=history, usage=usage, usage_limits=limits)
         history = result.all_messages()
         steps += 1
         call = result.output
         name, arguments = call["tool"], call["arguments"]
+        without = frozenset()
+        key = json.dumps([name, arguments], sort_keys=True, default=str)
+        if name in READ_ONLY and key in seen:
+            # A small model at temperature 0 repeats itself: the same answer again would loop until
+            # the request limit. It is told, and the next step's schema leaves that tool out.
+            message = (f"{name} with these arguments was already answered above; use that answer and take the "
+                       "next step (another tool, or a write)")
+            without = frozenset({name})
+            continue
+        if name in READ_ONLY:
+            seen.add(key)
         if name == FINISH:
             objection = before_finish() if before_finish is not None else None
             if objection:
