@@ -27,7 +27,9 @@ labels; precision = matched items / items; "overall" pools the three categories.
 can only flatter it).
 
 ``--engine llm`` needs a workspace whose ``.yoi/config.toml`` configures the extraction model
-(``--workspace``, default: the current directory's workspace).
+(``--workspace``, default: the current directory's workspace); its ``phase1.chunk_tokens`` sizes the
+chunks (a small local model has a small context). The time and the tokens (input + output) of each
+session are printed (stderr; ``per_session`` in ``--json``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,7 +118,9 @@ def extract_items(session: Path, engine: Any) -> dict[str, list[tuple[tuple[int,
 
     parsed = load_session(session)
     found: dict[str, list[tuple[tuple[int, int], Any]]] = {c: [] for c in CATEGORIES}
-    for chunk in chunk_entries(clean_entries(parsed.entries), Phase1Config().chunk_tokens):
+    ws = getattr(engine, "ws", None)  # the llm engine: chunks sized by its workspace (the model's context)
+    size = ws.config.phase1.chunk_tokens if ws is not None else Phase1Config().chunk_tokens
+    for chunk in chunk_entries(clean_entries(parsed.entries), size):
         activity = engine.extract(chunk, session_id=parsed.session_id)
         whole = (chunk[0].index, chunk[-1].index)
         for category in CATEGORIES:
@@ -209,7 +214,15 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         engine = make_engine(args.engine, args.workspace)
-        scores = [score_session(p, engine) for p in paths]
+        scores, costs = [], {}
+        for path in paths:  # time and tokens per session (tokens: the llm engine's, input + output)
+            started, spent = time.monotonic(), getattr(engine, "spent", 0)
+            scores.append(score_session(path, engine))
+            costs[path.stem] = {"seconds": round(time.monotonic() - started, 1),
+                                "tokens": getattr(engine, "spent", 0) - spent}
+            if not args.json:
+                print(f"{path.stem}: {costs[path.stem]['seconds']} s, {costs[path.stem]['tokens']} tokens",
+                      file=sys.stderr, flush=True)
     except YoiError as exc:  # no workspace, no model configured, the provider failed
         print(f"score: {exc}", file=sys.stderr)
         return 2
@@ -227,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
                                "precision": round(t.precision, 3)} for c, t in [*total.items(), ("overall", overall)]},
             "misses": {s.name: s.misses for s in scores if s.misses},
             "false_items": {s.name: s.false_items for s in scores if s.false_items},
+            "per_session": costs,
         }, indent=2))
         return 0
     if not args.quiet:
@@ -239,7 +253,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  false   {item}")
         print()
     half = f", {args.half} half of split.yaml" if args.half else ""
-    print(f"engine: {args.engine}, {len(scores)} labelled session(s){half}\n")
+    seconds, tokens = sum(c["seconds"] for c in costs.values()), sum(c["tokens"] for c in costs.values())
+    print(f"engine: {args.engine}, {len(scores)} labelled session(s){half}, {seconds:.1f} s "
+          f"({seconds / max(1, len(scores)):.1f} s a session), {tokens} tokens ({tokens // max(1, len(scores))} a session)\n")
     print("| category | labels | items | recall | precision |")
     print("|---|---:|---:|---:|---:|")
     for name, tally in [*total.items(), ("overall", overall)]:
