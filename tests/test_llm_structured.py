@@ -276,3 +276,22 @@ def test_phase1_stop_keeps_the_staging_of_earlier_chunks_and_the_pointer_after_t
     from yoi_tui.core.phase1.pointer import read_pointer
 
     assert read_pointer(ws, "sess-long") == result.staging[0].range[1]
+
+
+def test_hosted_providers_are_known_and_explicit_modes_skip_the_probe(tmp_path: Path) -> None:
+    from yoi_tui.core.runs.llm_probe import capabilities, output_mode, tool_mode
+    from yoi_tui.core.store.config import LlmConfig
+
+    # No server is reachable at this URL: anything that probed would raise.
+    closed = "http://127.0.0.1:9/v1"
+    assert capabilities(None, "openai:gpt-4.1", LlmConfig()).tools
+    assert capabilities(None, "anthropic:claude-sonnet-4-5", LlmConfig()).tools
+    explicit = LlmConfig(base_url=closed, output_mode="prompted", tool_mode="structured")
+    assert output_mode(None, "openai-chat:local", explicit) == "prompted"
+    assert tool_mode(None, "openai-chat:local", explicit) == ("structured", "prompted")
+    assert tool_mode(None, "openai-chat:local", LlmConfig(base_url=closed, tool_mode="native")) == ("native", "tool")
+    ws = make_ws(tmp_path)
+    ws.config_path.write_text(f'[llm]\nextract_model = "openai-chat:local"\nbase_url = "{closed}"\n')
+    result = run_yoi("phase1", "--engine", "llm", "--force", "--workspace", str(ws.root), str(_log(tmp_path)))
+    assert result.returncode == 2 and "cannot reach the model server" in result.stderr
+    assert "llm.output_mode" in result.stderr and "Traceback" not in result.stderr

@@ -67,9 +67,9 @@ def _base_url(model_string: str, config: LlmConfig) -> str:
     return str(config.base_url)
 
 
-def _post(url: str, body: dict[str, Any], config: LlmConfig) -> dict[str, Any]:
+def _post(url: str, body: dict[str, Any], config: LlmConfig, key_env: str | None) -> dict[str, Any]:
     headers = {"Content-Type": "application/json"}
-    key = os.environ.get(config.api_key_env or "OPENAI_API_KEY")
+    key = os.environ.get(key_env) if key_env else None
     if key:
         headers["Authorization"] = f"Bearer {key}"
     request = urllib.request.Request(url.rstrip("/") + "/chat/completions", data=json.dumps(body).encode(),
@@ -94,9 +94,11 @@ def _message(reply: dict[str, Any]) -> dict[str, Any]:
 def probe(model_string: str, config: LlmConfig) -> Capabilities:
     """Ask the server: does it constrain to a JSON schema, does the model make native tool calls?"""
     url, name = _base_url(model_string, config), model_string.partition(":")[2]
+    # The key the engine itself would send (runs.llm.build_model): none to Ollama unless named.
+    key_env = config.api_key_env or (None if model_string.startswith("ollama:") else "OPENAI_API_KEY")
     reply = _post(url, {"model": name, "messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 64,
                         "temperature": 0, "response_format": {"type": "json_schema", "json_schema": {
-                            "name": "probe", "schema": _SCHEMA}}}, config)
+                            "name": "probe", "schema": _SCHEMA}}}, config, key_env)
     try:
         answer = json.loads(_message(reply).get("content") or "")
         json_schema = isinstance(answer, dict) and set(answer) == {"greeting", "number"} and \
@@ -105,7 +107,7 @@ def probe(model_string: str, config: LlmConfig) -> Capabilities:
         json_schema = False
     reply = _post(url, {"model": name, "max_tokens": 48, "temperature": 0, "tools": [_TOOL], "tool_choice": "auto",
                         "messages": [{"role": "user", "content": "Call the report_number tool with value 7."}]},
-                  config)
+                  config, key_env)
     calls = _message(reply).get("tool_calls") or []
     tools = any(isinstance(c, dict) and (c.get("function") or {}).get("name") == "report_number" for c in calls)
     return Capabilities(json_schema=json_schema, tools=tools, probed=True)
