@@ -340,5 +340,12 @@ DEFAULT_CONFIG_TEXT = """\
 # consolidation_model = "anthropic:claude-sonnet-4-5"
 # base_url = "http://localhost:11434/v1"   # e.g. Ollama; use an "openai-chat:" or "ollama:" model
 # api_key_env = "ANTHROPIC_API_KEY"   # the variable's name, never the key itself
-# output_mode = "tool"
+# output_mode = "auto"   # native JSON schema where the server offers one, else prompted
+# tool_mode = "auto"     # native tool calls, or "structured" (one JSON object a step) for models without
+# temperature = 0.0
+# max_output_tokens = 2048
+# request_timeout = 120.0
+# token_budget = 300000   # input + output tokens one run may spend
+# max_requests = 40
+# output_retries = 2
 """
