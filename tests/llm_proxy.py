@@ -2,7 +2,8 @@
 
 ``ModelProxy(upstream)`` forwards every request to ``upstream`` (the local llama.cpp server) and keeps
 each chat completion exchange (request body, response body), so a test can check what the engines
-sent and what the model answered. ``corrupt(n)`` makes the next ``n`` chat completions come back
+sent and what the model answered. ``corrupt(n)`` makes the next ``n`` chat completions (of one
+schema, if named) come back
 malformed — the content cut in half, ``finish_reason: length`` — as a truncated answer from a real
 model would: the way to force the engines' retry and clean-stop paths on a real server.
 """
@@ -23,6 +24,7 @@ class ModelProxy:
         self.timeout = timeout
         self.exchanges: list[dict[str, Any]] = []
         self._corrupt = 0
+        self._schema: str | None = None
         self._lock = threading.Lock()
         proxy = self
 
@@ -60,17 +62,21 @@ class ModelProxy:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def corrupt(self, count: int = 1) -> None:
+    def corrupt(self, count: int = 1, *, schema: str | None = None) -> None:
+        """Corrupt the next ``count`` chat completions (only those asking for the JSON schema named
+        ``schema``, e.g. ``"ActivityAnswer"``, when given: the capability probe is left alone)."""
         with self._lock:
-            self._corrupt = count
+            self._corrupt, self._schema = count, schema
 
     def _record(self, request: dict[str, Any], status: int, data: bytes) -> bytes:
         try:
             reply = json.loads(data)
         except ValueError:
             reply = None
+        name = ((request.get("response_format") or {}).get("json_schema") or {}).get("name")
         with self._lock:
-            corrupt = self._corrupt > 0 and status == 200 and isinstance(reply, dict)
+            corrupt = self._corrupt > 0 and status == 200 and isinstance(reply, dict) and \
+                (self._schema is None or name == self._schema)
             if corrupt:
                 self._corrupt -= 1
         if corrupt and isinstance(reply, dict):

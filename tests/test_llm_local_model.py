@@ -165,8 +165,8 @@ def test_a_corrupted_reply_is_retried_then_a_second_one_stops_cleanly(tmp_path: 
     log = Path(shutil.copy(SAMPLES / WINDOWS[1], tmp_path / WINDOWS[1]))
     session = load_session(log).session_id
 
-    # One truncated answer: retried on the real server, then a valid answer.
-    proxy.corrupt(1)
+    # One truncated answer (not the capability probe's): retried on the real server, then a valid answer.
+    proxy.corrupt(1, schema="ActivityAnswer")
     first = run_yoi("phase1", "--engine", "llm", "--force", "--json", "--workspace", str(ws.root), str(log),
                     timeout=TIMEOUT)
     assert first.returncode == 0, first.stderr
@@ -177,7 +177,7 @@ def test_a_corrupted_reply_is_retried_then_a_second_one_stops_cleanly(tmp_path: 
     # the staging kept, the lock released, no traceback.
     _configure(ws, proxy, "output_retries = 0\n")
     records_before, staging_before = _records(ws), {p.name for p in list_staging(ws)}
-    proxy.corrupt(1)
+    proxy.corrupt(1, schema="tool_call")
     phase2 = run_yoi("phase2", "--engine", "llm", "--flush", "--json", "--workspace", str(ws.root), timeout=TIMEOUT)
     if staged:
         assert phase2.returncode == 1, phase2.stdout + phase2.stderr
@@ -193,7 +193,7 @@ def test_a_corrupted_reply_is_retried_then_a_second_one_stops_cleanly(tmp_path: 
     fresh.write_bytes(log.read_bytes())
     second_ws = make_ws(tmp_path / "second")
     _configure(second_ws, proxy, "output_retries = 0\n")
-    proxy.corrupt(1)
+    proxy.corrupt(1, schema="ActivityAnswer")
     stopped = run_yoi("phase1", "--engine", "llm", "--force", "--json", "--workspace", str(second_ws.root),
                       str(fresh), timeout=TIMEOUT)
     assert stopped.returncode == 1, stopped.stderr
