@@ -22,14 +22,14 @@ from typing import Any
 import pytest
 from llm_proxy import ModelProxy
 from local_model import LocalModel, install
-from phase2_fixtures import tree_bytes
+from phase2_fixtures import stage, tree_bytes
 from support import decision_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase1.pointer import read_pointer
 from yoi_tui.core.runs.lock import lock_path
 from yoi_tui.core.sessions.detect import load_session
-from yoi_tui.core.store.staging import list_staging, parse_staging
+from yoi_tui.core.store.staging import Request, list_staging, parse_staging
 from yoi_tui.core.store.workspace import Workspace
 
 pytestmark = pytest.mark.slow
@@ -78,6 +78,11 @@ def _records(ws: Workspace) -> dict[str, bytes]:
 
 def _lint_errors(ws: Workspace) -> list[Any]:
     return [d for d in lint_workspace(ws).diagnostics if d.is_error]
+
+
+def _schema(exchange: dict[str, Any]) -> str | None:
+    """The name of the JSON schema a chat completion asked for (None: no schema)."""
+    return ((exchange["request"].get("response_format") or {}).get("json_schema") or {}).get("name")
 
 
 def _check_staging(ws: Workspace, logs: list[Path]) -> list[Any]:
@@ -165,13 +170,26 @@ def test_a_corrupted_reply_is_retried_then_a_second_one_stops_cleanly(tmp_path: 
     log = Path(shutil.copy(SAMPLES / WINDOWS[1], tmp_path / WINDOWS[1]))
     session = load_session(log).session_id
 
-    # One truncated answer (not the capability probe's): retried on the real server, then a valid answer.
+    # One truncated answer (not the capability probe's): retried on the real server with the error
+    # shown. What the model answers then is its own (a 0.5B model may ramble past the cap again):
+    # either staging that validates, or a clean stop with nothing written and the pointer unmoved.
     proxy.corrupt(1, schema="ActivityAnswer")
     first = run_yoi("phase1", "--engine", "llm", "--force", "--json", "--workspace", str(ws.root), str(log),
                     timeout=TIMEOUT)
-    assert first.returncode == 0, first.stderr
-    assert any(e["corrupted"] for e in proxy.exchanges)
-    staged = _check_staging(ws, [log])
+    asked = [e for e in proxy.exchanges if _schema(e) == "ActivityAnswer"]
+    assert len(asked) == 2 and asked[0]["corrupted"] and not asked[1]["corrupted"]
+    assert "validation" in json.dumps(asked[1]["request"]["messages"][-1])  # the retry says what was wrong
+    assert "Traceback" not in first.stderr
+    [outcome] = json.loads(first.stdout)
+    if first.returncode == 0:
+        assert outcome["status"] in ("written", "empty")
+        _check_staging(ws, [log])
+    else:
+        assert first.returncode == 1 and outcome["status"] == "stopped"
+        assert list_staging(ws) == [] and read_pointer(ws, session) == -1
+    if not list_staging(ws):  # Phase 2 below needs staging: the shape Phase 1 writes
+        stage(ws, session, 0, 9, requests=[Request(intent="fix", target="mix phx.server",
+                                                   summary="the Phoenix server does not start")])
 
     # Phase 2 with no retry left: one corrupted step ends the run cleanly — exit 1, nothing applied,
     # the staging kept, the lock released, no traceback.
@@ -179,10 +197,9 @@ def test_a_corrupted_reply_is_retried_then_a_second_one_stops_cleanly(tmp_path: 
     records_before, staging_before = _records(ws), {p.name for p in list_staging(ws)}
     proxy.corrupt(1, schema="tool_call")
     phase2 = run_yoi("phase2", "--engine", "llm", "--flush", "--json", "--workspace", str(ws.root), timeout=TIMEOUT)
-    if staged:
-        assert phase2.returncode == 1, phase2.stdout + phase2.stderr
-        assert json.loads(phase2.stdout)["rounds"][0]["status"] == "aborted"
-        assert {p.name for p in list_staging(ws)} == staging_before
+    assert phase2.returncode == 1, phase2.stdout + phase2.stderr
+    assert json.loads(phase2.stdout)["rounds"][0]["status"] == "aborted"
+    assert {p.name for p in list_staging(ws)} == staging_before
     assert _records(ws) == records_before
     assert not lock_path(ws).exists() and "Traceback" not in phase2.stderr
 

@@ -295,3 +295,33 @@ def test_hosted_providers_are_known_and_explicit_modes_skip_the_probe(tmp_path: 
     result = run_yoi("phase1", "--engine", "llm", "--force", "--workspace", str(ws.root), str(_log(tmp_path)))
     assert result.returncode == 2 and "cannot reach the model server" in result.stderr
     assert "llm.output_mode" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_answer_cut_off_at_the_cap_is_retried_asking_for_a_shorter_one(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    ws.config_path.write_text('[llm]\noutput_mode = "prompted"\n')  # JSON text, as from a local server
+    seen: list[str] = []
+    good = {"decisions": [], "discussions": [], "attempts": [],
+            "requests": [{"intent": "add", "target": "cache.py", "summary": "add a cache"}]}
+
+    def respond(messages: Any, info: Any) -> ModelResponse:
+        seen.append(str(messages[-1].parts[-1].content))
+        if len(seen) == 1:  # a long answer the cap cut off
+            return ModelResponse(parts=[TextPart('{"requests": [{"intent": "ad')], finish_reason="length")
+        return ModelResponse(parts=[TextPart(json.dumps(good))])
+
+    result = run_session(ws, _log(tmp_path), LlmEngine(ws, model=FunctionModel(respond, model_name="long")), force=True)
+    assert result.status == "written" and len(seen) == 2
+    assert seen[1].startswith("Your previous answer was cut off") and "[0] user: add a cache" in seen[1]
+
+    # Structured steps: a cut-off step is asked again, shorter; always cut off, the run stops cleanly.
+    ws2, staging_id = _ws(tmp_path / "p2")
+    cut = ModelResponse(parts=[TextPart('{"tool": "write_file", "arguments": {"path": "memory/dec')],
+                        finish_reason="length")
+    script = Script([cut, json_call("write_file", path=REL, content=GOOD, staging_ids=[staging_id]), json_done()],
+                    structured=True)
+    assert run_phase2(ws2, engine="llm", flush=True, model=script.model()).rounds[0].status == "applied"
+    assert any(p.startswith("Your previous answer was cut off") for p in script.prompts)
+    ws3, _ = _ws(tmp_path / "p3")
+    report = run_phase2(ws3, engine="llm", flush=True, model=FunctionModel(lambda m, i: cut))
+    assert report.rounds[0].status == "aborted" and report.exit_code == 1 and len(list_staging(ws3)) == 1

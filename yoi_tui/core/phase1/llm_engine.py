@@ -149,8 +149,8 @@ class LlmEngine:
 
         usage = RunUsage()  # filled as the run goes: a failed run's tokens are counted too
         try:
-            result = agent.run_sync(render_chunk(entries), usage=usage,
-                                    usage_limits=usage_limits(config, spent=self.spent))
+            result = run_bounded(agent, render_chunk(entries), retries=config.output_retries, usage=usage,
+                                 usage_limits=usage_limits(config, spent=self.spent))
         except UsageLimitExceeded as exc:
             raise ModelStopped(f"the extraction model stopped on {where}: {exc} (llm.token_budget is "
                                f"{config.token_budget:,} tokens a run)") from exc
@@ -177,6 +177,27 @@ class LlmEngine:
         self.requests += int(usage.requests or 0)
         if usage.input_tokens:
             record_tokens(self.ws, int(usage.input_tokens), session_id=None)
+
+
+CUT_OFF = ("Your previous answer was cut off at the output limit, so it was not valid JSON. Answer again, "
+           "shorter: fewer items, one short line per field.\n\n")
+
+
+def run_bounded(agent: Any, prompt: str, *, retries: int, **kwargs: Any) -> Any:
+    """``agent.run_sync(prompt)``, with an answer cut off at the output cap retried ``retries`` times.
+
+    pydantic-ai retries a malformed answer itself but gives up at once on a truncated one
+    (``OutputTokenLimitExceeded``); asking the same again at temperature 0 would give the same
+    answer, so the retry says it was cut off and asks for a shorter one."""
+    from pydantic_ai.exceptions import OutputTokenLimitExceeded
+
+    for attempt in range(retries + 1):
+        try:
+            return agent.run_sync(CUT_OFF + prompt if attempt else prompt, **kwargs)
+        except OutputTokenLimitExceeded:
+            if attempt == retries:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def within_chunk(activity: Activity, entries: list[Entry]) -> Activity:

@@ -25,6 +25,7 @@ from types import SimpleNamespace
 from typing import Any
 
 FINISH = "finish"
+CUT_OFF = "Your previous answer was cut off at the output limit. Answer again with a shorter JSON object.\n\n"
 READ_ONLY = frozenset({"list_files", "read_file", "knowledge_search", "memory_search"})
 
 PROTOCOL = """
@@ -94,6 +95,7 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
     schema, the model must take one tool action before it may end the run)."""
     from pydantic import ValidationError
     from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.exceptions import OutputTokenLimitExceeded
     from pydantic_ai.output import StructuredDict
     from pydantic_ai.usage import RunUsage
 
@@ -135,11 +137,19 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
     history: list[Any] | None = None
     message = prompt
     steps = 0
+    cut_off = 0  # answers cut off at the output cap, retried like malformed ones
     seen: set[str] = set()  # the read-only calls answered so far
     without: frozenset[str] = frozenset()
     while True:
         runner = _agent(not (act_first and steps == 0), without)
-        result = runner.run_sync(message, message_history=history, usage=usage, usage_limits=limits)
+        try:
+            result = runner.run_sync(message, message_history=history, usage=usage, usage_limits=limits)
+        except OutputTokenLimitExceeded:  # pydantic-ai does not retry a cut-off answer: this step does
+            cut_off += 1
+            if cut_off > retries:
+                raise
+            message = CUT_OFF + message
+            continue
         history = result.all_messages()
         steps += 1
         call = result.output
