@@ -159,3 +159,17 @@ async def test_gc_confirmations_speak_of_operations_not_staging(demo_root: Path)
         await pilot.press("u")
         await shots.wait_for(pilot, lambda: app.screen.id == "revert-confirm", what="the revert confirmation")
         assert "staging" not in app.screen.message
+
+
+async def test_review_footer_at_80_columns_keeps_help_and_discard(demo_root: Path) -> None:
+    """Issue 28: at 80 columns the review's footer cut 'esc Discard' and hid F1 (it came last)."""
+    from textual.widgets._footer import FooterKey
+
+    app = shots.demo_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await shots.phase2_review(app, pilot)
+        await pilot.pause()
+        keys = list(app.screen.query(FooterKey))
+        assert keys[0].key == "f1"
+        whole = {key.key: key.region for key in keys if key.region.right <= 80 - len("▏^p palette")}
+        assert "f1" in whole and "escape" in whole, {key.key: key.region for key in keys}

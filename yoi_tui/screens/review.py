@@ -59,12 +59,16 @@ class ReviewScreen(Screen[None]):
     PALETTE_AREA = "review"
 
     BINDINGS = [
+        # The footer shows these in this order and at 80 columns only the first ones fit (issue 28):
+        # help first, as on the main screen (the App's own F1 comes last), then the decisions.
+        Binding("f1", "app.help", "Help", tooltip="Keys and what this screen does", id="yoi.review.help"),
         Binding("a", "decide('accept')", "Accept", tooltip="Accept the highlighted item", id="yoi.review.accept"),
         Binding("r", "decide('reject')", "Reject", tooltip="Reject the highlighted item (not proposed again)",
                 id="yoi.review.reject"),
         Binding("d", "decide('defer')", "Defer", tooltip="Defer the highlighted item (proposed again next run)",
                 id="yoi.review.defer"),
-        Binding("A", "decide_all('accept')", "Accept all", tooltip="Accept every item", id="yoi.review.accept_all"),
+        Binding("A", "decide_all('accept')", "Accept all", tooltip="Accept every item", id="yoi.review.accept_all",
+                show=False),  # in F1's list and the palette; the footer keeps room for Discard
         Binding("R", "decide_all('reject')", "Reject all", tooltip="Reject every item", id="yoi.review.reject_all",
                 show=False),
         Binding("space", "toggle", "Toggle", tooltip="Toggle accept/reject", id="yoi.review.toggle", show=False),
@@ -74,7 +78,7 @@ class ReviewScreen(Screen[None]):
         Binding("w", "withdraw", "Withdraw rejection", tooltip="Withdraw the earlier rejection that holds this "
                 "item back: proposed again from the next run", id="yoi.review.withdraw",
                 show=False),  # named in the why pane of a held-back item, where it applies
-        Binding("s", "toggle_split", "Split/unified", tooltip="Switch unified and split diffs",
+        Binding("s", "toggle_split", "Split", tooltip="Switch unified and split diffs",
                 id="yoi.review.split"),
         Binding("escape", "close", "Discard", tooltip="Discard the run: nothing applied, lock released",
                 id="yoi.review.close"),
@@ -255,10 +259,11 @@ class ReviewScreen(Screen[None]):
             text = Text(f"read-only: {why}", style="bold")
         else:
             text = Text()
-            text.append(f" {counts['accept']} accepted ", style="bold green")
-            text.append(f" {counts['reject']} rejected ", style="bold red")
-            text.append(f" {counts['defer']} deferred ", style="bold yellow")
-            text.append(f" {counts[None]} undecided (kept, like deferred) ", style="dim")
+            # One line at 80 columns (issue 28: it wrapped before 'applies').
+            text.append(f" {counts['accept']} accepted", style="bold green")
+            text.append(f"  {counts['reject']} rejected", style="bold red")
+            text.append(f"  {counts['defer']} deferred", style="bold yellow")
+            text.append(f"  {counts[None]} undecided (as deferred)", style="dim")
             text.append(" · enter applies", style="bold")
         self.query_one("#review-status", Static).update(text)
 
