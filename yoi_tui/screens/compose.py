@@ -19,12 +19,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static, TextArea
+from textual.widgets import Footer, Static, TextArea
 from textual.worker import get_current_worker
 
 from ..core.retrieval.expand import ExpandResult, expand_prompt
 from ..core.retrieval.markers import KNOWLEDGE_END
 from ..core.retrieval.slugrefs import iter_slug_refs
+from ..widgets.header import AppHeader
 from ..widgets.slug_complete import PromptTextArea, SlugAutoComplete
 from .dialogs import Choice, ChoiceModal
 
@@ -103,7 +104,7 @@ class ComposeScreen(Screen[None]):
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield AppHeader(icon="◆")
         with Horizontal(id="compose-body"):
             with Vertical(id="prompt-pane"):
                 yield PromptTextArea(self._initial, id="prompt")

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static, TextArea
+from textual.widgets import Footer, Static, TextArea
 from textual.worker import get_current_worker
 
 from ..core.diagnostics import Diagnostic
@@ -33,6 +33,7 @@ from ..core.store.records import decode_record_bytes, read_record
 from ..core.store.workspace import Workspace
 from ..core.store.writer import render_record, save_text
 from ..messages import RecordSaved
+from ..widgets.header import AppHeader
 from ..widgets.problems import ProblemsPanel, counts_text
 from ..widgets.record_editor import RecordTextArea
 from .dialogs import Choice, ChoiceModal
@@ -90,7 +91,7 @@ class EditorScreen(Screen[None]):
         self._lint_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield AppHeader(icon="◆")
         yield Static(id="editor-status")
         yield RecordTextArea(id="editor-text")
         yield ProblemsPanel(title="Problems in this file", show_path=False, id="editor-problems")

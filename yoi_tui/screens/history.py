@@ -11,10 +11,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
 from ..core.errors import YoiError
 from ..core.runs.changeset import list_runs, read_run
+from ..widgets.header import AppHeader
 from .result import Reverted, confirm_revert, describe_revert, revert_run
 from .review import ReviewScreen
 from .review_items import journal_items
@@ -38,7 +39,7 @@ class HistoryScreen(Screen[None]):
         super().__init__(id="history")
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield AppHeader(icon="◆")
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True, classes="pane")
         yield Static(id="history-status")
         yield Footer()

@@ -14,10 +14,11 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Tree
+from textual.widgets import Footer, Input, Tree
 
 from ..core.browse import RecordEntry, filter_entries, group_entries
 from ..core.store.kinds import RecordKind
+from ..widgets.header import AppHeader
 from ..widgets.problems import ProblemsPanel
 from ..widgets.record_tree import RecordTree
 from ..widgets.record_view import RecordView
@@ -90,7 +91,7 @@ class MainScreen(Screen[None]):
         self.matched: list[RecordEntry] = []
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield AppHeader(icon="◆")
         with Horizontal(id="main-body"):
             with Vertical(id="left"):
                 yield FilterInput(placeholder="/ filter · ?text for full text", id="filter")

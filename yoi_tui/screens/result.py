@@ -15,10 +15,11 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from ..core.errors import YoiError
 from ..core.runs.changeset import RevertResult, revert
+from ..widgets.header import AppHeader
 from .dialogs import Choice, ChoiceModal
 
 
@@ -99,7 +100,7 @@ class ResultScreen(Screen[None]):
         self.reverted: RevertResult | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield AppHeader(icon="◆")
         with VerticalScroll(id="result-body", classes="pane"):
             yield Static(describe_apply(self.result), id="result-text")
             yield Static(id="revert-text")

@@ -23,12 +23,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..core.errors import YoiError
 from ..core.runs.changeset import read_exact
 from ..messages import ReviewApplied
+from ..widgets.header import AppHeader
 from .dialogs import Choice, ChoiceModal
 from .review_items import HELD_GROUP, ReviewItem, gc_items, phase2_items
 
@@ -107,7 +108,7 @@ class ReviewScreen(Screen[None]):
         self.applying = False
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield AppHeader(icon="◆")
         with Horizontal(id="review-body"):
             with Vertical(id="review-left", classes="pane"):
                 yield OptionList(*self._options(), id="review-list")

@@ -22,12 +22,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Label, ProgressBar, RichLog, SelectionList, Static, Switch
+from textual.widgets import Footer, Input, Label, ProgressBar, RichLog, SelectionList, Static, Switch
 from textual.worker import Worker, get_current_worker
 
 from ..core.errors import YoiError
 from ..core.runs.progress import Progress, RunCancelled
 from ..messages import RunEnded, RunPrepared, RunProgress
+from ..widgets.header import AppHeader
 
 TITLES = {"phase1": "Phase 1: session logs → staging", "phase2": "Phase 2: staging → records",
           "gc": "GC: clean up the memory"}
@@ -63,7 +64,7 @@ class RunsScreen(Screen[None]):
         self.lines: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield AppHeader(icon="◆")
         with Vertical(id="run-body", classes="pane"):
             yield Static(id="run-info")
             if self.kind == "phase1":

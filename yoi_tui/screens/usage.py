@@ -17,9 +17,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Sparkline, Static
+from textual.widgets import DataTable, Footer, Sparkline, Static
 
 from ..core.retrieval.usage import RecordStat, UsageSummary, load_events, usage_report
+from ..widgets.header import AppHeader
 
 BUCKETS = 40
 SORTS = ("frequency", "invokes", "last use", "record")
@@ -85,7 +86,7 @@ class UsageScreen(Screen[None]):
         self.curve: list[int] = []
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield AppHeader(icon="◆")
         yield DataTable(id="usage-table", cursor_type="row", zebra_stripes=True, classes="pane")
         with Horizontal(id="usage-bottom"):
             with Vertical(id="usage-chart-pane", classes="pane"):
