@@ -138,7 +138,9 @@ def _source_stamps(ws: Workspace) -> tuple[Any, ...] | None:
             stamps.append((str(path), None))
         except OSError:
             return None
-    stamps.sort(key=repr)
+    # Not sorted: the folders are listed in a fixed order and an unchanged folder lists its entries
+    # in the same order, so equal stamps mean unchanged sources; a folder listed in another order
+    # only costs a rebuild. (Sorting by repr was ~185 ms of a call at 100,000 records.)
     return tuple(stamps)
 _MEMO_MAX = 16
 
