@@ -51,13 +51,15 @@ def test_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path: Path) -> None:
     ran = subprocess.run(command, shell=True, input=json.dumps({"hook_event_name": "SessionStart", "cwd": str(project)}),
                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
     assert ran.returncode == 0, ran.stderr
-    # The default install is offline: no model-provider SDKs, only the grammar the editor uses...
+    # The default install is offline: no model-provider SDKs, only the grammars the editor uses
+    # (Markdown, and YAML for the frontmatter)...
     installed = _run(venv / "bin" / "python", "-m", "pip", "list", "--format=freeze").stdout.lower()
-    for absent in ("pydantic-ai-slim", "openai", "anthropic", "tiktoken", "tree-sitter-python", "tree-sitter-yaml"):
+    for absent in ("pydantic-ai-slim", "openai", "anthropic", "tiktoken", "tree-sitter-python", "tree-sitter-bash"):
         assert f"\n{absent}==" not in f"\n{installed}", absent
     grammar = _run(venv / "bin" / "python", "-c",
-                   "from textual._tree_sitter import get_language; print(get_language('markdown') is not None)")
-    assert grammar.stdout.strip() == "True"
+                   "from textual._tree_sitter import get_language; "
+                   "print(get_language('markdown') is not None, get_language('yaml') is not None)")
+    assert grammar.stdout.strip() == "True True"
     # ...and the llm engine says exactly what to install (exit 2, SPEC 14), no traceback.
     log = project / "session.jsonl"
     log.write_text('{"yoi_session": 1, "session_id": "s1"}\n{"role": "user", "text": "hello"}\n', encoding="utf-8")
