@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
 from .common import json_parent, print_json, workspace_from
-from .review_args import add_review_arguments, print_held_back, review_store_command
+from .review_args import add_review_arguments, print_held_back, print_review_decisions, review_store_command
 
 UNUSED_SHOWN = 10
 
@@ -97,13 +97,8 @@ def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
                 if change is not None and any(a["path"] == path for a in data.get("applied", [])):
                     print(f"      {OP_LETTER[change['op']]} {path}", file=out)
         print_conflicts(data, out)
-        for path in data.get("rejected", []):
-            print(f"  rejected {path}", file=out)
-        for path in data.get("deferred", []):
-            print(f"  deferred {path}", file=out)
-        if data.get("remembered"):
-            print(f"  {len(data['remembered'])} rejection(s) remembered: not proposed again while their files are "
-                  "unchanged (`yoi gc --rejections`)", file=out)
+        print_review_decisions(data, out, remembered="not proposed again while their files are unchanged "
+                               "(`yoi gc --rejections`)")
     if findings:
         print("reported (not changed):", file=out)
         _print_findings(findings, out)

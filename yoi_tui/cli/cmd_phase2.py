@@ -8,7 +8,13 @@ from typing import Any
 
 from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
 from .common import json_parent, print_json, workspace_from
-from .review_args import add_review_arguments, print_held_back, review_paths, review_store_command
+from .review_args import (
+    add_review_arguments,
+    print_held_back,
+    print_review_decisions,
+    review_paths,
+    review_store_command,
+)
 from .team_notice import tell_staging_notice
 
 
@@ -70,13 +76,8 @@ def _print_round(data: dict[str, Any], *, dry_run: bool) -> None:
         print_conflicts(data, out)
         for staging_id, why in kept.items():
             print(f"  kept staging {staging_id}: {why}", file=out)
-        for path in data.get("rejected", []):
-            print(f"  rejected {path}", file=out)
-        for path in data.get("deferred", []):
-            print(f"  deferred {path}", file=out)
-        if data.get("remembered"):
-            print(f"  {len(data['remembered'])} rejection(s) remembered: their staging items are not proposed again "
-                  "(`yoi phase2 --rejections`)", file=out)
+        print_review_decisions(data, out, remembered="their staging items are not proposed again "
+                               "(`yoi phase2 --rejections`)")
     print_held_back(data.get("held_back") or [], out)
     print_footer(data, out=out, notes=status in ("applied", "dry-run"))
 

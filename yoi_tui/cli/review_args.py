@@ -104,4 +104,16 @@ def print_held_back(held: list[dict[str, Any]], out: TextIO) -> None:
                   f"{item['reason']}", file=out)
 
 
-__all__ = ["add_review_arguments", "print_held_back", "review_paths", "review_store_command"]
+def print_review_decisions(data: dict[str, Any], out: TextIO, *, remembered: str) -> None:
+    """The files a person rejected or deferred in this run, and how many rejections are kept
+    (``remembered``: what a kept rejection means for this pipeline, after the count)."""
+    for path in data.get("rejected", []):
+        print(f"  rejected {path}", file=out)
+    for path in data.get("deferred", []):
+        print(f"  deferred {path}", file=out)
+    if data.get("remembered"):
+        print(f"  {len(data['remembered'])} rejection(s) remembered: {remembered}", file=out)
+
+
+__all__ = ["add_review_arguments", "print_held_back", "print_review_decisions", "review_paths",
+           "review_store_command"]
