@@ -23,13 +23,14 @@ SHARED = {"errors", "diagnostics", "crashpoints", "notices", "lazy_names", "valu
 ALLOWED: dict[str, set[str]] = {
     # the wings
     "store": set(),
-    "retrieval": {"store"},
+    "freshness": {"store"},
+    "retrieval": {"store", "freshness"},
     "runs": {"store"},
     "export": {"store"},
     "integrations": {"store"},
     # the memory pipeline and the rules
     "sessions": {"store"},
-    "lint": {"store", "retrieval"},
+    "lint": {"store", "freshness", "retrieval"},
     "phase1": {"store", "retrieval", "runs", "sessions"},
     "phase2": {"store", "retrieval", "runs", "lint"},
     "gc": {"store", "retrieval", "runs", "lint"},
@@ -50,7 +51,7 @@ DEBTS: dict[str, set[str]] = {
     "sessions": {"retrieval"},  # debt (issue 24): markers, prefilter (text scanning) and usage
     # (token_clock) live in retrieval/
 }
-WINGS = {"store", "retrieval", "runs"}  # their __init__ docstrings say what they may import
+WINGS = {"store", "freshness", "retrieval", "runs"}  # their __init__ docstrings say what they may import
 FORBIDDEN_OUTSIDE = ("textual", "yoi_tui.app", "yoi_tui.screens", "yoi_tui.widgets", "yoi_tui.cli",
                      "yoi_tui.mcp_server", "yoi_tui.messages", "textual_autocomplete", "textual_diff_view")
 

@@ -212,7 +212,7 @@ def test_a_long_running_process_sees_what_no_folder_event_reports(tmp_path: Path
 
 
 def test_the_feed_is_not_trusted_on_file_systems_changed_from_elsewhere(tmp_path: Path) -> None:
-    from yoi_tui.core.retrieval import change_feed
+    from yoi_tui.core.freshness import change_feed
 
     if change_feed._load_libc() is None:
         pytest.skip("no inotify here")

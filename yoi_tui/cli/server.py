@@ -314,7 +314,7 @@ def _watch_package() -> object | None:
     """A change feed over the ``yoi_tui`` package's source files and the folder it is installed in
     (``site-packages``: a dependency installed, upgraded or removed changes its entries), so code
     the server has loaded never answers after it changed on disk. None: cannot watch."""
-    from ..core.retrieval.change_feed import ChangeFeed
+    from ..core.freshness.change_feed import ChangeFeed
 
     root = Path(__file__).resolve().parent.parent
     folders: list[tuple[str, frozenset[str] | None]] = [(str(root.parent), None)]

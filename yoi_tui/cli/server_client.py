@@ -3,7 +3,7 @@
 A whole ``yoi search`` process spends most of its time starting Python and importing the search
 code, then ``lstat``-ing every record to be sure the index is fresh. The command server
 (``cli/server.py``) is one background process per installed ``yoi`` and user that keeps the code
-imported and the index fresh by kernel notification (``core/retrieval/change_feed``), so a command
+imported and the index fresh by kernel notification (``core/freshness/change_feed``), so a command
 it answers costs a connect and one round trip. This module is what every ``yoi`` call runs first
 for a served command, and it is kept to builtin modules (``_socket``, ``marshal``): anything else
 it imported would be paid again on every call.

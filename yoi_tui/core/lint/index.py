@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..store.freshness import RACY_NS
+from ..freshness.signature import RACY_NS
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.records import Record, read_record
 from ..store.workspace import Workspace

@@ -5,7 +5,7 @@ A one-shot ``yoi lint`` ``lstat``-s every record file, reads the per-file cache 
 just-edited file is "racily clean" and not stored. A process that lints the same workspace again
 and again can do better, and stay exact:
 
-* **Signatures from the kernel, checked.** The record folders are watched (``retrieval.change_feed``):
+* **Signatures from the kernel, checked.** The record folders are watched (``freshness.change_feed``):
   entries with an event since the last lint are *dirty*: read again even when their signature
   looks unchanged (a second write in the same timestamp tick). Every lint also ``lstat``-s every
   kept record (``_sweep``): a write through another name of the inode (a hard link from outside)
@@ -38,7 +38,7 @@ from .stored import RACY_NS, Sig, file_signature, record_signatures
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
-    from ..retrieval.change_feed import ChangeFeed
+    from ..freshness.change_feed import ChangeFeed
     from ..store.workspace import Workspace
 
 Listing = list[tuple[str, str, "Sig | None"]]
@@ -116,7 +116,7 @@ class KeptState:
     def signatures(self, ws: Workspace) -> tuple[Listing, set[str] | None]:
         """``stored.record_signatures(ws)`` as of now, and the rels with an event since the memory
         was made (None: anything may have changed; a full listing was made)."""
-        from ..retrieval.change_feed import ChangeFeed
+        from ..freshness.change_feed import ChangeFeed
 
         changes = self.feed.changes() if self.feed is not None else None
         if changes is not None and self.listing is not None and changes:

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..freshness.signature import RACY_NS  # files changed less than 2 s before the run are re-read next time
 from ..store.atomic import temp_prefix
 from ..store.config import Config
 from ..store.folder_listing import md_entries, open_folder
-from ..store.freshness import RACY_NS  # files changed less than 2 s before the run are re-read next time
 from ..store.safe_read import load_cache_json
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL, Workspace
 

@@ -93,7 +93,7 @@ def _cut_to_tokens(text: str, tokens: int) -> str:
 # In a long-running process (the command server): the last block built per workspace, with a
 # kernel change feed over everything it was built from. Nothing changed: the same block, with no
 # folder listed and no file read — the served SessionStart costs the same at 10,000 and 100,000
-# records. Anything changed, a feed that cannot tell (change_feed), or a problem to report: built
+# records. Anything changed, a feed that cannot tell (freshness.change_feed), or a problem to report: built
 # again as a one-shot call does.
 # The feed alone cannot vouch for the files (issue 27): a write through another name of a record's
 # inode (a hard link from outside the workspace) raises no event in its folder. So a kept block is
@@ -156,7 +156,7 @@ def watch_for_changes(enabled: bool = True) -> None:
 
 
 def _sources_feed(ws: Workspace) -> Any:
-    from .change_feed import ChangeFeed
+    from ..freshness.change_feed import ChangeFeed
 
     memory = ws.summary_path.parent
     watched: list[tuple[str, frozenset[str] | None]] = [

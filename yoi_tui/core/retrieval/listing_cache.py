@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from ..store.freshness import RACY_NS, content_crc, same_bytes
+from ..freshness.signature import RACY_NS, content_crc, same_bytes
 from ..store.json_cache import load_cache, save_cache
 from ..store.workspace import Workspace
 from ..value_class import FrozenValueClass

@@ -38,12 +38,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..freshness.signature import RACY_NS, content_crc, same_bytes
 from ..store.folder_listing import md_entries, open_folder
-from ..store.freshness import RACY_NS, content_crc, same_bytes
 from ..store.workspace import SUMMARY_REL, Workspace
 
 if TYPE_CHECKING:
-    from .change_feed import ChangeFeed
+    from ..freshness.change_feed import ChangeFeed
 
 try:  # hashlib loads OpenSSL first (2-4 ms per search); BLAKE2 itself is built in
     from _blake2 import blake2b as _blake2b
@@ -302,7 +302,7 @@ def watch_for_changes(enabled: bool = True) -> None:
 
 
 def _open_feed(folders: list[tuple[Path, str]], summary: Path | None) -> ChangeFeed | None:
-    from .change_feed import ChangeFeed
+    from ..freshness.change_feed import ChangeFeed
 
     watched: list[tuple[str, frozenset[str] | None]] = [(str(folder), None) for folder, _prefix in folders]
     if summary is not None:  # memory/: only summary.md and the record folders' own names matter there

@@ -15,7 +15,7 @@ They share two rules, which live here so that they are written once:
   changes every ``ctime``, and without this check every cache re-read everything after them.
   ``same_bytes`` is that test.
 
-Imports nothing of ours: every wing and every part above may use it.
+Imports nothing of ours.
 """
 
 from __future__ import annotations
