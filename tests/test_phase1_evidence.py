@@ -208,3 +208,39 @@ def test_slash_commands_are_requests_unless_they_work_the_harness() -> None:
     assert [r.title for r in requests] == ["Write the project instructions (/init)", "Add a login page with OAuth",
                                            "/orchestrator: 회원가입 페이지를 만들어 주세요", "Run /review-pr"]
     assert [r.intent for r in requests] == ["add", "add", "run", "run"]
+
+
+def test_a_commit_whose_body_says_why_is_a_decision_and_one_that_lists_changes_is_not() -> None:
+    log = Log()
+    log.user("make the pre-push hook pass")
+    log.edit("/w/lint.json")
+    log.bash("git add lint.json && git commit -m \"$(cat <<'EOF'\nchore: skip generated folders in the linter\n\n"
+             "Adds out/ and tmp/ to the ignore list.\nThese are generated folders, not project code.\n\n"
+             "Co-Authored-By: Someone <someone@example.com>\nEOF\n)\"", "[main 1a2b3c] chore: skip generated folders")
+    log.bash("git commit -m 'docs: update the changelog' -m 'Adds the 1.2 entry and fixes two typos.'", "[main 4d5e6f]")
+    log.bash("git commit -m 'fix: retry' -m 'because the API drops requests'", "pre-commit hook failed", exit_code=1)
+    [decision] = log.extract().decisions
+    assert decision.chosen == "skip generated folders in the linter"
+    assert decision.rationale == "These are generated folders, not project code."
+    assert decision.range == (3, 4)
+
+
+def test_a_user_correcting_what_the_agent_did_is_a_decision_a_plain_follow_up_is_not() -> None:
+    log = Log()
+    log.user("render the log in the browser, reading a config file")
+    log.edit("/w/viewer.js")
+    log.say("Done: the viewer reads viewer.conf.")
+    log.user("why did i ask for a config file? it's not needed, remove it and load the log directly.")
+    log.edit("/w/viewer.js")
+    log.user("now extract the css into its own file")
+    log.edit("/w/viewer.css")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "it's not needed, remove it and load the log directly."
+    assert decision.range == (4, 6) and "corrected" in decision.rationale
+
+
+def test_a_correction_word_in_the_first_message_is_no_correction() -> None:
+    log = Log()
+    log.user("don't touch the tests; only change the parser so empty lines are skipped")
+    log.edit("/w/parser.py")
+    assert all("corrected" not in d.rationale for d in log.extract().decisions)

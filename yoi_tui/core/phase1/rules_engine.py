@@ -26,10 +26,12 @@ from .calls import Call, pair_calls
 from .rules_attempts import extract_attempts
 from .rules_evidence import (
     accepted_proposals,
+    commit_rationales,
     conflict_resolutions,
     favoured,
     refused_then_redirected,
     stated_constraints,
+    user_corrections,
 )
 from .rules_requests import extract_requests, is_question, is_trivial
 from .text import prose, sentences, short_title, squash
@@ -230,7 +232,8 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
 
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     evidence = (refused_then_redirected(entries, calls) + accepted_proposals(entries, calls)
-                + conflict_resolutions(entries, calls) + stated_constraints(entries))
+                + conflict_resolutions(entries, calls) + stated_constraints(entries)
+                + commit_rationales(calls) + user_corrections(entries, calls))
     # A choice stated inside a story the evidence already tells (the proposal the user accepted, the
     # constraint the user set) is that story, not a second decision.
     spans = [d.range for d in evidence if d.range]

@@ -1,6 +1,6 @@
 """Decisions the rules extractor reads from what happened around a choice, not from a cue word.
 
-Owns four kinds of decision evidence (each a general mechanism, none tied to one session):
+Owns six kinds of decision evidence (each a general mechanism, none tied to one session):
 
 - **a refused step, then the user's redirection**: the user refused a call (an edit, a command) and
   said what to do instead ("fix the test, the code is right") — the redirection is the choice, the
@@ -11,7 +11,14 @@ Owns four kinds of decision evidence (each a general mechanism, none tied to one
 - **a merge conflict and how it was resolved**: git stopped on conflicts, and the agent's account
   of the resolution before its edits is the choice;
 - **a constraint the user stated with the request** ("However, I want the parameters retained. Mark
-  them ignored with inline linter directive comments.").
+  them ignored with inline linter directive comments.");
+- **a commit message that says why**: a commit whose body gives the reason for the change ("These
+  are tool-specific directories, not project code") records a choice — the subject is what was
+  chosen, the body's reason the rationale. A commit message that only lists changes is a change
+  summary, not a decision, and is skipped;
+- **a user correction**: after the agent acted, the user turned its approach down and said what to
+  do (pointing at another target, "not that button, this one", refines the request instead) ("don't write python code, only change javascript", "it's not needed, remove that
+  configuration", "it should be a constant") — the user's words are the choice.
 
 ``stated_choice`` also reads "X is deprecated in favour of Y" (Y chosen over X).
 """
@@ -44,6 +51,23 @@ _SUBJECT_END_RE = re.compile(r"\s+(?:is|are|was|were|has been|have been|will be|
 _CONFLICT_FILE_RE = re.compile(r"^CONFLICT \([^)]*\): (?:Merge conflict in )?(?P<path>\S+)", re.MULTILINE)
 _ACCEPT_WORD_RE = re.compile(r"^(?:sure|yes|yeah|yep|ok(?:ay)?|alright|fine|right|agreed)\b[\s,.!:-]*", re.IGNORECASE)
 _NO_DECISION_TOOLS = {"exitplanmode", "askuserquestion"}
+_COMMIT_RE = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
+_HEREDOC_RE = re.compile(r"<<-?\s*['\"]?(?P<tag>\w+)['\"]?\s*\n(?P<body>.*?)\n\s*(?P=tag)\b", re.DOTALL)
+_MESSAGE_ARG_RE = re.compile(r"(?:-m|--message)(?:\s+|=)(?:\"(?P<dq>(?:[^\"\\\\]|\\\\.)*)\"|'(?P<sq>[^']*)')")
+_CONVENTIONAL_RE = re.compile(r"^(?:[a-z]+(?:\([^)]*\))?!?:\s*|\[?[a-z]+-\d+\]?:?\s*)", re.IGNORECASE)
+_TRAILER_RE = re.compile(r"^(?:co-authored-by|signed-off-by|reviewed-by|refs?|closes|fixes|see):|generated with|"
+                         r"^🤖", re.IGNORECASE)
+# A sentence that says why, not what: the reason a commit body gives for the change.
+_WHY_RE = re.compile(r"\b(?:because|since|so that|so (?:the|it|we|they|that)|in order to|to (?:avoid|keep|prevent|"
+                     r"stop|make sure|ensure|allow)|otherwise|instead of|rather than|no longer|not subject to|"
+                     r"(?:these|this|they|it) (?:are|is) (?:\S+ ){0,3}(?:not|only|just|specific|generated|"
+                     r"needed|required))\b", re.IGNORECASE)
+_CORRECTION_RE = re.compile(r"^(?:no[,.!]|nope\b|don'?t\b|do not\b|never\b|stop\b|"
+                            r"actually,? (?:don'?t|do not|use|we|it)\b)|"
+                            r"\b(?:is|are|was)(?:n'?t| not) (?:needed|necessary|required|wanted)\b|\bno need (?:for|to)\b|"
+                            r"\bonly (?:change|touch|edit|modify|use)\b|"
+                            r"\b(?:it|this|that|they|these) should(?:n'?t| not)? (?:be|use|go|live|stay)\b|"
+                            r"\bwhy did (?:you|i)\b", re.IGNORECASE)
 
 
 def _next_user(entries: list[Entry], position: int) -> tuple[int, Entry] | None:
@@ -178,3 +202,63 @@ def favoured(sentence: str) -> tuple[str, str] | None:
     if not words or len(words) > 4:
         return None
     return match.group("chosen").strip("`\"' "), " ".join(words)
+
+
+def commit_message(command: str) -> str:
+    """The message of a ``git commit`` in ``command`` (``-m`` arguments or a heredoc), else ""."""
+    found = _COMMIT_RE.search(command)
+    if found is None:
+        return ""
+    rest = command[found.end():]
+    heredoc = _HEREDOC_RE.search(rest)
+    if heredoc is not None:
+        return heredoc.group("body").strip()
+    parts = [m.group("dq") if m.group("dq") is not None else m.group("sq") for m in _MESSAGE_ARG_RE.finditer(rest)]
+    return "\n\n".join(p.replace('\\"', '"').replace("\\n", "\n") for p in parts).strip()
+
+
+def commit_rationales(calls: list[Call]) -> list[Decision]:
+    """A commit whose message body says why: the subject is the choice, the reason its rationale."""
+    decisions: list[Decision] = []
+    for call in calls:
+        if not call.is_shell or not call.succeeded:
+            continue
+        message = commit_message(call.command())
+        if not message:
+            continue
+        subject, _, body = message.partition("\n")
+        lines = [line for line in body.splitlines() if line.strip() and not _TRAILER_RE.search(line.strip())]
+        reasons = [s for s in sentences(" ".join(lines)) if _WHY_RE.search(s)]
+        chosen = _CONVENTIONAL_RE.sub("", subject.strip()).strip()
+        if not reasons or len(chosen.split()) < 2:
+            continue  # a commit that only lists changes is a change summary, not a decision
+        decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                                  rationale=squash(" ".join(reasons), 240), range=(call.entry.index, call.end)))
+    return decisions
+
+
+def user_corrections(entries: list[Entry], calls: list[Call]) -> list[Decision]:
+    """The user turning down what the agent just did and saying what to do instead."""
+    decisions: list[Decision] = []
+    acted = False  # the agent did something since the user last spoke
+    for entry in entries:
+        if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
+            if acted and not is_trivial(entry.text):
+                decision = _correction(entry, calls)
+                if decision is not None:
+                    decisions.append(decision)
+            acted = False
+        elif entry.role == "assistant" and entry.kind in ("tool_call", None, "message"):
+            acted = acted or entry.kind == "tool_call"
+    return decisions
+
+
+def _correction(entry: Entry, calls: list[Call]) -> Decision | None:
+    parts = sentences(prose(entry.text))
+    if not parts or len(" ".join(parts).split()) > 60 or not any(_CORRECTION_RE.search(p) for p in parts):
+        return None
+    directives = [p for p in parts if not p.rstrip().endswith("?")] or parts
+    chosen = squash(" ".join(directives), 200)
+    return Decision(title=short_title(directives[0], 10), options=[], chosen=chosen,
+                    rationale=squash(f"the user corrected the agent's approach: {prose(entry.text)}", 240),
+                    range=(entry.index, _first_action_after(calls, entry.index)))
