@@ -130,3 +130,41 @@ def test_in_a_shared_workspace_a_clone_compacts_only_its_own_sessions(tmp_path: 
     assert git(b, "diff", "--name-only", "--diff-filter=U", env=env).stdout == ""
     assert compact(Workspace(b), older_than_days=0).sessions == ["sess-b"]
     assert sum(e.get("input_tokens", 0) for e in load_events(Workspace(b))[0]) == 600  # every event kept
+
+
+def test_month_files_are_smaller_than_the_session_files_they_replace(tmp_path: Path) -> None:
+    """Compacted size <= raw size (issue 30 measured 1.44x when each event line carried its session)."""
+    ws = make_ws(tmp_path)
+    _write_sessions(ws)
+    raw = sum((ws.usage_dir / f"sess-{n}.jsonl").stat().st_size for n in range(6))  # the six closed ones
+    before = _metrics(ws.root)
+    assert run_yoi("usage", "compact", "--workspace", str(ws.root)).returncode == 0
+    compacted = sum(p.stat().st_size for p in ws.usage_dir.glob("_month-*.jsonl"))
+    assert 0 < compacted < raw * 0.75  # 0.47x here (1.22x before): a line per session, short events
+    assert _metrics(ws.root) == before
+
+
+def test_a_month_file_in_the_first_format_is_still_read_and_added_to(tmp_path: Path) -> None:
+    """Month files already committed (an event object a line, with its session_id) keep counting, and
+    compacting more sessions into that month keeps their lines as they were."""
+    ws = make_ws(tmp_path)
+    _write_sessions(ws)
+    before = _metrics(ws.root)
+    first = ws.usage_dir / "sess-0.jsonl"
+    month = _month_of(first)
+    old_lines = [json.dumps({**json.loads(line), "session_id": "sess-0"}, separators=(",", ":"))
+                 for line in first.read_text().splitlines()]
+    old = ws.usage_dir / f"_month-{month}.jsonl"
+    old.write_text("\n".join(old_lines) + "\n")
+    first.unlink()
+    assert _metrics(ws.root) == before  # the first format, read as before
+    assert run_yoi("usage", "compact", "--workspace", str(ws.root)).returncode == 0
+    assert _metrics(ws.root) == before
+    kept = old.read_text().splitlines()
+    assert all(line in kept for line in old_lines) and load_events(ws)[1] == []
+
+
+def _month_of(path: Path) -> str:
+    first_id = json.loads(path.read_text().splitlines()[0])["id"]
+    ms = uuid.UUID(first_id).int >> 80
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m")

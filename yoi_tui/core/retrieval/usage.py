@@ -455,36 +455,53 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
             if not raw.strip(spaces):
                 continue
             try:
-                obj = parse(raw)
+                parsed = parse(raw)
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
                 problems.append(_problem(rel, line_no, f"not valid JSON ({str(exc).splitlines()[0][:80]})"))
                 continue
-            reason = _check_event(obj)
-            if reason is not None:
-                problems.append(_problem(rel, line_no, reason))
-                continue
-            event_id = obj["id"].lower()
-            line_session = obj.pop("session_id", None) if compacted else session_id
-            if not isinstance(line_session, str) or not _SESSION_RE.match(line_session):
-                problems.append(_problem(rel, line_no, "compacted usage line without a valid 'session_id'"))
-                continue
-            if event_id in seen:
-                first_rel, first = seen_events[event_id]
-                if (compacted or first_rel.rsplit("/", 1)[-1].startswith(COMPACTED_PREFIX)) \
-                        and first == (line_session, obj):
-                    # The same event in a month file and a session file (a compaction interrupted
-                    # before it removed the session file) or twice in a month file (two clones
-                    # compacted it and git's union merge kept both lines): counted once, no warning.
+            if compacted:
+                from .usage_month import BadLine, decode_line
+
+                try:
+                    items = list(decode_line(parsed))
+                except (BadLine, ValueError) as exc:
+                    problems.append(_problem(rel, line_no, f"not a compacted usage line ({exc})"))
                     continue
-                problems.append(_problem(rel, line_no, f"duplicate event id {event_id} (also in {seen[event_id]})"))
-                continue
-            seen[event_id] = f"{rel}:{line_no}"
-            seen_events[event_id] = (rel, (line_session, dict(obj)))
-            obj["id"] = event_id
-            obj["session_id"] = line_session
-            events.append(obj)
+            else:
+                items = [(session_id, parsed)]
+            for line_session, obj in items:
+                _take_event(obj, line_session, rel, line_no, compacted, seen, seen_events, events, problems)
     events.sort(key=lambda e: e["id"])
     return events, problems
+
+
+def _take_event(obj: Any, line_session: str | None, rel: str, line_no: int, compacted: bool, seen: dict[str, str],
+                seen_events: dict[str, tuple[str, tuple[str, dict[str, Any]]]], events: list[dict[str, Any]],
+                problems: list[Diagnostic]) -> None:
+    """Check one event read from ``rel``:``line_no`` and add it to ``events`` (or report why not)."""
+    reason = _check_event(obj)
+    if reason is not None:
+        problems.append(_problem(rel, line_no, reason))
+        return
+    event_id = obj["id"].lower()
+    if not isinstance(line_session, str) or not _SESSION_RE.match(line_session):
+        problems.append(_problem(rel, line_no, "compacted usage line without a valid 'session_id'"))
+        return
+    if event_id in seen:
+        first_rel, first = seen_events[event_id]
+        if (compacted or first_rel.rsplit("/", 1)[-1].startswith(COMPACTED_PREFIX)) \
+                and first == (line_session, obj):
+            # The same event in a month file and a session file (a compaction interrupted
+            # before it removed the session file) or twice in a month file (two clones
+            # compacted it and git's union merge kept both lines): counted once, no warning.
+            return
+        problems.append(_problem(rel, line_no, f"duplicate event id {event_id} (also in {seen[event_id]})"))
+        return
+    seen[event_id] = f"{rel}:{line_no}"
+    seen_events[event_id] = (rel, (line_session, dict(obj)))
+    obj["id"] = event_id
+    obj["session_id"] = line_session
+    events.append(obj)
 
 
 # --------------------------------------------------------------------------- arithmetic

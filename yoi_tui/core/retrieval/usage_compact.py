@@ -2,10 +2,10 @@
 
 One file per session keeps concurrent writers and git merges apart, but a team of five makes about
 12,000 of them a year and every lint/usage/GC run reads them all. A session is *closed* when its
-last event is older than ``older_than_days`` (UUIDv7 ids carry their time); its events move, each
-line unchanged apart from a ``session_id`` key naming the session, into
-``.yoi/usage/_month-YYYY-MM.jsonl`` for the month of the event. The loader
-(``usage.load_events``) reads that key back, so every metric — clock, frequencies, sessions,
+last event is older than ``older_than_days`` (UUIDv7 ids carry their time); its events move into
+``.yoi/usage/_month-YYYY-MM.jsonl`` for the month of the event, one line per session in the short
+form of ``usage_month`` (smaller than the session files it replaces). The loader
+(``usage.load_events``) reads the session back, so every metric — clock, frequencies, sessions,
 candidates — is exactly what it was; ``compact`` checks that before it reports success.
 
 Crash safety: each month file is written atomically (merged with what it already holds, sorted
@@ -163,20 +163,33 @@ def _closed_session_lines(path: Path, cutoff: datetime, result: CompactResult) -
 
 
 def _write_month(path: Path, new: dict[str, dict[str, Any]]) -> None:
-    merged: dict[str, bytes] = {}
+    """Add the events ``new`` (id → event with its ``session_id``) to the month file at ``path``: one
+    line per session (``usage_month``), the lines already there kept as they are, every line in
+    order of its first event id; an event the file already holds is not written twice."""
+    from .usage_month import BadLine, decode_line, encode_session
+
+    lines: list[tuple[str, bytes]] = []  # (first event id, the line)
+    present: set[str] = set()
     if path.exists():
         for raw in path.read_bytes().split(b"\n"):
             if not raw.strip():
                 continue
             try:
-                obj = json.loads(raw)
-                key = str(obj["id"]).lower()
-            except (ValueError, KeyError, TypeError, RecursionError):
-                key = f"~{len(merged)}"  # kept verbatim (the loader reports it), after the events
-            merged.setdefault(key, raw.strip())
-    for key, event in new.items():
-        merged.setdefault(key, json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    data = b"".join(line + b"\n" for _key, line in sorted(merged.items()))
+                ids = [str(event["id"]).lower() for _session, event in decode_line(json.loads(raw))]
+            except (BadLine, ValueError, KeyError, TypeError, RecursionError):
+                ids = []  # kept verbatim (the loader reports it), after the events
+            present.update(ids)
+            lines.append((min(ids) if ids else "~", raw.strip()))
+    by_session: dict[str, list[dict[str, Any]]] = {}
+    for key in sorted(new):
+        if key not in present:
+            event = dict(new[key])
+            by_session.setdefault(event.pop("session_id"), []).append(event)
+    for session, events in by_session.items():
+        line = json.dumps(encode_session(session, events), ensure_ascii=False, separators=(",", ":"))
+        lines.append((str(events[0]["id"]).lower(), line.encode("utf-8")))
+    ordered = sorted(lines, key=lambda item: (item[0] == "~", "" if item[0] == "~" else item[0]))
+    data = b"".join(line + b"\n" for _key, line in ordered)
     atomic_write_bytes(path, data)
 
 
