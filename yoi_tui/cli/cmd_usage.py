@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         "compact", parents=[_suppressed_parent()],
         help="fold closed sessions' usage files into one file per month (metrics unchanged)",
         description="Move the events of every session whose last event is older than --older-than-days into "
-                    ".yoi/usage/_month-YYYY-MM.jsonl (each line keeps its event and names its session), then "
+                    ".yoi/usage/_month-YYYY-MM.jsonl (a line per session, its events in a short form), then "
                     "remove the session files. Every metric (clock, frequencies, sessions, candidates) is "
                     "exactly what it was; the command checks that. See docs/usage.md.",
         epilog="example: yoi usage compact --older-than-days 30 --dry-run")
