@@ -49,10 +49,11 @@ def run(args: argparse.Namespace) -> int:
             ws = find_workspace(explicit=args.workspace)
         else:
             ws = find_workspace(Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) else None)
-        from .team_notice import ensure_merge_driver
+        from .team_notice import ensure_merge_driver, settle_stopped_operation
 
         session = payload.get("session_id") or payload.get("thread-id")
         ensure_merge_driver(ws, "hook", session if isinstance(session, str) else None, prefix="yoi hook")
+        settle_stopped_operation(ws, "hook", prefix="yoi hook")
         outcome = (handle_codex_notify(ws, payload) if args.harness == "codex-notify"
                    else handle_claude_code(ws, payload))
     except YoiError as exc:

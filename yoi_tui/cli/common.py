@@ -62,9 +62,10 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
     ws = find_workspace(explicit=args.workspace) if args.workspace else find_workspace()
     _ = ws.config  # validate the config early so its errors name the file and key
     if getattr(args, "command", None) != "init":  # init registers the driver itself
-        from .team_notice import ensure_merge_driver
+        from .team_notice import ensure_merge_driver, settle_stopped_operation
 
         ensure_merge_driver(ws, getattr(args, "command", None), getattr(args, "session", None))
+        settle_stopped_operation(ws, getattr(args, "command", None))
     return ws
 
 

@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # argparse is imported when a parser is built: a served comma
 
 # SPEC 14 in order; a module that does not exist yet is simply not offered.
 COMMANDS = ("init", "lint", "search", "context", "expand", "phase1", "phase2", "gc", "revert", "usage",
-            "status", "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver", "new", "server")
+            "status", "mcp", "hook", "install", "uninstall", "import", "export", "merge-driver", "resolve", "new",
+            "server")
 
 
 def _version_action() -> type[argparse.Action]:
@@ -69,6 +70,7 @@ SUMMARIES: dict[str, str] = {
     "import": "import Cursor rules, Claude skills/commands, CLAUDE.md/AGENTS.md, notes into knowledge/",
     "export": "publish knowledge records as Agent Skills (.claude/skills, .agents/skills)",
     "merge-driver": "git merge driver for records (git runs it; see docs/team.md)",
+    "resolve": "settle records git left deleted on one side, changed on the other (modify/delete)",
     "new": "write a new record from a template (lint-clean)",
     "server": "show or stop the background server that answers yoi search / yoi lint",
 }

@@ -1,5 +1,6 @@
 """Team notices of the CLI (docs/team.md): the record merge driver missing from this clone's git
-config (registered, or told once per session), and a ``memory/_staging/`` that is not ignored."""
+config (registered, or told once per session), a ``memory/_staging/`` that is not ignored, and the
+record modify/delete conflicts of a stopped git operation (settled by writers and hooks)."""
 
 from __future__ import annotations
 
@@ -81,3 +82,31 @@ def _tell_once(ws: Workspace, session: str | None, prefix: str, *, writable: boo
         atomic_write_text(flag, key + "\n")
     except OSError:
         pass
+
+
+def settle_stopped_operation(ws: Workspace, command: str | None, prefix: str = "yoi") -> None:
+    """While git is stopped in a merge, revert, cherry-pick or rebase, settle the records it left
+    deleted on one side and changed on the other by the driver's rule (``core.store.unmerged``):
+    git never hands those to the merge driver. Writers and hooks only; read-only commands leave
+    the repository alone. Not stopped — the usual case — costs a few ``stat`` calls."""
+    if command in READ_ONLY or command == "resolve":
+        return
+    from ..core.store.git_driver import operation_in_progress
+
+    try:
+        if operation_in_progress(str(ws.root)) is None:
+            return
+        from ..core.store.unmerged import settle
+
+        settled = settle(ws)
+    except (OSError, ValueError):
+        return
+    if not settled.changed:
+        return
+    from .cmd_resolve import report
+
+    for line in report(settled, prefix):
+        print(line, file=sys.stderr)
+    if settled.next_step and not settled.left:
+        print(f"{prefix}: note: every record conflict is settled (`yoi resolve`, docs/team.md); finish with: "
+              f"{settled.next_step}", file=sys.stderr)

@@ -1019,12 +1019,26 @@ def _revert_around_later_edits(ws: Workspace, path: Path, rel: str, current: str
     puts back what it removed, keeping the later edits. Only for a record the run modified and that
     merges cleanly; anything else is refused and left as it is."""
     refused = ("refused", "changed since the run applied it; left as it is")
-    if current is None or before is None or after is None or is_locked(path):
+    if current is None or after is None or is_locked(path):
         return refused
-    from ..store.merge import kind_from_path, merge_records
+    from ..store.merge import kind_from_path, merge_deleted, merge_records
 
     if kind_from_path(rel) is None:
         return refused
+    if before is None:
+        # The run created the record and later work changed it: undoing the creation is a
+        # deletion against those changes, settled as git's modify/delete is (store/unmerged.py):
+        # what was added since survives, the run's own content goes.
+        survivor = merge_deleted(after, current, path=rel)
+        if survivor is None:
+            return refused  # (not a readable record any more: a person decides)
+        if survivor.text == current:
+            return "already", None  # (only what was added since is left: undone already)
+        try:
+            detail = replace_checked(path, current, survivor.text)
+        except (YoiError, OSError) as exc:
+            return "refused", f"cannot write: {getattr(exc, 'message', None) or exc}"
+        return ("refused", detail) if detail else ("restored" if survivor.text is None else "merged", None)
     merged = merge_records(after, current, before, path=rel, sources_max=ws.config.records.sources_max)
     if merged is None or not merged.clean:
         return ("refused", "changed since the run applied it, and the run's change cannot be taken out of it "

@@ -11,6 +11,9 @@ top), the git directory found by walking up for ``.git`` (a folder, or a file ``
 in worktrees and submodules, whose ``commondir`` names the shared config), ``$GIT_DIR`` when set,
 and the user's global configs (a driver registered there counts too). ``include`` directives are
 not followed: a driver reachable only through one is registered again locally (harmless).
+
+Also here, for the same reason (every hook asks): ``operation_in_progress``, whether git is stopped
+in a merge, revert, cherry-pick or rebase (``store.unmerged`` then settles records' modify/delete).
 """
 
 from __future__ import annotations
@@ -127,5 +130,22 @@ def driver_state(root: str) -> str:
     return MISSING
 
 
+_STOPPED = (("MERGE_HEAD", "git commit"), ("REVERT_HEAD", "git revert --continue"),
+            ("CHERRY_PICK_HEAD", "git cherry-pick --continue"), ("rebase-merge", "git rebase --continue"),
+            ("rebase-apply", "git rebase --continue"))
+
+
+def operation_in_progress(root: str) -> str | None:
+    """The command that finishes the git operation stopped in ``root``'s repository (None: none)."""
+    found = find_git_dir(root)
+    if found is None:
+        return None
+    _top, git_dir = found
+    for name, step in _STOPPED:
+        if os.path.exists(os.path.join(git_dir, name)):
+            return step
+    return None
+
+
 __all__ = ["MISSING", "NOT_WANTED", "REGISTERED", "config_files", "defines_driver", "driver_state",
-           "find_git_dir", "wants_driver"]
+           "find_git_dir", "operation_in_progress", "wants_driver"]

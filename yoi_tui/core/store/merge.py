@@ -122,6 +122,82 @@ def merge_records(base: str, ours: str, theirs: str, *, path: str, sources_max: 
                               for key in conflicts])
 
 
+@dataclass
+class DeletionMerge:
+    """A record one side deleted and the other modified: ``text`` is what survives (None: the
+    deletion stands), with the sources and body lines the modifying side added."""
+
+    text: str | None
+    sources: int = 0
+    lines: int = 0
+
+
+def merge_deleted(base: str, modified: str, *, path: str) -> DeletionMerge | None:
+    """Settle a modify/delete of the record at ``path`` by the driver's own line rule: a deletion
+    removes what the deleting side saw (``base``), what the other side added since survives.
+
+    So the record stays only when the modifying side added sources or body lines (a later Phase 2
+    run, a GC merge into it, a person's note); it then holds just those — the sources it added and
+    its added lines under their headings (the title heading kept) — never the deleted content.
+    A change that adds nothing (a status, a trim, a timestamp) lets the deletion stand, and so does
+    a replaced stub that gained no source (its content lives in its keeper). None: a side is not a
+    readable record (a person decides)."""
+    kind = kind_from_path(path) or RecordKind.DECISION
+    base_rec, mod_rec = _parse(base, kind, path), _parse(modified, kind, path)
+    if base_rec is None or mod_rec is None:
+        return None
+    updates: dict[str, Any] = {}
+    added = 0
+    for key in ("sources", "last_sources"):
+        mine, theirs = mod_rec.meta.get(key), base_rec.meta.get(key)
+        if not isinstance(mine, list):
+            continue
+        seen = {_source_key(s) for s in theirs} if isinstance(theirs, list) else set()
+        new = [s for s in mine if _source_key(s) not in seen]
+        added += len(new)
+        if len(new) != len(mine):
+            updates[key] = new
+    body, lines = _added_body(base_rec.body, mod_rec.body)
+    if not added and (lines == 0 or mod_rec.meta.get("replaced_by")):
+        return DeletionMerge(None)
+    if not added:
+        updates = {}  # a hand edit with no new source: the record's own sources stay with its text
+    return DeletionMerge(render_record(mod_rec, updates, body=body), added, lines)
+
+
+def _added_body(base: str, modified: str) -> tuple[str, int]:
+    """The lines of ``modified`` that ``base`` lacks, section by section, under their headings
+    (the first ``#`` heading, the title, always kept), and how many non-blank lines that is."""
+    bmap = {s.key: s for s in _sections(base)}
+    out: list[str] = []
+    count = 0
+    title_seen = False
+    for section in _sections(modified):
+        heading = section.lines[:1] if section.key else []
+        rest = section.lines[1:] if section.key else section.lines
+        before = bmap.get(section.key)
+        base_lines = set(before.lines) if before is not None else set()
+        kept = [line for line in rest if not line.strip() or line not in base_lines]
+        while kept and not kept[0].strip():
+            kept.pop(0)
+        while kept and not kept[-1].strip():
+            kept.pop()
+        kept = [line for n, line in enumerate(kept) if line.strip() or kept[n - 1].strip()]
+        is_title = bool(section.key) and section.key.startswith("1:") and not title_seen
+        title_seen = title_seen or is_title
+        if not kept and not is_title:
+            continue
+        count += sum(1 for line in kept if line.strip())
+        if out and out[-1].strip():
+            out.append("")
+        out.extend(heading)
+        if heading and kept:
+            out.append("")
+        out.extend(kept)
+    text = "\n".join(out).strip("\n")
+    return (text + "\n" if text else ""), count
+
+
 # --------------------------------------------------------------------------- frontmatter
 
 
@@ -391,5 +467,5 @@ def _merged_order(ours: list[str], theirs: list[str]) -> list[str]:
     return order
 
 
-__all__ = ["MergeResult", "kind_from_path", "merge_bodies", "merge_lines", "merge_records", "shape_of",
+__all__ = ["DeletionMerge", "MergeResult", "kind_from_path", "merge_deleted", "merge_bodies", "merge_lines", "merge_records", "shape_of",
            "union_sources"]
