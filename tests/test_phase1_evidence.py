@@ -244,3 +244,19 @@ def test_a_correction_word_in_the_first_message_is_no_correction() -> None:
     log.user("don't touch the tests; only change the parser so empty lines are skipped")
     log.edit("/w/parser.py")
     assert all("corrected" not in d.rationale for d in log.extract().decisions)
+
+
+def test_an_option_the_agent_weighs_and_sets_aside_is_a_decision() -> None:
+    log = Log()
+    log.user("the deploy script fails on the staging host")
+    log.say("Port 8080 is taken there, so the service needs another one. Since the proxy already maps 80, "
+            "we could drop the port from the config entirely, but an explicit port is easier to debug.")
+    log.edit("/w/deploy.toml")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "an explicit port is easier to debug"
+    assert decision.options[1] == "drop the port from the config entirely (Since the proxy already maps 80)"
+    assert decision.rationale.startswith("Port 8080 is taken")
+    log = Log()
+    log.user("what could we do about the flaky test?")
+    log.say("We could retry it, but could we also mock the clock?")
+    assert log.extract().decisions == []

@@ -376,3 +376,20 @@ def test_a_choice_takes_its_reason_from_the_sentence_before() -> None:
     [decision] = log.extract().decisions
     assert decision.range == (at, at) and decision.chosen == "use the full path and suppress the credo warning inline"
     assert decision.rationale.startswith("This is a known Elixir compiler bug")
+
+
+def test_a_check_that_fails_through_a_wrapper_is_fixed_by_running_it_without_the_wrapper() -> None:
+    log = Log()
+    log.user("run the tests")
+    log.bash("rtk bun run test", "error: unrecognized subcommand 'bun'", exit_code=2)
+    log.bash("bun run test", "1318 pass\n0 fail")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (1, 4)
+    assert "ran `bun run test` instead" in attempt.result
+    log = Log()
+    log.user("run the tests")
+    log.bash("rtk bun run test", "error: unrecognized subcommand 'bun'", exit_code=2)
+    log.bash("bun run test", "src/a.test.ts:3: expected 1, got 2\n1 fail", exit_code=1)
+    first, second = log.extract().attempts
+    assert first.outcome == "success" and first.range == (1, 4)  # the wrapper problem is gone: bun ran
+    assert second.outcome == "failure" and second.trial == "`bun run test`"

@@ -141,6 +141,14 @@ def check_key(command: str) -> tuple[str, ...]:
     return (program, *positional[:1])
 
 
+def unwrapped_key(command: str) -> tuple[str, ...]:
+    """The check the command runs once its first program is dropped: ``rtk bun run test`` and
+    ``poetry run pytest`` run ``bun run test`` and ``pytest`` through a wrapper the project may not
+    need. Empty when nothing is left."""
+    _program, args, _tail = main_statement(command)
+    return check_key(" ".join(args)) if args and not args[0].startswith("-") else ()
+
+
 def same_check(earlier: tuple[str, ...], later: tuple[str, ...]) -> bool:
     """True when ``later`` re-runs ``earlier``'s check (running the whole suite covers one test)."""
     if not earlier or not later:

@@ -6,7 +6,9 @@ a harmless tool-mechanics error such as an edit of a file not read yet, not a ca
 or hook feedback (a Stop hook refusing to end the turn, a hook blocking a call). It is **fixed** only
 when a later run of the *same check* passes (``commands.check_key``: the same program, subcommand and
 target; the same tool on the same file) — or, for a missing program, when the next command aimed at
-the same path succeeds instead. What changed in between (the files edited, the command changed) is
+the same path succeeds instead, or when the same check run without the failing command's first program
+(``rtk bun run test`` failed, ``bun run test`` passed) runs: passes, or fails on something else,
+which is then a story of its own. What changed in between (the files edited, the command changed) is
 the fix; the agent's first non-tactical sentence after the failure is the cause. Repeated failures
 of the same check are one story. Each attempt's range runs from the failing call to the passing run.
 """
@@ -18,7 +20,15 @@ import re
 from ..sessions.model import Entry
 from ..store.staging import Attempt
 from .calls import Call
-from .commands import check_key, is_real_failure, missing_tool, path_arguments, same_check, signature
+from .commands import (
+    check_key,
+    is_real_failure,
+    missing_tool,
+    path_arguments,
+    same_check,
+    signature,
+    unwrapped_key,
+)
 from .text import sentences, squash
 
 _ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|exception|denied|cannot|can't|no such|invalid|"
@@ -152,6 +162,7 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         tool_missing = call.is_shell and missing_tool(call.result.text if call.result else "", call.result.exit_code
                                                       if call.result else None)
         paths = path_arguments(call.command()) if tool_missing else set()
+        bare = unwrapped_key(call.command()) if call.is_shell else ()
         repeats, fix, edited, ran = 1, None, [], []
         for offset in range(position + 1, len(calls)):
             later = calls[offset]
@@ -170,6 +181,10 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                     break
             elif tool_missing and later.is_shell and later.succeeded and paths & path_arguments(later.command()):
                 fix = later
+                break
+            elif bare and later.is_shell and later.result is not None and same_check(bare, _key(later)) and (
+                    later.succeeded or error_line(later.result) != error_line(call.result)):
+                fix = later  # without the wrapper the check ran: passed, or failed on something else (its own story)
                 break
         assert call.result is not None
         trial = f"`{call.describe()}`"

@@ -32,6 +32,7 @@ from .rules_evidence import (
     refused_then_redirected,
     stated_constraints,
     user_corrections,
+    weighed_options,
 )
 from .rules_requests import extract_requests, is_question, is_trivial
 from .text import prose, sentences, short_title, squash
@@ -233,7 +234,7 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     evidence = (refused_then_redirected(entries, calls) + accepted_proposals(entries, calls)
                 + conflict_resolutions(entries, calls) + stated_constraints(entries)
-                + commit_rationales(calls) + user_corrections(entries, calls))
+                + commit_rationales(calls) + user_corrections(entries, calls) + weighed_options(entries))
     # A choice stated inside a story the evidence already tells (the proposal the user accepted, the
     # constraint the user set) is that story, not a second decision.
     spans = [d.range for d in evidence if d.range]

@@ -1,6 +1,6 @@
 """Decisions the rules extractor reads from what happened around a choice, not from a cue word.
 
-Owns six kinds of decision evidence (each a general mechanism, none tied to one session):
+Owns seven kinds of decision evidence (each a general mechanism, none tied to one session):
 
 - **a refused step, then the user's redirection**: the user refused a call (an edit, a command) and
   said what to do instead ("fix the test, the code is right") — the redirection is the choice, the
@@ -16,6 +16,9 @@ Owns six kinds of decision evidence (each a general mechanism, none tied to one 
   are tool-specific directories, not project code") records a choice — the subject is what was
   chosen, the body's reason the rationale. A commit message that only lists changes is a change
   summary, not a decision, and is skipped;
+- **an option weighed and set aside**: "we could even drop the flag, since --full-auto implies it,
+  but keeping the explicit flag is clearer" — the clause after "but" is the choice, the option
+  the agent could have taken is the one turned down;
 - **a user correction**: after the agent acted, the user turned its approach down and said what to
   do (pointing at another target, "not that button, this one", refines the request instead) ("don't write python code, only change javascript", "it's not needed, remove that
   configuration", "it should be a constant") — the user's words are the choice.
@@ -62,6 +65,8 @@ _WHY_RE = re.compile(r"\b(?:because|since|so that|so (?:the|it|we|they|that)|in 
                      r"stop|make sure|ensure|allow)|otherwise|instead of|rather than|no longer|not subject to|"
                      r"(?:these|this|they|it) (?:are|is) (?:\S+ ){0,3}(?:not|only|just|specific|generated|"
                      r"needed|required))\b", re.IGNORECASE)
+_WEIGHED_RE = re.compile(r"\b(?:we|i|you) could (?:also |even |just |instead )?(?P<other>[^;:]{4,140}?),? but "
+                         r"(?P<chosen>[^;:]{4,140})$", re.IGNORECASE)
 _CORRECTION_RE = re.compile(r"^(?:no[,.!]|nope\b|don'?t\b|do not\b|never\b|stop\b|"
                             r"actually,? (?:don'?t|do not|use|we|it)\b)|"
                             r"\b(?:is|are|was)(?:n'?t| not) (?:needed|necessary|required|wanted)\b|\bno need (?:for|to)\b|"
@@ -262,3 +267,27 @@ def _correction(entry: Entry, calls: list[Call]) -> Decision | None:
     return Decision(title=short_title(directives[0], 10), options=[], chosen=chosen,
                     rationale=squash(f"the user corrected the agent's approach: {prose(entry.text)}", 240),
                     range=(entry.index, _first_action_after(calls, entry.index)))
+
+
+def weighed_options(entries: list[Entry]) -> list[Decision]:
+    """The agent naming an option it could take and saying why it takes another ("we could X, but Y")."""
+    decisions: list[Decision] = []
+    for entry in entries:
+        if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
+            continue
+        previous = ""
+        for sentence in sentences(prose(entry.text)):
+            match = _WEIGHED_RE.search(sentence.rstrip(".!"))
+            if match is None or sentence.endswith("?"):
+                previous = sentence
+                continue
+            chosen, other = match.group("chosen").strip(), match.group("other").strip()
+            before = re.sub(r"^(?:and|but|so|also)\s+", "", sentence[:match.start()].strip(" ,"), flags=re.IGNORECASE)
+            if before:  # "since --full-auto implies it, we could drop the flag": the option's own case
+                other = f"{other} ({before})"
+            why = previous if previous and not previous.endswith(":") else sentence
+            decisions.append(Decision(title=short_title(chosen, 10), options=[squash(chosen, 200), squash(other, 200)],
+                                      chosen=squash(chosen, 200), rationale=squash(why, 240),
+                                      range=(entry.index, entry.index)))
+            break
+    return decisions
