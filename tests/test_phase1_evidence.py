@@ -260,3 +260,17 @@ def test_an_option_the_agent_weighs_and_sets_aside_is_a_decision() -> None:
     log.user("what could we do about the flaky test?")
     log.say("We could retry it, but could we also mock the clock?")
     assert log.extract().decisions == []
+
+
+def test_progress_narration_is_no_decision_but_a_plan_with_a_curly_apostrophe_is() -> None:
+    log = Log()
+    log.user("is the release ready?")
+    log.say("I’m pulling the issue body and the linked PRs rather than relying on title matching.")
+    log.say("The search API is noisy, so I’m switching to commit lookup instead of the search.")
+    log.say("I’ll use the GitHub workflow because this depends on the current PR state.")
+    assert log.extract().decisions == []
+    log = Log()
+    log.user("add retries to the upload")
+    log.say("I’ll add retry logic using the `tenacity` library, which the project already depends on.")
+    [decision] = log.extract().decisions
+    assert "tenacity" in decision.chosen

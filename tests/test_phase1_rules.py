@@ -393,3 +393,17 @@ def test_a_check_that_fails_through_a_wrapper_is_fixed_by_running_it_without_the
     first, second = log.extract().attempts
     assert first.outcome == "success" and first.range == (1, 4)  # the wrapper problem is gone: bun ran
     assert second.outcome == "failure" and second.trial == "`bun run test`"
+
+
+def test_a_search_pointed_at_a_missing_folder_is_a_look_around_and_counts_as_the_check_running() -> None:
+    log = Log()
+    log.user("find the trace options")
+    log.bash("rg -n trace src/commands/trace src/core", "rg: src/commands/trace: No such file or directory (os error 2)\n"
+             "src/core/a.ts:3:trace", exit_code=2)
+    assert log.extract().attempts == []
+    log = Log()
+    log.user("find where the exporter is configured")
+    log.bash("grep -rn --bogus exporter src", "grep: unrecognized option '--bogus'", exit_code=2)
+    log.bash("grep -rn exporter src lib", "grep: lib: No such file or directory\nsrc/a.ts:3:exporter", exit_code=2)
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (1, 4)

@@ -42,6 +42,7 @@ _EXPLORE_PROGRAMS = {"ls", "cat", "head", "tail", "find", "stat", "file", "wc", 
 _INLINE_RUNNERS = {"python", "node", "ruby", "perl", "jq", "php"}
 _MISSING_RE = re.compile(r"no such file or directory|cannot access|does not exist|not a directory|cannot open",
                          re.IGNORECASE)
+_MISSING_PATH_RE = re.compile(r"no such file or directory|cannot access|does not exist", re.IGNORECASE)
 _NOT_FOUND_RE = re.compile(r"command not found|not recognized as an internal|: not found\b|exit code 127|exit 127",
                            re.IGNORECASE)
 _CONFLICT_RE = re.compile(r"^CONFLICT \(|Automatic merge failed|could not apply [0-9a-f]{7,}|Resolve all conflicts",
@@ -187,7 +188,14 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False  # an ad-hoc inline script probing data is exploration too
     if program == "which" or (program in ("command", "type") and exit_code == 1):
         return False
+    if program in _NO_MATCH_PROGRAMS and exit_code == 2 and _only_missing_paths(program, output):
+        return False  # the search ran; one of the folders it was pointed at is not there (a look around)
     return True
+
+
+def _only_missing_paths(program: str, output: str) -> bool:
+    errors = [line for line in output.splitlines() if line.startswith(f"{program}: ")]
+    return bool(errors) and all(_MISSING_PATH_RE.search(line) for line in errors)
 
 
 def stopped_on_conflicts(command: str, output: str) -> bool:

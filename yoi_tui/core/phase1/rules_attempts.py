@@ -176,8 +176,8 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                     handled.add(offset)
                     repeats += 1
                     continue
-                if later.succeeded:
-                    fix = later
+                if later.succeeded or (later.is_shell and later.result is not None and later.failed):
+                    fix = later  # passed, or "failed" only as a search without a match does: it ran
                     break
             elif tool_missing and later.is_shell and later.succeeded and paths & path_arguments(later.command()):
                 fix = later

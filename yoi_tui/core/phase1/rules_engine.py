@@ -54,6 +54,10 @@ _INSTEAD_RE = re.compile(rf"(?:use |using |with |try |trying )?(?P<chosen>{_PHRA
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
 _TACTICAL_RE = re.compile(r"^(?:let me|let's (?:try|check|look|see|run|read)|i'll (?:try|check|look|run|read|start)|"
                           r"i will (?:try|check)|now i|first,? i|next,? i|trying)\b", re.IGNORECASE)
+# Progress narration (Codex writes its commentary so): "I'm pulling the issue body … rather than relying
+# on titles", "…, so I'm switching to commit lookup" — what the agent is doing this minute, not a choice.
+_PROGRESS_RE = re.compile(r"(?:^|[,;:—–]\s*(?:so|and|then|now)?\s*|\bso\s+)(?:i'm|i am|we're|we are)\s+(?:now\s+|also\s+|"
+                          r"just\s+|going to\s+)?\w+ing\b", re.IGNORECASE)
 # A message reporting work already done: its "X instead of Y" describes a change, not a choice.
 _SUMMARY_RE = re.compile(r"^(?:done|perfect|great|excellent|all (?:done|set)|summary|i've|i have|here's what|"
                          r"changes? made|what (?:i|was) changed|successfully|(?:fixed|removed|updated|added|created|"
@@ -64,7 +68,7 @@ _PAST_RE = re.compile(r"^(?:i've|i have|i|we|it|this)?\s*(?:changed|updated|adde
 _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", re.IGNORECASE)
 _TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|grep|rg|"
                          r"sed|awk|curl|find|ls|cat|head|tail|"
-                         r"websearch|todowrite|todo list|a search|the search)\b", re.IGNORECASE)
+                         r"websearch|todowrite|todo list|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
 _RECOMMENDED_RE = re.compile(r"\s*\((?:recommended|default)\)\s*$", re.IGNORECASE)
 
 
@@ -201,6 +205,8 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
                         rationale=rationale,
                         range=(index, index))
     assert since is not None
+    if _TOOLISH_RE.search(since.group("chosen")):
+        return None  # "I'll use the GitHub workflow because …" is how the agent works
     chosen = squash(f"{since.group('verb')}{since.group('chosen')}".strip(" —-:"), 200)
     return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(since.group("why"), 200),
                     range=(index, index))
@@ -218,9 +224,10 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
             continue
         previous = ""
         for sentence in sentences(body):
-            sentence = sentence.lstrip("0123456789. ").strip()
+            sentence = sentence.lstrip("0123456789. ").strip().replace("\u2019", "'")  # Codex writes I’ll
             context, previous = previous, sentence
-            if len(sentence) < 12 or sentence.endswith("?") or _TACTICAL_RE.match(sentence) or _PAST_RE.match(sentence):
+            if len(sentence) < 12 or sentence.endswith("?") or _TACTICAL_RE.match(sentence) or _PAST_RE.match(sentence) \
+                    or (entry.role == "assistant" and _PROGRESS_RE.search(sentence)):
                 continue
             if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
                 context = ""
