@@ -173,21 +173,29 @@ def feed_on() -> object:
     search_index.watch_for_changes(False)
 
 
+@pytest.mark.parametrize("file_watches", [True, False], ids=["inode-watches", "out-of-watches"])
 def test_a_long_running_process_sees_what_no_folder_event_reports(tmp_path: Path, no_racy: None,
-                                                                  feed_on: None) -> None:
-    """Issue 27: a long-running process lists the folders on every search (it used to skip that
-    while the change feed was quiet), so a write through a hard link from outside the workspace —
-    no event in the record's folder — is found, as a one-shot search finds it."""
+                                                                  feed_on: None, file_watches: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: a write through a hard link from outside the workspace raises no event in the
+    record's folder, yet a long-running process finds it, as a one-shot search does. With every
+    record's inode watched (freshness.record_feed) a quiet workspace is not even listed; out of
+    inotify watches (budget 0) every search lists and lstat-s the folders instead."""
     import subprocess
     import sys
 
+    from yoi_tui.core.freshness import record_feed
+
+    monkeypatch.setattr(record_feed, "_budget", None if file_watches else 0)
+    monkeypatch.delenv("YOI_FILE_WATCHES", raising=False)
+    record_feed.close_all()
     ws = make_ws(tmp_path)
     path = write_record(ws, "knowledge/notes.md", knowledge_meta(), _body(["alpha"]))
     _touch(path)
     assert [h.slug for h in knowledge_search(ws, "alpha", record=False)] == ["notes"]
     listed = search_index.LISTINGS
     assert [h.slug for h in knowledge_search(ws, "alpha", record=False)] == ["notes"]
-    assert search_index.LISTINGS == listed + 1
+    assert search_index.LISTINGS == listed + (0 if file_watches else 1)
     other = tmp_path / "other-name.md"
     os.link(path, other)
     with other.open("a", encoding="utf-8") as handle:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import decision_meta, knowledge_meta, make_ws, stop_command_servers, write_record
+from support import decision_meta, knowledge_meta, make_ws, run_yoi, stop_command_servers, write_record
 from test_server import local, probe, start_server
 
 from yoi_tui.core.store.workspace import Workspace
@@ -34,11 +34,16 @@ OPS = ("append", "same-size-mtime-back", "create", "delete", "rename", "hard-lin
 SECRET = "password = 'hunter2-correct-horse'"
 
 
-@pytest.fixture(scope="module")
-def runtime() -> Iterator[dict[str, str]]:
+@pytest.fixture(scope="module", params=["inode-watches", "out-of-watches"])
+def runtime(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
+    """A server of its own; ``out-of-watches``: its record feeds watch no file inode
+    (``YOI_FILE_WATCHES=0``, as when ``max_user_watches`` is spent), so it lstat-s every record."""
     run = Path(tempfile.mkdtemp(prefix="yoi-rt-", dir="/tmp"))
     run.chmod(0o700)
-    yield {"YOI_SERVER": "1", "XDG_RUNTIME_DIR": str(run), "YOI_SERVER_WAIT": "30"}
+    env = {"YOI_SERVER": "1", "XDG_RUNTIME_DIR": str(run), "YOI_SERVER_WAIT": "30"}
+    if request.param == "out-of-watches":
+        env["YOI_FILE_WATCHES"] = "0"
+    yield env
     stop_command_servers(run)
     shutil.rmtree(run, ignore_errors=True)
 
@@ -201,6 +206,14 @@ def test_a_secret_written_through_a_hard_link_is_found_by_the_served_lint(runtim
     served = probe(runtime, "lint", "--workspace", str(ws.root))
     assert served[0] == 1 and "secret" in served[1] + served[2]
     _compare(runtime, ws, "after the hard-link edit of a knowledge record")
+    # The way the server noticed: every record's inode watched, or (out of watches) an lstat of each.
+    status = run_yoi("server", "status", env=runtime).stdout
+    watched = [line for line in status.splitlines() if str(ws.root) in line and "watched:" in line]
+    assert len(watched) == 1, status
+    if runtime.get("YOI_FILE_WATCHES") == "0":
+        assert "folders only" in watched[0], status
+    else:  # the 12 records and .yoi/config.toml
+        assert "folders and 13 record file(s)" in watched[0], status
     outside.apply("hard-link-edit", 0)  # a decision: no longer open, so no longer in the context
     _compare(runtime, ws, "after the hard-link edit of a decision")
 

@@ -219,8 +219,8 @@ class ToolContext:
         if not self._watching:
             from .core.retrieval.search_index import watch_for_changes
 
-            # A long-running process: the kernel says when records change (change_feed), instead
-            # of an lstat of every record per search.
+            # A long-running process: the kernel says when records change (freshness.record_feed:
+            # the folders and every record's inode), instead of an lstat of every record per search.
             watch_for_changes()
             self._watching = True
         session = self.session()

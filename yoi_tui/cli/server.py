@@ -81,10 +81,12 @@ class Server:
         self.code_changed = False  # a yoi file changed: decline, then stop
 
     def serve(self) -> None:
+        from ..core.freshness.record_feed import file_watch_budget
         from ..core.lint import resident
         from ..core.retrieval import context
         from ..core.retrieval.search_index import watch_for_changes
 
+        file_watch_budget()  # from the environment the server started in (YOI_FILE_WATCHES)
         watch_for_changes()
         context.watch_for_changes()
         resident.enable()
@@ -247,7 +249,17 @@ def _kept_workspaces() -> dict[str, list[str]]:
     resident = sys.modules.get("yoi_tui.core.lint.resident")
     for root in getattr(resident, "_states", {}):
         kept.setdefault(str(root), []).append("lint")
-    return {root: sorted(set(what)) for root, what in kept.items()}
+    context = sys.modules.get("yoi_tui.core.retrieval.context")
+    for root in getattr(context, "_MEMO", {}):
+        kept.setdefault(str(root), []).append("context")
+    shown = {root: sorted(set(what)) for root, what in kept.items()}
+    record_feed = sys.modules.get("yoi_tui.core.freshness.record_feed")
+    for root, feed in getattr(record_feed, "_feeds", {}).items():
+        if not feed.closed:
+            watched = (f"watched: folders and {feed.file_count():,} record file(s)" if feed.vouches_for_contents
+                       else "watched: folders only (out of inotify watches: each call lstat-s every record)")
+            shown.setdefault(str(root), []).append(watched)
+    return shown
 
 
 def _forget_process_state() -> None:

@@ -27,8 +27,11 @@ vouches for what it really watches (issue 27):
   per call): a mount appearing or disappearing *under* a watched folder hides or reveals files
   without any event. Any change counts — mounts are rare — and the caller checks everything.
 
-A write through another name of the same inode (a hard link outside the watched folders) raises
-no event in them either; that the callers handle, by the link count of each file they list.
+A write through another name of the same inode (a hard link outside the watched folders), and a
+link made to or removed from it, raise no event in them either. ``watch_file`` closes that gap for
+one file: a watch on the file's inode itself reports every write, truncation, attribute or link
+count change through *any* name, as an event for the file's name in its folder (so a caller reads
+file and folder events alike). ``record_feed`` watches every record file this way.
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ IN_NONBLOCK = 0o4000
 IN_CLOEXEC = 0o2000000
 _WATCH = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
           | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+# On a file's own inode: what a write through any of its names, a link made or removed, a chmod, or
+# its end raise (IN_DONT_FOLLOW: a symlink's own inode, never its target's).
+_FILE_WATCH = IN_MODIFY | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF | IN_DONT_FOLLOW
 _LOST = IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF  # the watch no longer tells everything
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of name)
 
@@ -89,6 +95,7 @@ def _load_libc() -> ctypes.CDLL | None:
             _libc = ctypes.CDLL(None, use_errno=True)
             _libc.inotify_init1.argtypes = [ctypes.c_int]
             _libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+            _libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
             _libc.statfs.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
         except (OSError, AttributeError):
             _libc = None
@@ -141,6 +148,8 @@ class ChangeFeed:
         self._mounts = mounts  # mount_generation() when the watches were added (None: not checked)
         self._lost = mounts is not None and mounts < 0
         self._events: dict[str, set[str]] = {}
+        self._files: dict[int, set[tuple[str, str]]] = {}  # file watch -> the (folder, name)s of its inode
+        self._file_watches: dict[tuple[str, str], int] = {}  # (folder, name) -> its file watch
 
     @classmethod
     def open(cls, folders: list[tuple[str, frozenset[str] | None]], *, mounts: bool = True) -> ChangeFeed | None:
@@ -210,6 +219,19 @@ class ChangeFeed:
             wd, mask, _cookie, length = _HEADER.unpack_from(data, offset)
             name = os.fsdecode(data[offset + size: offset + size + length].split(b"\0", 1)[0])
             offset += size + length
+            holders = self._files.get(wd)
+            if holders is not None:  # a file's own inode: an event for each of its names
+                for folder, entry in holders:
+                    self._events.setdefault(folder, set()).add(entry)
+                if mask & IN_IGNORED:  # the inode is gone (its folder's event says so too)
+                    for key in self._files.pop(wd):
+                        self._file_watches.pop(key, None)
+                continue
+            if mask & IN_Q_OVERFLOW:
+                self._lost = True
+                continue
+            if wd not in self._folders:
+                continue  # a file watch already removed (``forget_file``)
             if mask & _LOST:
                 self._lost = True
                 continue
@@ -217,7 +239,60 @@ class ChangeFeed:
             if wanted is None or name in wanted:
                 self._events.setdefault(self._folders[wd], set()).add(name)
 
+    @property
+    def file_watches(self) -> int:
+        """How many inodes ``watch_file`` watches now (each counts against ``max_user_watches``)."""
+        return len(self._files)
+
+    def is_watched(self, folder: str, name: str) -> bool:
+        return (folder, name) in self._file_watches
+
+    def watch_file(self, folder: str, name: str) -> bool:
+        """Watch the inode ``folder/name`` names now as well: an event for ``name`` in ``folder``
+        whenever that inode is written, truncated, linked, unlinked or changes its attributes
+        through any name. Call it again after the name's folder event (the name may now name
+        another inode); the old inode's watch goes when no name of ours holds it. False: not
+        watched (gone, out of watches — ``ENOSPC`` against ``max_user_watches`` — or closed)."""
+        libc = _load_libc()
+        key = (folder, name)
+        if libc is None or self._fd < 0:
+            return False
+        wd = libc.inotify_add_watch(self._fd, os.fsencode(os.path.join(folder, name)), _FILE_WATCH)
+        old = self._file_watches.get(key)
+        if wd == old:
+            return True
+        if old is not None:
+            self.forget_file(folder, name)
+        if wd < 0:
+            return False
+        if wd in self._folders:  # a record name that is a watched folder: never expected; do not mix
+            return False
+        self._files.setdefault(wd, set()).add(key)
+        self._file_watches[key] = wd
+        return True
+
+    def forget_file(self, folder: str, name: str) -> None:
+        """Stop watching the inode ``folder/name`` was watched for (kept while another name holds it)."""
+        wd = self._file_watches.pop((folder, name), None)
+        if wd is None:
+            return
+        holders = self._files.get(wd)
+        if holders is not None:
+            holders.discard((folder, name))
+            if not holders:
+                del self._files[wd]
+                libc = _load_libc()
+                if libc is not None and self._fd >= 0:
+                    libc.inotify_rm_watch(self._fd, wd)  # its IN_IGNORED then names no watch of ours
+
+    def forget_all_files(self) -> None:
+        """Stop watching every file inode (the folders stay watched)."""
+        for folder, name in list(self._file_watches):
+            self.forget_file(folder, name)
+
     def close(self) -> None:
+        self._files.clear()
+        self._file_watches.clear()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

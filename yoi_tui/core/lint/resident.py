@@ -5,14 +5,15 @@ A one-shot ``yoi lint`` ``lstat``-s every record file, reads the per-file cache 
 just-edited file is "racily clean" and not stored. A process that lints the same workspace again
 and again can do better, and stay exact:
 
-* **Signatures from the kernel, checked.** The record folders are watched (``freshness.change_feed``):
-  entries with an event since the last lint are *dirty*: read again even when their signature
-  looks unchanged (a second write in the same timestamp tick). Every lint also ``lstat``-s every
-  kept record (``_sweep``): a write through another name of the inode (a hard link from outside)
-  raises no event, so a changed signature is dirty too, and a hard-linked file changed within
-  ``RACY_NS`` is read again. When the feed cannot vouch for the names (overflow, a folder replaced
-  or mounted over, the mount table changed, a new folder) the next lint lists everything, as a
-  one-shot lint does.
+* **Signatures from the kernel.** The workspace's record feed (``freshness.record_feed``) watches
+  the record folders and every record file's inode: entries with an event since the last lint
+  are *dirty*, read again even when their signature looks unchanged (a second write in the same
+  timestamp tick), and a write through another name of a record (a hard link from outside) is an
+  event too. Where the feed cannot vouch for contents (out of inotify watches), every lint also
+  ``lstat``-s every kept record (``_sweep``): a changed signature is dirty, and a hard-linked file
+  changed within ``RACY_NS`` is read again. When the feed cannot vouch for the names (overflow, a
+  folder replaced or mounted over, the mount table changed, a new folder) the next lint lists
+  everything, as a one-shot lint does.
 * **Facts and findings in memory.** The per-file facts, the similar-slug state and the last
   findings, with what they were computed from (config and linter fingerprint, usage state), so an
   unchanged workspace is answered from memory and an edit rechecks only the edited files and their
@@ -38,7 +39,7 @@ from .stored import RACY_NS, Sig, file_signature, record_signatures
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
-    from ..freshness.change_feed import ChangeFeed
+    from ..freshness.record_feed import Subscription
     from ..store.workspace import Workspace
 
 Listing = list[tuple[str, str, "Sig | None"]]
@@ -55,9 +56,12 @@ def enable(on: bool = True) -> None:
     global _enabled
     _enabled = on
     if not on:
+        from ..freshness.record_feed import close_all
+
         for state in _states.values():
             state.close()
         _states.clear()
+        close_all()
 
 
 class Memory:
@@ -81,7 +85,10 @@ class KeptState:
 
     def __init__(self, root: str) -> None:
         self.root = root
-        self.feed: ChangeFeed | None = None
+        # The workspace's record feed (freshness.record_feed: folders and every record's inode).
+        self.subscription: Subscription | None = None
+        self._prefixes = {os.path.join(root, *parts): prefix for prefix, parts in _RECORD_FOLDERS}
+        self._config_folder = os.path.join(root, ".yoi")
         self.listing: Listing | None = None
         self.entries: dict[str, tuple[str, Sig | None]] = {}
         self.dirty: set[str] | None = None  # changed since the memory was made (None: anything may have)
@@ -94,45 +101,25 @@ class KeptState:
         self.usage: Any = None  # the usage state the running lint found (stored._usage_state)
 
     def close(self) -> None:
-        if self.feed is not None:
-            self.feed.close()
-            self.feed = None
-
-    def _folders(self) -> tuple[list[tuple[str, frozenset[str] | None]], dict[str, str]]:
-        """What to watch, and the rel prefix of each record folder."""
-        root = self.root
-        memory = os.path.join(root, "memory")
-        watched: list[tuple[str, frozenset[str] | None]] = [(root, frozenset({"memory", "knowledge"}))]
-        if os.path.isdir(memory):
-            watched.append((memory, frozenset({"summary.md", "decisions", "requests"})))
-        prefixes: dict[str, str] = {}
-        for prefix, parts in _RECORD_FOLDERS:
-            folder = os.path.join(root, *parts)
-            if os.path.isdir(folder) and not os.path.islink(folder):
-                watched.append((folder, None))
-                prefixes[folder] = prefix
-        return watched, prefixes
+        self.subscription = None
 
     def signatures(self, ws: Workspace) -> tuple[Listing, set[str] | None]:
         """``stored.record_signatures(ws)`` as of now, and the rels with an event since the memory
         was made (None: anything may have changed; a full listing was made)."""
-        from ..freshness.change_feed import ChangeFeed
+        from ..freshness.record_feed import subscribe
 
-        changes = self.feed.changes() if self.feed is not None else None
+        if self.subscription is None:
+            self.subscription = subscribe(self.root)
+        changes = self.subscription.changes()  # before listing: a change made meanwhile is not missed
         if changes is not None and self.listing is not None and changes:
             touched = self._apply(changes)
             if touched is None:
                 changes = None
             else:
                 self.listing = _updated(self.listing, self.entries, touched)
-        if changes is not None and self.listing is not None:
+        if changes is not None and self.listing is not None and not self.subscription.vouches_for_contents:
             self._sweep(ws)
         if changes is None or self.listing is None:
-            self.close()
-            watched, self._prefixes = self._folders()
-            self.feed = ChangeFeed.open(watched)  # before listing: a change made meanwhile is not missed
-            if self.feed is not None:
-                self.feed.changes()
             self.linked = set()
             self.listing = record_signatures(ws, self.linked)
             self.entries = {rel: (path, sig) for rel, path, sig in self.listing}
@@ -142,10 +129,10 @@ class KeptState:
         return self.listing, (None if self.dirty is None else set(self.dirty))
 
     def _sweep(self, ws: Workspace) -> None:
-        """``lstat`` every kept record and compare it with its signature: a write through another
-        name of a file (a hard link from outside the workspace) raises no event in its folder, and
-        a link made to it raises none either, so the kernel cannot vouch for any file's content
-        (issue 27; names are another matter: a name created, removed or renamed in a watched
+        """``lstat`` every kept record and compare it with its signature, when the feed does not
+        watch every record's inode: a write through another name of a file (a hard link from
+        outside the workspace) raises no event in its folder, and a link made to it raises none
+        either, so the folders alone cannot vouch for any file's content (issue 27; names are another matter: a name created, removed or renamed in a watched
         folder always raises an event there). What changed is dirty; a file with another name
         whose stamps are within ``RACY_NS`` of now is dirty at this lint and the next (a second
         same-size write in the same timestamp tick keeps its signature), as the one-shot lint
@@ -191,6 +178,8 @@ class KeptState:
         dirty = self.dirty
         touched: set[str] = set()
         for folder, names in changes.items():
+            if folder == self._config_folder:
+                continue  # config.toml: the lint's key carries the config's fingerprint
             if folder == self.root:
                 return None  # memory/ or knowledge/ created, removed or replaced
             if folder == memory:

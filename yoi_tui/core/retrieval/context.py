@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..errors import YoiError
+from ..freshness.signature import RACY_NS
 from ..notices import warn
 from ..store.records import read_record
 from ..store.workspace import Workspace
@@ -91,18 +92,18 @@ def _cut_to_tokens(text: str, tokens: int) -> str:
 
 
 # In a long-running process (the command server): the last block built per workspace, with a
-# kernel change feed over everything it was built from. Nothing changed: the same block, with no
-# folder listed and no file read — the served SessionStart costs the same at 10,000 and 100,000
-# records. Anything changed, a feed that cannot tell (freshness.change_feed), or a problem to report: built
-# again as a one-shot call does.
-# The feed alone cannot vouch for the files (issue 27): a write through another name of a record's
-# inode (a hard link from outside the workspace) raises no event in its folder. So a kept block is
-# also checked against the lstat of every source file, taken before it was built; a block built
-# from a file changed within RACY_NS, or from anything but regular files (a symlink's target may
-# change unseen), is not kept.
+# subscription to the workspace's record feed (``freshness.record_feed``), which watches the record
+# folders and every source file's inode. Nothing changed: the same block, with no folder listed and
+# no file read — the served SessionStart costs the same at 10,000 and 100,000 records. Anything
+# changed, a feed that cannot tell, or a problem to report: built again as a one-shot call does.
+# Where the feed cannot vouch for the files' contents (out of inotify watches: record_feed's
+# budget), a kept block is also checked against the lstat of every source file, taken before it
+# was built (a write through another name of a record's inode raises no event in its folder,
+# issue 27); a block built then from a file changed within RACY_NS, or from anything but regular
+# files (a symlink's target may change unseen), is not kept.
 _watching = False
-_MEMO: dict[str, tuple[Any, ResidentContext, tuple[Any, ...]]] = {}
-_RACY_NS = 2_000_000_000
+_MEMO: dict[str, tuple[Any, ResidentContext, tuple[Any, ...] | None]] = {}
+_RACY_NS = RACY_NS
 
 
 def _source_stamps(ws: Workspace) -> tuple[Any, ...] | None:
@@ -150,24 +151,10 @@ def watch_for_changes(enabled: bool = True) -> None:
     global _watching
     _watching = enabled
     if not enabled:
-        for feed, _built, _stamps in _MEMO.values():
-            feed.close()
+        from ..freshness.record_feed import close_all
+
         _MEMO.clear()
-
-
-def _sources_feed(ws: Workspace) -> Any:
-    from ..freshness.change_feed import ChangeFeed
-
-    memory = ws.summary_path.parent
-    watched: list[tuple[str, frozenset[str] | None]] = [
-        (str(ws.knowledge_dir), None), (str(ws.decisions_dir), None), (str(ws.requests_dir), None),
-        (str(memory), frozenset({ws.summary_path.name, ws.decisions_dir.name, ws.requests_dir.name})),
-        (str(ws.config_path.parent), frozenset({ws.config_path.name})),
-        (str(ws.root), frozenset({ws.knowledge_dir.name, memory.name, ws.config_path.parent.name}))]
-    feed = ChangeFeed.open(watched)
-    if feed is not None:
-        feed.changed()  # from an empty queue: the build that follows sees everything before it
-    return feed
+        close_all()
 
 
 def build_resident_context(ws: Workspace, *, cache: bool = True) -> ResidentContext:
@@ -177,25 +164,25 @@ def build_resident_context(ws: Workspace, *, cache: bool = True) -> ResidentCont
     nothing — the same block, slower)."""
     if not (_watching and cache):
         return _build(ws, cache=cache)
+    from ..freshness.record_feed import subscribe
+
     key = str(ws.root)
     memo = _MEMO.pop(key, None)
-    if memo is not None:
-        feed, built, stamps = memo
-        if feed.changes() == {} and _source_stamps(ws) == stamps:
+    subscription = memo[0] if memo is not None else subscribe(ws.root)
+    changes = subscription.changes()  # drained before building: a change meanwhile is seen next time
+    if memo is not None and changes == {}:
+        _subscription, built, stamps = memo
+        if subscription.vouches_for_contents or (stamps is not None and _source_stamps(ws) == stamps):
             _MEMO[key] = memo  # most recently used last
             return ResidentContext(text=built.text, slugs=list(built.slugs), tokens=built.tokens)
-        feed.close()
-    feed = _sources_feed(ws)
-    stamps = _source_stamps(ws)  # before building: a change meanwhile makes the next check fail
+    # Without the feed's word on contents: the stamps, taken before building (a change meanwhile
+    # makes the next check fail).
+    stamps = None if subscription.vouches_for_contents else _source_stamps(ws)
     built = _build(ws, cache=cache)
-    if feed is not None:
-        if built.problems or stamps is None:  # problems are reported on every run: never kept
-            feed.close()
-        else:
-            _MEMO[key] = (feed, built, stamps)
-            while len(_MEMO) > _MEMO_MAX:
-                old_feed, _old, _old_stamps = _MEMO.pop(next(iter(_MEMO)))
-                old_feed.close()
+    if not built.problems and (subscription.vouches_for_contents or stamps is not None):
+        _MEMO[key] = (subscription, built, stamps)  # problems are reported on every run: never kept
+        while len(_MEMO) > _MEMO_MAX:
+            _MEMO.pop(next(iter(_MEMO)))
     return built
 
 

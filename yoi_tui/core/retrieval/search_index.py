@@ -43,7 +43,7 @@ from ..store.folder_listing import md_entries, open_folder
 from ..store.workspace import SUMMARY_REL, Workspace
 
 if TYPE_CHECKING:
-    from ..freshness.change_feed import ChangeFeed
+    from ..freshness.record_feed import Subscription
 
 try:  # hashlib loads OpenSSL first (2-4 ms per search); BLAKE2 itself is built in
     from _blake2 import blake2b as _blake2b
@@ -138,14 +138,31 @@ class SearchIndex:
             return self._refresh_watched(folders, summary)
 
     def _refresh_watched(self, folders: list[tuple[Path, str]], summary: Path | None) -> dict[str, Found] | None:
-        """What ``_refresh`` answers, in a long-running process. It used to skip the listing while
-        the folders' change feed was quiet; that was not exact (issue 27): a write through another
-        name of a record's inode (a hard link from outside the workspace) and a link made to it
-        raise no event in the record's folder, and a folder replaced under its path or a mount
-        over it raise none either. So every search lists and ``lstat``-s the record folders, as a
-        one-shot search does (the digest of the listing still skips the database when nothing
-        changed); the command server saves the process start and the imports."""
-        return self._refresh(folders, summary)
+        """What ``_refresh`` answers, in a long-running process: the last listing, kept while the
+        workspace's record feed (``freshness.record_feed``: the folders and every record file's
+        inode, so a write through a hard link from outside is seen too) reports no event and the
+        database is the one that listing was checked against (another process may have rebuilt
+        it). Where the feed cannot vouch for contents (out of inotify watches), every search lists
+        and ``lstat``-s the folders as a one-shot search does (issue 27)."""
+        from ..freshness.record_feed import subscribe
+
+        steady_key = (str(index_path(self.ws)), tuple(prefix for _folder, prefix in folders), str(summary))
+        steady = _STEADY.pop(steady_key, None)
+        subscription = steady[0] if steady is not None else subscribe(self.ws.root)
+        changes = subscription.changes()  # before listing: a change made while listing is not missed
+        if steady is not None and changes == {} and subscription.vouches_for_contents:
+            _subscription, known, digest_key, digest = steady
+            if known is not None and self._meta(digest_key) == digest:
+                _STEADY[steady_key] = steady  # most recently used last
+                return known
+        found = self._refresh(folders, summary)
+        stored = self._meta(self._digest_key(folders, summary)) if found is not None else None
+        # "" or None: racy or unlistable, so the next search lists again (the subscription is kept)
+        kept = found if found is not None and stored and subscription.vouches_for_contents else None
+        _STEADY[steady_key] = (subscription, kept, self._digest_key(folders, summary), stored or "")
+        while len(_STEADY) > STEADY_LIMIT:  # the command server sees many workspaces
+            _STEADY.pop(next(iter(_STEADY)))
+        return found
 
     @staticmethod
     def _digest_key(folders: list[tuple[Path, str]], summary: Path | None) -> str:
@@ -276,9 +293,9 @@ class SearchIndex:
 # ---------------------------------------------------------------- steady state (long-running processes)
 
 _watching = False
-STEADY_LIMIT = 16  # folder sets watched at once (each an inotify instance: 128 per user by default)
+STEADY_LIMIT = 16  # listings kept at once (the feeds themselves: record_feed.FEEDS_KEPT)
 LISTINGS = 0  # full listings made by this process (the steady state makes none; tests read it)
-_STEADY: dict[tuple[str, tuple[str, ...], str], tuple[ChangeFeed, dict[str, Found], str, str]] = {}
+_STEADY: dict[tuple[str, tuple[str, ...], str], tuple[Subscription, dict[str, Found] | None, str, str]] = {}
 
 
 _steady_lock: Any = None
@@ -286,8 +303,8 @@ _steady_lock: Any = None
 
 def watch_for_changes(enabled: bool = True) -> None:
     """In a long-running process (the MCP server, the app), let the kernel say when the record
-    folders changed (``change_feed``) instead of ``lstat``-ing every file per search: a search with
-    nothing changed since the last one skips the listing. Off by default: a one-shot CLI call would
+    record sources changed (``freshness.record_feed``) instead of ``lstat``-ing every file per
+    search: a search with nothing changed since the last one skips the listing. Off by default: a one-shot CLI call would
     only pay for setting the watches up."""
     global _watching, _steady_lock
     if _steady_lock is None:
@@ -296,22 +313,10 @@ def watch_for_changes(enabled: bool = True) -> None:
         _steady_lock = threading.Lock()
     _watching = enabled
     if not enabled:
-        for feed, *_rest in _STEADY.values():
-            feed.close()
+        from ..freshness.record_feed import close_all
+
         _STEADY.clear()
-
-
-def _open_feed(folders: list[tuple[Path, str]], summary: Path | None) -> ChangeFeed | None:
-    from ..freshness.change_feed import ChangeFeed
-
-    watched: list[tuple[str, frozenset[str] | None]] = [(str(folder), None) for folder, _prefix in folders]
-    if summary is not None:  # memory/: only summary.md and the record folders' own names matter there
-        names = {summary.name} | {folder.name for folder, _prefix in folders if folder.parent == summary.parent}
-        watched.append((str(summary.parent), frozenset(names)))
-    feed = ChangeFeed.open(watched)
-    if feed is not None:
-        feed.changed()  # start from an empty queue: the listing that follows sees everything before
-    return feed
+        close_all()
 
 
 def open_index(ws: Workspace) -> SearchIndex | None:
