@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from ..core.crashpoints import crashpoint
+from ..core.process_state import reset_per_request
 from . import server_client
 
 _DECLINED: tuple[int, list[tuple[bool, str]]] = (-1, [])
@@ -189,7 +190,7 @@ class Server:
         os.environ.clear()
         os.environ.update(environ)
         os.umask(umask)
-        _forget_process_state()
+        reset_per_request()  # core/process_state.py: what a command of its own process would start with
         if os.environ.get("YOI_PAUSE_AT") == "server:request":
             crashpoint("server:request")  # the tests' barrier: a server busy with this request
         output: list[tuple[bool, str]] = []
@@ -260,14 +261,6 @@ def _kept_workspaces() -> dict[str, list[str]]:
                        else "watched: folders only (out of inotify watches: each call lstat-s every record)")
             shown.setdefault(str(root), []).append(watched)
     return shown
-
-
-def _forget_process_state() -> None:
-    """What a command keeps for the life of its process and a request must not inherit: the usage
-    session id made up once per process (each caller is a process of its own)."""
-    usage = sys.modules.get("yoi_tui.core.retrieval.usage")
-    if usage is not None:
-        usage._process_session_id = None  # type: ignore[attr-defined]
 
 
 def _flush_quietly() -> None:

@@ -39,7 +39,18 @@ def _install_handler() -> None:
     logger = logging.getLogger("yoi")
     if any(getattr(h, _HANDLER_FLAG, False) for h in logger.handlers):
         return
-    handler = logging.StreamHandler(sys.stderr)
+    class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+        """Writes to ``sys.stderr`` as it is at each warning: the command server swaps it per request."""
+
+        @property  # type: ignore[override]
+        def stream(self) -> Any:
+            return sys.stderr
+
+        @stream.setter
+        def stream(self, _value: Any) -> None:
+            pass
+
+    handler = _CurrentStderr()
     handler.setFormatter(logging.Formatter("yoi: %(message)s"))
     setattr(handler, _HANDLER_FLAG, True)
     logger.addHandler(handler)
