@@ -133,6 +133,10 @@ class Stats:
     no_init_clones: int = 0
     sessions_compacted: int = 0
     hook_registrations: int = 0
+    settled_by_yoi: int = 0  # modify/delete of records git stopped at, settled by `yoi resolve`
+    settled_paths: list[str] = field(default_factory=list)
+    usage_bytes: int = 0  # the usage folder at the remote after the last round
+    usage_raw_bytes: int = 0  # the same events as the session files that first held them
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -320,6 +324,17 @@ class Team:
             unmerged = run_git(path, "diff", "--name-only", "--diff-filter=U", env=env).stdout.split()
             if not unmerged:
                 raise RuntimeError(f"{path.name}: git merge failed:\n{merged.stdout}\n{merged.stderr}")
+            # What git stops at without asking the driver (modify/delete of a record): settled by
+            # the driver's rule (docs/team.md), a real `yoi resolve`; only what is left needs a person.
+            settled = yoi_cli(path, "resolve", "--json", env=env)
+            try:
+                done = json.loads(settled.stdout)
+            except ValueError:
+                done = {"kept": [], "deleted": []}
+            for rel in [*done.get("kept", []), *done.get("deleted", [])]:
+                self.stats.settled_by_yoi += 1
+                self.stats.settled_paths.append(f"{path.name}: {rel}")
+            unmerged = run_git(path, "diff", "--name-only", "--diff-filter=U", env=env).stdout.split()
             status = run_git(path, "status", "--porcelain", env=env).stdout.splitlines()
             kinds = {line[3:]: line[:2] for line in status if line[:2] in ("UU", "AA", "UD", "DU", "AU", "UA", "DD")}
             self.stats.conflicted_merges += 1
@@ -377,6 +392,20 @@ class Team:
         self.stats.staging_in_git = sum(1 for p in tree if "_staging/" in p)
         self.stats.records = sum(1 for p in tree if p.startswith(RECORD_PREFIXES))
         self.stats.usage_files = sum(1 for p in tree if p.startswith(".yoi/usage/"))
+        self.stats.usage_bytes, self.stats.usage_raw_bytes = self.usage_sizes(final)
+
+    def usage_sizes(self, path: Path) -> tuple[int, int]:
+        """Bytes of the usage folder at the remote, and of the same events as the session files that
+        first held them (each event re-encoded as ``usage.record_events`` writes it)."""
+        from yoi_tui.core.retrieval.usage import load_events
+
+        listing = run_git(path, "ls-tree", "-r", "-l", "origin/main", "--", ".yoi/usage", env=self.env).stdout
+        size = sum(int(line.split()[3]) for line in listing.splitlines() if line.split()[3].isdigit())
+        run_git(path, "merge", "-q", "--ff-only", "origin/main", env=self.env, check=False)
+        events, _problems = load_events(Workspace(path))
+        raw = sum(len(json.dumps({k: v for k, v in e.items() if k != "session_id"}, ensure_ascii=False,
+                                 separators=(",", ":")).encode("utf-8")) + 1 for e in events)
+        return size, raw
 
     def settle(self, order: list[int]) -> None:
         """The grace period passes: one clone (the same one whatever the order; GC gives the same
@@ -521,8 +550,15 @@ def print_report(result: dict[str, Any]) -> None:
         print(f"    lint errors after merges: {run['lint_errors_after_merge']}")
         for line in run["lint_examples"][:10]:
             print(f"      {line}")
+        print(f"    record modify/delete settled by `yoi resolve` (no person): {run['settled_by_yoi']}")
+        for line in run["settled_paths"][:5]:
+            print(f"      {line}")
         print(f"    staging files in git: {run['staging_in_git']}; records: {run['records']}; "
               f"usage files: {run['usage_files']}")
+        if run["usage_raw_bytes"]:
+            print(f"    usage folder: {run['usage_bytes']} bytes against {run['usage_raw_bytes']} as raw session "
+                  f"files ({run['usage_bytes'] / run['usage_raw_bytes']:.2f}x; {run['sessions_compacted']} "
+                  "session file(s) compacted)")
         if run["no_init_clones"]:
             print(f"    clones that never ran `yoi init`: {run['no_init_clones']}, merge driver registered "
                   f"by their first hook: {run['hook_registrations']}")
