@@ -133,6 +133,7 @@ class Stats:
     no_init_clones: int = 0
     sessions_compacted: int = 0
     hook_registrations: int = 0
+    person_deletions: int = 0
     settled_by_yoi: int = 0  # modify/delete of records git stopped at, settled by `yoi resolve`
     settled_paths: list[str] = field(default_factory=list)
     usage_bytes: int = 0  # the usage folder at the remote after the last round
@@ -222,10 +223,11 @@ def _changed(repo: Path, a: str, b: str, env: dict[str, str]) -> set[str]:
 class Team:
     def __init__(self, root: Path, clones: int, *, driver: bool, gc_every: int, env: dict[str, str],
                  no_init: frozenset[int] = frozenset(), gc_turns: frozenset[tuple[int, int]] | None = None,
-                 compact_usage: bool = False) -> None:
+                 compact_usage: bool = False, deletes: dict[tuple[int, int], float] | None = None) -> None:
         self.root, self.env, self.gc_every = root, env, gc_every
         self.gc_turns = gc_turns  # (round, clone) turns that run GC; None: every gc_every rounds, staggered
         self.compact_usage = compact_usage
+        self.deletes = deletes or {}  # (round, clone) turns where a person deletes a live record → which one
         self.next_line: dict[str, int] = {}
         self.no_init = no_init
         self.hooked: set[int] = set()
@@ -296,6 +298,19 @@ class Team:
         if self.compact_usage:
             # Every closed session this clone began (0 days: every session not written this second).
             self.stats.sessions_compacted += len(compact(Workspace(path), older_than_days=0).sessions)
+
+    def person_deletes(self, path: Path, pick: float) -> None:
+        """A person deletes a live record (``git rm``), maybe the keeper another clone's GC merged
+        into or one another clone is updating: which one comes from the seed (``pick``)."""
+        live = []
+        for folder in ("memory/decisions", "memory/requests", "knowledge"):
+            for record in sorted((path / folder).glob("*.md")):
+                text = record.read_text(encoding="utf-8", errors="replace")
+                if "\nreplaced_by:" not in text.split("\n---", 1)[0]:
+                    live.append(f"{folder}/{record.name}")
+        if live:
+            (path / live[int(pick * len(live))]).unlink()  # (committed by the sync's `git add -A`)
+            self.stats.person_deletions += 1
 
     def sync(self, path: Path, message: str) -> None:
         env = self.env
@@ -384,6 +399,8 @@ class Team:
                         self.gc(path)
                 elif self.gc_every and (rnd + n) % self.gc_every == self.gc_every - 1:
                     self.gc(path)
+                if (rnd, n) in self.deletes:
+                    self.person_deletes(path, self.deletes[(rnd, n)])
                 self.sync(path, f"round {rnd}: clone {n}")
         for n in order:  # everyone pulls the final state
             self.sync(self.clones[n], "final sync")
@@ -464,9 +481,16 @@ def plan_gc(clones: int, rounds: int, seed: int, probability: float) -> frozense
     return frozenset((rnd, n) for rnd in range(rounds) for n in range(clones) if rng.random() < probability)
 
 
+def plan_deletes(clones: int, rounds: int, seed: int, probability: float) -> dict[tuple[int, int], float]:
+    """The (round, clone) turns where a person deletes a record, and which (a fraction of the live
+    ones), drawn from the seed alone."""
+    rng = random.Random(seed * 15485863 + 3)
+    return {(rnd, n): rng.random() for rnd in range(rounds) for n in range(clones) if rng.random() < probability}
+
+
 def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int = 1, driver: bool = True,
              gc_every: int = 5, gc_probability: float | None = None, no_init: int = 0, resume: bool = False,
-             workdir: Path | None = None, keep: bool = False) -> dict[str, Any]:
+             deletes: float = 0.0, workdir: Path | None = None, keep: bool = False) -> dict[str, Any]:
     """Run the campaign (once per push order) and return the figures.
 
     ``gc_probability``: each clone runs GC after a turn with this probability (instead of every
@@ -475,6 +499,7 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
     sessions resume the clone's previous one, and every GC turn also compacts the usage files."""
     plan = plan_sessions(clones, rounds, seed, resume=resume)
     gc_turns = plan_gc(clones, rounds, seed, gc_probability) if gc_probability is not None else None
+    delete_turns = plan_deletes(clones, rounds, seed, deletes) if deletes else None
     skip = frozenset(list(range(1, clones, 2))[:no_init])
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="yoi-team-"))
     env = git_env(base / "home")
@@ -486,7 +511,7 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
             root = base / f"run{k}"
             root.mkdir(parents=True)
             team = Team(root, clones, driver=driver, gc_every=gc_every, env=env, no_init=skip, gc_turns=gc_turns,
-                        compact_usage=resume)
+                        compact_usage=resume, deletes=delete_turns)
             team.stats.no_init_clones = len(skip)
             team.run(plan, rounds, order)
             runs.append({"order": order, **team.stats.to_json()})
@@ -550,7 +575,8 @@ def print_report(result: dict[str, Any]) -> None:
         print(f"    lint errors after merges: {run['lint_errors_after_merge']}")
         for line in run["lint_examples"][:10]:
             print(f"      {line}")
-        print(f"    record modify/delete settled by `yoi resolve` (no person): {run['settled_by_yoi']}")
+        print(f"    records a person deleted: {run['person_deletions']}; record modify/delete settled by "
+              f"`yoi resolve` (no person): {run['settled_by_yoi']}")
         for line in run["settled_paths"][:5]:
             print(f"      {line}")
         print(f"    staging files in git: {run['staging_in_git']}; records: {run['records']}; "
@@ -602,13 +628,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-init", type=int, default=0, help="this many clones never run `yoi init` "
                         "(their first session's hook registers the merge driver)")
     parser.add_argument("--resume", action="store_true", help="resumed sessions, and GC turns compact usage files")
+    parser.add_argument("--deletes", type=float, default=0.0, metavar="P", help="after a turn a person deletes "
+                        "a live record with this probability (git rm; drawn from the seed)")
     parser.add_argument("--no-driver", action="store_true", help="git's own line merge instead of yoi merge-driver")
     parser.add_argument("--workdir", type=Path, help="keep the repositories here (default: a temporary folder)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = simulate(args.clones, args.rounds, args.seed, orders=args.orders, driver=not args.no_driver,
                       gc_every=args.gc_every, gc_probability=args.gc_probability, no_init=args.no_init,
-                      resume=args.resume,
+                      resume=args.resume, deletes=args.deletes,
                       workdir=args.workdir)
     if args.json:
         json.dump(result, sys.stdout, indent=2)

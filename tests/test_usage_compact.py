@@ -168,3 +168,45 @@ def _month_of(path: Path) -> str:
     first_id = json.loads(path.read_text().splitlines()[0])["id"]
     ms = uuid.UUID(first_id).int >> 80
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m")
+
+
+def test_clones_compacting_into_one_month_file_never_double_a_line(tmp_path: Path) -> None:
+    """Two clones fold their own sessions into a month file whose lines an earlier union merge left
+    out of time order; git's union merge of the two keeps every line once. (Re-sorting the file on
+    each compaction made both sides move the same lines, and the union brought them back twice: 5
+    of 30 lines in a 4-clone campaign of bench/team.py.)"""
+    from git_support import clone, commit_all, git, git_env, make_remote
+
+    from yoi_tui.core.retrieval.usage import mark_own_session
+    from yoi_tui.core.retrieval.usage_compact import compact
+    from yoi_tui.core.retrieval.usage_month import encode_session
+
+    env = git_env(tmp_path / "home")
+    remote = make_remote(tmp_path, env)
+    a, b = clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env)
+    rng = random.Random(3)
+    start = datetime(2026, 1, 10, tzinfo=UTC)
+    ids = {name: _id(start + timedelta(hours=n), rng) for n, name in enumerate("xyazb")}
+
+    def line(session: str) -> str:
+        event = {"id": ids[session], "type": "tokens", "input_tokens": 7}
+        return json.dumps(encode_session(f"sess-{session}", [event]), separators=(",", ":"))
+
+    month = ".yoi/usage/_month-2026-01.jsonl"
+    (a / month).write_text("".join(line(s) + "\n" for s in "xzy"))  # y after z: a union merge's order
+    commit_all(a, "month file", env)
+    git(a, "push", "-q", "origin", "HEAD:main", env=env)
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main", env=env)
+    for repo, session in ((a, "a"), (b, "b")):
+        ws = Workspace(repo)
+        (ws.usage_dir / f"sess-{session}.jsonl").write_text(
+            json.dumps({"id": ids[session], "type": "tokens", "input_tokens": 7}, separators=(",", ":")) + "\n")
+        mark_own_session(ws, f"sess-{session}")
+        assert compact(ws, older_than_days=0).sessions == [f"sess-{session}"]
+        commit_all(repo, f"compact {session}", env)
+    git(a, "push", "-q", "origin", "HEAD:main", env=env)
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main", env=env)
+    lines = (b / month).read_text().splitlines()
+    assert sorted(lines) == sorted(line(s) for s in "xyzab")  # each line once
+    events, problems = load_events(Workspace(b))
+    assert len(events) == 5 and problems == []

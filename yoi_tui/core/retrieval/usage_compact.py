@@ -8,8 +8,8 @@ form of ``usage_month`` (smaller than the session files it replaces). The loader
 (``usage.load_events``) reads the session back, so every metric — clock, frequencies, sessions,
 candidates — is exactly what it was; ``compact`` checks that before it reports success.
 
-Crash safety: each month file is written atomically (merged with what it already holds, sorted
-by id, duplicates dropped) before any session file is removed; a crash in between leaves events in
+Crash safety: each month file is written atomically (what it already holds, then the new lines;
+duplicates dropped) before any session file is removed; a crash in between leaves events in
 both places, which the loader reads once (an identical event seen twice is skipped silently). Month
 files are ``merge=union`` in ``.gitattributes``: two clones compacting the same sessions add the
 same lines. In a workspace shared through git a clone folds only the sessions it began itself (``usage.
@@ -164,33 +164,37 @@ def _closed_session_lines(path: Path, cutoff: datetime, result: CompactResult) -
 
 def _write_month(path: Path, new: dict[str, dict[str, Any]]) -> None:
     """Add the events ``new`` (id → event with its ``session_id``) to the month file at ``path``: one
-    line per session (``usage_month``), the lines already there kept as they are, every line in
-    order of its first event id; an event the file already holds is not written twice."""
+    line per session (``usage_month``) appended after the lines already there, which keep their
+    order; an event the file already holds is not written again, a line found twice is kept once.
+
+    Appending, never re-sorting: two clones adding their sessions' lines at the end of one month file
+    meet in one hunk that ``merge=union`` settles by keeping both; lines moved around by one side
+    came back twice from such merges (5 of 30 lines in a 4-clone campaign of bench/team.py)."""
     from .usage_month import BadLine, decode_line, encode_session
 
-    lines: list[tuple[str, bytes]] = []  # (first event id, the line)
+    lines: list[bytes] = []
     present: set[str] = set()
     if path.exists():
+        seen: set[bytes] = set()
         for raw in path.read_bytes().split(b"\n"):
-            if not raw.strip():
+            line = raw.strip()
+            if not line or line in seen:
                 continue
+            seen.add(line)
+            lines.append(line)
             try:
-                ids = [str(event["id"]).lower() for _session, event in decode_line(json.loads(raw))]
+                present.update(str(event["id"]).lower() for _session, event in decode_line(json.loads(line)))
             except (BadLine, ValueError, KeyError, TypeError, RecursionError):
-                ids = []  # kept verbatim (the loader reports it), after the events
-            present.update(ids)
-            lines.append((min(ids) if ids else "~", raw.strip()))
+                pass  # kept verbatim (the loader reports it)
     by_session: dict[str, list[dict[str, Any]]] = {}
     for key in sorted(new):
         if key not in present:
             event = dict(new[key])
             by_session.setdefault(event.pop("session_id"), []).append(event)
-    for session, events in by_session.items():
-        line = json.dumps(encode_session(session, events), ensure_ascii=False, separators=(",", ":"))
-        lines.append((str(events[0]["id"]).lower(), line.encode("utf-8")))
-    ordered = sorted(lines, key=lambda item: (item[0] == "~", "" if item[0] == "~" else item[0]))
-    data = b"".join(line + b"\n" for _key, line in ordered)
-    atomic_write_bytes(path, data)
+    for _first, session, events in sorted((str(ev[0]["id"]).lower(), sid, ev) for sid, ev in by_session.items()):
+        lines.append(json.dumps(encode_session(session, events), ensure_ascii=False,
+                                separators=(",", ":")).encode("utf-8"))
+    atomic_write_bytes(path, b"".join(line + b"\n" for line in lines))
 
 
 __all__ = ["DEFAULT_OLDER_THAN_DAYS", "CompactResult", "compact"]
