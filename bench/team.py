@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A team sharing one memory through git: N clones, M rounds, one bare remote (issue 16).
 
-``python bench/team.py [--clones 5] [--rounds 20] [--seed 16] [--orders 2] [--no-driver] [--json]``
+``python bench/team.py [--clones 5] [--rounds 20] [--seed 16] [--orders 2] [--gc-probability P] [--no-init K]
+[--resume] [--deletes P] [--no-driver] [--json]``
 
 Every clone is a real git clone set up with ``yoi init`` (so the record merge driver, the
 ``.gitattributes`` and ``.gitignore`` entries are the real ones). In each round every clone, in
@@ -13,7 +14,8 @@ and pushes. Phase 2 and GC run in-process through the library; git runs as real 
 It prints, per run:
 
 * conflicted files needing a person (by kind: record frontmatter, modify/delete, other) — what git
-  left unmerged; the simulation then takes "theirs" to go on, as a hurried person would;
+  left unmerged once a real ``yoi resolve`` settled the records' modify/delete (counted apart); the
+  simulation then takes "theirs" to go on, as a hurried person would;
 * sources lost: sources either side added since the merge base that the merged result lacks;
 * lint errors right after merges; staging files that reached git;
 * the record set of each run (live records and replaced stubs, with a digest) after the last

@@ -72,3 +72,17 @@ def test_ten_clones_gc_often_no_init_clones_and_resumed_sessions_in_four_push_or
     assert all(run["hook_registrations"] == 3 for run in result["runs"])
     assert result["same_records_whatever_the_order"], result["differences"]
     assert not result["records_with_duplicated_lines"]
+
+
+@pytest.mark.slow
+def test_people_deleting_records_while_others_update_and_gc_them(tmp_path: Path) -> None:
+    """Issue 30 item 5 at team scale: after a fifth of the turns a person deletes a live record
+    (maybe one another clone's GC merged into, or is updating). Git stops at modify/delete; the real
+    `yoi resolve` settles each by the driver's rule, so nothing is left for a person, no source lost.
+    Usage compacted in every GC turn stays smaller than the raw session files."""
+    result = team.simulate(clones=6, rounds=6, seed=30, gc_probability=0.4, resume=True, deletes=0.2,
+                           workdir=tmp_path)
+    _assert_clean(result)
+    run = result["runs"][0]
+    assert run["person_deletions"] > 0 and run["settled_by_yoi"] > 0, run["settled_paths"]
+    assert run["sessions_compacted"] > 0 and run["usage_bytes"] < run["usage_raw_bytes"]
