@@ -407,3 +407,16 @@ def test_a_search_pointed_at_a_missing_folder_is_a_look_around_and_counts_as_the
     log.bash("grep -rn exporter src lib", "grep: lib: No such file or directory\nsrc/a.ts:3:exporter", exit_code=2)
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and attempt.range == (1, 4)
+
+
+def test_a_pipe_or_semicolon_inside_quotes_does_not_split_the_command() -> None:
+    log = Log()
+    log.user("check nothing else references the plugin")
+    log.bash("rg -n \"claude-trace|trace-plugin\" . -g '!plugins/**'", "", exit_code=1)
+    assert log.extract().attempts == []  # rg's exit 1 is "no match", the | was inside the pattern
+    log = Log()
+    log.user("find the flag")
+    log.bash("rg -n \"--trace|trace input\" src/grade", "rg: unrecognized flag --trace|trace input", exit_code=2)
+    log.bash("rg -n -- \"--trace|trace input\" src/grade", "src/grade/a.ts:3:--trace")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (1, 4)

@@ -52,6 +52,24 @@ _NOTHING_TO_COMMIT_RE = re.compile(r"nothing to commit|no changes added to commi
                                    re.IGNORECASE)
 
 
+_QUOTED_RE = re.compile(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
+
+
+def _split_unquoted(pattern: re.Pattern[str], text: str) -> list[str]:
+    """``pattern.split(text)`` that leaves quoted text alone: ``rg "a|b" src`` is one command, not a
+    pipe into ``b``, and ``git commit -m "x; y"`` one statement."""
+    masked = _QUOTED_RE.sub(lambda m: "\0" * len(m.group()), text)
+    if masked == text:
+        return pattern.split(text)
+    parts: list[str] = []
+    start = 0
+    for match in pattern.finditer(masked):
+        parts.append(text[start:match.start()])
+        start = match.end()
+    parts.append(text[start:])
+    return parts
+
+
 def _tokens(segment: str) -> list[str]:
     return list(_split(segment))
 
@@ -91,10 +109,10 @@ def _strip_bodies(command: str) -> str:
 def statements(command: str) -> list[tuple[str, list[str], list[str]]]:
     """(program, args, pipe-tail programs) of each statement, setup statements (cd, export...) left out."""
     found: list[tuple[str, list[str], list[str]]] = []
-    for statement in _SPLIT_RE.split(_strip_bodies(command)):
+    for statement in _split_unquoted(_SPLIT_RE, _strip_bodies(command)):
         if not statement.strip():
             continue
-        pipeline = _PIPE_RE.split(statement)
+        pipeline = _split_unquoted(_PIPE_RE, statement)
         program, args = _program_and_args(_tokens(pipeline[0]))
         tail = [_program_and_args(_tokens(p))[0] for p in pipeline[1:]]
         if not program or program in _SETUP or (program == "git" and args[:1] == ["add"]):
@@ -217,8 +235,8 @@ def path_arguments(command: str) -> set[str]:
 def signature(command: str) -> tuple[str, ...]:
     """The main statement as written (program as typed, arguments; messages and substitutions
     dropped): two commands with one signature ran the same thing."""
-    for statement in reversed(_SPLIT_RE.split(_strip_bodies(command))):
-        tokens = _tokens(_PIPE_RE.split(statement)[0]) if statement.strip() else []
+    for statement in reversed(_split_unquoted(_SPLIT_RE, _strip_bodies(command))):
+        tokens = _tokens(_split_unquoted(_PIPE_RE, statement)[0]) if statement.strip() else []
         while tokens and (_ENV_RE.match(tokens[0]) or tokens[0] in _WRAPPERS):
             tokens.pop(0)
         if not tokens or tokens[0] in _SETUP or tokens[:2] == ["git", "add"]:
