@@ -274,3 +274,21 @@ def test_progress_narration_is_no_decision_but_a_plan_with_a_curly_apostrophe_is
     log.say("I’ll add retry logic using the `tenacity` library, which the project already depends on.")
     [decision] = log.extract().decisions
     assert "tenacity" in decision.chosen
+
+
+def test_a_plan_handed_over_is_titled_by_its_heading() -> None:
+    log = Log()
+    log.user("Implement the following plan:\n\n# Plan: Propagate verbose logging through the summariser\n\n## Context\n"
+             "The summariser's provider calls are silent.")
+    log.edit("/w/docs-finder.ts")
+    [request] = log.extract().requests
+    assert request.title == "Propagate verbose logging through the summariser"
+
+
+def test_a_discussion_keeps_the_answer_not_the_agents_progress_narration() -> None:
+    log = Log()
+    log.user("there is sensitive information in that file, is there a way to avoid that?")
+    log.say("Yes. The safest approach is to never persist the raw session in this repo. I’m going to add a "
+            "scrubber script now. I’m implementing a redaction path next.")
+    [discussion] = log.extract().discussions
+    assert discussion.points == ["The safest approach is to never persist the raw session in this repo."]

@@ -435,3 +435,23 @@ def test_attempts_join_the_nearest_record_of_their_session_whatever_its_encoding
     run_phase2(ws, flush=True)
     assert "boom in test_cache" in near.read_text(encoding="utf-8-sig")
     assert far.read_bytes() == far_bytes and latin.read_bytes() == latin_bytes
+
+
+def test_work_after_a_second_request_joins_that_request_and_a_bare_push_is_its_last_step(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage(ws, "0197c3-session", 0, 40,
+          requests=[Request(intent="remove", target="root.txt", summary="remove the stray root.txt", title="Remove the "
+                            "stray root.txt", range=(2, 2)),
+                    Request(intent="run", target="and checkout latest main", summary="once done clean up and "
+                            "checkout latest main", title="Clean up and checkout latest main", range=(20, 20)),
+                    Request(intent="run", target="push", summary="please push", title="Push", range=(35, 35))],
+          attempts=[Attempt(trial="`git pull --ff-only origin main`", result="failed: exit 128: diverging branches; "
+                            "fixed — ran `git reset --hard origin/main` instead; `git reset --hard origin/main` then "
+                            "succeeded", outcome="success", range=(24, 30))])
+    run_phase2(ws, flush=True)
+    cleanup = _read(ws, "memory/requests/clean-up-and-checkout-latest-main.md").body
+    assert "git pull --ff-only origin main" in cleanup and "Target:" not in cleanup  # a cut target is left out
+    first = _read(ws, "memory/requests/remove-the-stray-root-txt.md").body
+    assert "git pull" not in first and "Target: root.txt" in first
+    assert "## Then\n- please push\n" in cleanup
+    assert not (ws.root / "memory/requests/push.md").exists()

@@ -66,8 +66,11 @@ def test_phase1_then_phase2_on_the_samples(tmp_path: Path) -> None:
     # whether they were fixed, and the subagent's lessons are kept, not dropped.
     requests = [r for rel, r in records.items() if rel.startswith("memory/requests/")]
     assert not any("?" in (r.body.split("\n")[1]) for r in requests)
-    four = records["memory/requests/add-the-first-two-initials-of-actual-user.md"].body
+    # The failing test ran while the agent worked on the user's second request (entry 38), so its
+    # story joins that request's record, not the first one's.
+    four = records["memory/requests/use-the-initials-from-the-username-if-name-isn-t-present.md"].body
     assert "pnpm test NavUser.test.tsx` failed" in four and "then succeeded" in four and "Not fixed" not in four
+    assert "NavUser.test.tsx" not in records["memory/requests/add-the-first-two-initials-of-actual-user.md"].body
     lessons = records["knowledge/lessons-from-agent-sessions.md"].body
     assert "command not found: tree" in lessons and "ran `find " in lessons
     assert cited <= staged_sessions and cited

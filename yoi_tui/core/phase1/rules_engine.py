@@ -265,7 +265,10 @@ def extract_discussions(entries: list[Entry]) -> list[Discussion]:
             if reply.role != "assistant" or reply.kind not in (None, "message"):
                 continue
             for sentence in sentences(prose(reply.text)):
-                if len(sentence.split()) >= 5 and not _TACTICAL_RE.match(sentence) and not sentence.endswith(":"):
+                plain = sentence.replace("\u2019", "'")
+                if _PROGRESS_RE.search(plain) or _TACTICAL_RE.match(plain):
+                    continue  # "I'm adding a scrubber now": what the agent did next, not the answer
+                if len(sentence.split()) >= 5 and not sentence.endswith(":"):
                     points.append(squash(sentence, 200))
                     last = reply.index
                 if len(points) >= 3:

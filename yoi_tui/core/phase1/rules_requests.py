@@ -303,6 +303,23 @@ def slash_request(entry: Entry) -> Request | None:
                    summary=squash(text, MAX_SUMMARY), title=squash(title, 120), range=span)
 
 
+_PLAN_HANDOFF_RE = re.compile(r"^\s*(?:please\s+)?(?:implement|execute|carry out|follow|apply)\s+(?:the|this)\s+"
+                              r"(?:following\s+)?plan\s*:?\s*\n+\s*#{1,3}\s+(?P<heading>[^\n]+)", re.IGNORECASE)
+_PLAN_PREFIX_RE = re.compile(r"^(?:(?:implementation\s+)?plan|bug\s*fix|fix|feature|task)\s*[:—–-]\s*", re.IGNORECASE)
+
+
+def plan_heading(text: str) -> str:
+    """The subject of a plan handed over to be carried out ("Implement the following plan:" and
+    the plan's "# Plan: Update the README" heading, as Claude Code writes after plan mode), else ""."""
+    match = _PLAN_HANDOFF_RE.match(text)
+    if match is None:
+        return ""
+    heading = match.group("heading").strip().strip("*_`").strip()
+    if re.match(r"^bug\s*fix\s*:", heading, re.IGNORECASE):
+        return "Fix " + _PLAN_PREFIX_RE.sub("", heading)
+    return _PLAN_PREFIX_RE.sub("", heading)
+
+
 def extract_requests(entries: list[Entry]) -> list[Request]:
     requests: list[Request] = []
     interrupted = False  # the user stopped the agent (interrupt, refused call) since the last request
@@ -358,7 +375,7 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             summary = squash(f"{previous.summary} — refined: {body}", MAX_SUMMARY)
             requests[-1] = previous.model_copy(update={"summary": summary, "range": (start, entry.index)})
             continue
-        intent, sentence = directive(text)
+        intent, sentence = directive(plan_heading(text) or text)
         found = _verb(sentence)
         requests.append(Request(intent=intent, target=_target(sentence, found[1] if found else None),
                                 summary=squash(body, MAX_SUMMARY), title=_title(intent, sentence),

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,7 @@ class Target:
     slug: str
     title: str
     locked: bool = False
+    start: int | None = None  # the first entry of the item that made it (to relate later work in time)
 
 
 class RulesEngine:
@@ -343,12 +344,18 @@ class RulesEngine:
             with ctx.from_items(staging, [("decisions", decision)]):
                 target = self._decision(staging, decision)
             if target is not None:
-                targets.append(target)
+                targets.append(replace(target, start=decision.range[0] if decision.range else None))
         for request in activity.requests:
+            earlier = [t for t in targets if t.kind is RecordKind.REQUEST]
             with ctx.from_items(staging, [("requests", request)]):
+                if earlier and is_vcs_step(request.summary):
+                    # "commit", "please push": the last step of the work asked before, not a new request.
+                    self._section_lines(staging, earlier[-1], "Then", [f"- {self._line(request.summary)}"],
+                                        self._source(staging, request.range))
+                    continue
                 target = self._request(staging, request)
             if target is not None:
-                targets.append(target)
+                targets.append(replace(target, start=request.range[0] if request.range else None))
         for discussion in activity.discussions:
             with ctx.from_items(staging, [("discussions", discussion)]):
                 self._discussion(staging, discussion, targets)
@@ -389,29 +396,34 @@ class RulesEngine:
         title = title[:1].upper() + title[1:]
         slug_text = title
         parts = [f"\n# {title}\n"]
-        if target:
+        if target and adds_to_title(target, title):
             parts.append(f"\nTarget: {target}\n")
         if one_line(request.summary):
             parts.append(f"\n## Summary\n{self._line(request.summary)}\n")
         return self._upsert(staging, RecordKind.REQUEST, title, "".join(parts), slug_text=slug_text,
                             source=self._source(staging, request.range))
 
-    def _best(self, text: str, targets: list[Target]) -> Target | None:
-        """The target whose title matches ``text`` best; on a weak match the first request (the work
-        in a session range is usually done for what the user asked), else the first target."""
+    def _best(self, text: str, targets: list[Target], at: int | None = None) -> Target | None:
+        """The target whose title matches ``text`` best; on a weak match the request the user had
+        made last before entry ``at`` (the work in a session is done for what was asked), else the
+        first request, else the first target."""
         if not targets:
             return None
         scores = [fuzz.token_set_ratio(text.lower(), t.title.lower()) for t in targets]
         best = max(scores)
         if best >= RELATE_RATIO:
             return targets[scores.index(best)]
+        asked = [t for t in targets if t.kind is RecordKind.REQUEST and t.start is not None and at is not None
+                 and t.start <= at]
+        if asked:
+            return max(asked, key=lambda t: t.start or 0)
         return next((t for t in targets if t.kind is RecordKind.REQUEST), targets[0])
 
     def _discussion(self, staging: StagingFile, discussion: Discussion, targets: list[Target]) -> None:
         topic = self._line(discussion.topic) or "Discussion"
         points = [self._line(p) for p in discussion.points if one_line(p)]
         lines = [f"- {topic}: {p}" for p in points] or [f"- {topic}"]
-        target = self._best(topic + " " + " ".join(points), targets)
+        target = self._best(topic + " " + " ".join(points), targets, discussion.range[0] if discussion.range else None)
         if target is None and topic.rstrip().endswith("?"):
             # A question the user asked and the agent answered is context for the work of that
             # session, not an undecided choice.
@@ -450,7 +462,8 @@ class RulesEngine:
         lessons: list[tuple[str, tuple[int, int] | None]] = []
         lesson_items: list[tuple[str, Attempt]] = []
         for line, text, span, behind in pairs:
-            target = self._best(text, targets) or self._nearest_in_session(staging) or self._in_parent(staging)
+            target = (self._best(text, targets, span[0] if span else None) or self._nearest_in_session(staging)
+                      or self._in_parent(staging))
             if target is None:
                 lessons.append((line, span))
                 lesson_items.extend(("attempts", a) for a in behind)
@@ -666,6 +679,30 @@ class RulesEngine:
                                      "is built, no longer stored")
         if errors:
             self._note(f"lint refused: summary not migrated ({format_errors(errors)})")
+
+
+_VCS_WORDS = {"commit", "push", "merge", "pr", "rebase", "land", "ship"}
+_FILLER_WORDS = {"please", "and", "then", "now", "it", "this", "that", "the", "changes", "change", "them", "ok", "okay",
+                 "also", "to", "main", "origin", "a", "open", "create", "pull", "request", "go", "ahead", "do", "can",
+                 "you", "just", "all", "everything", "up"}
+_TARGET_EDGE_WORDS = {"and", "or", "but", "also", "then", "so", "it", "this", "that", "will", "would", "not", "of",
+                      "to", "for", "with", "in", "on", "at", "from", "by", "a", "an", "the", "is", "are", "be",
+                      "was", "were", "has", "have", "had", "been", "just", "only", "can", "could", "should", "must",
+                      "may", "might", "shall"}
+
+
+def is_vcs_step(summary: str) -> bool:
+    """A request that only says to commit, push or merge what was just done ("commit", "please push")."""
+    words = re.findall(r"[a-z]+", summary.lower())
+    return 0 < len(words) <= 6 and bool(set(words) & _VCS_WORDS) and set(words) <= _VCS_WORDS | _FILLER_WORDS
+
+
+def adds_to_title(target: str, title: str) -> bool:
+    """Whether a "Target:" line reads as a phrase of its own, not a cut piece of the sentence ("and
+    checkout latest main", "native_viewer just codex_log_viewer it will not"): a garbled target
+    says less than the title next to it, so it is left out."""
+    words = re.findall(r"[\w.-]+", target.lower())
+    return bool(words) and words[0] not in _TARGET_EDGE_WORDS and words[-1] not in _TARGET_EDGE_WORDS
 
 
 def _dedup(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
