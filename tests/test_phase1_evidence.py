@@ -292,3 +292,21 @@ def test_a_discussion_keeps_the_answer_not_the_agents_progress_narration() -> No
             "scrubber script now. I’m implementing a redaction path next.")
     [discussion] = log.extract().discussions
     assert discussion.points == ["The safest approach is to never persist the raw session in this repo."]
+
+
+def test_a_request_after_a_lowercase_sentence_of_context_is_titled_by_the_instruction() -> None:
+    log = Log()
+    log.user("i've enabled entire. please push to pr and merge this.")
+    log.bash("git push -u origin chore/enable-entire", "done")
+    [request] = log.extract().requests
+    assert request.title == "Push to pr and merge"  # short_title drops the dangling "this"
+
+
+def test_a_questions_answer_is_the_agents_last_message_before_the_user_speaks_again() -> None:
+    log = Log()
+    log.user("should we close issue 1263 as resolved by the prepare PRs?")
+    log.say("I'll use the GitHub workflow because this depends on the current issue state.")
+    log.bash("gh issue view 1263", "OPEN")
+    log.say("No. I'd keep 1263 open for now: the docs and trace follow-ups are still missing.")
+    [discussion] = log.extract().discussions
+    assert discussion.points == ["I'd keep 1263 open for now: the docs and trace follow-ups are still missing."]

@@ -420,3 +420,15 @@ def test_a_pipe_or_semicolon_inside_quotes_does_not_split_the_command() -> None:
     log.bash("rg -n -- \"--trace|trace input\" src/grade", "src/grade/a.ts:3:--trace")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and attempt.range == (1, 4)
+
+
+def test_a_failure_is_told_by_its_unknown_field_line_and_a_listing_in_between_is_no_fix_step() -> None:
+    log = Log()
+    log.user("is issue 12 resolved?")
+    log.bash("gh issue view 12 --json title,closedByPullRequestsReferences",
+             "Unknown JSON field: \"closedByPullRequestsReferences\"\nAvailable fields:\n  title\n  url", exit_code=1)
+    log.bash("gh pr list --search 12 --json number", "[]")
+    log.bash("gh issue view 12 --json title", "{\"title\": \"x\"}")
+    [attempt] = log.extract().attempts
+    assert "Unknown JSON field" in attempt.result and "gh pr list" not in attempt.result
+    assert attempt.outcome == "success"

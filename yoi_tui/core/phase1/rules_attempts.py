@@ -32,6 +32,7 @@ from .commands import (
 from .text import sentences, squash
 
 _ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|exception|denied|cannot|can't|no such|invalid|"
+                            r"unknown|unrecognized|unrecognised|unsupported|not allowed|"
                             r"traceback|refused|timed out|exceeds|expected|assert", re.IGNORECASE)
 _DIAGNOSTIC_RE = re.compile(r"^(?:\S+\.\w{1,5}:\d+(?::\d+)?:\s*\S|--- FAIL:|\S+Error: )")
 _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Process exited with code -?\d+|"
@@ -106,6 +107,8 @@ _LOOK_PROGRAMS = {"ls", "cat", "head", "tail", "find", "grep", "rg", "wc", "stat
                   "less", "du", "date", "env", "printenv", "sed", "awk", "sort", "diff", "bd"}
 _CHECK_WORDS = {"test", "tests", "lint", "check", "typecheck", "vet", "clippy", "credo", "dialyzer", "build", "compile",
                 "pytest", "jest", "vitest", "tsc", "eslint", "ruff", "mypy", "pyright", "flake8", "rspec"}
+_READ_VERBS = {"list", "ls", "view", "show", "status", "get", "describe", "search", "log", "logs", "diff", "info",
+               "inspect", "ps", "help", "--help", "-h", "version", "--version", "whoami", "top", "history"}
 _LOOK_GIT = {"status", "log", "diff", "show", "branch", "remote", "rev-parse", "add", "stash"}
 
 
@@ -118,6 +121,8 @@ def _changes(call: Call) -> bool:
         return False
     if any(arg in _CHECK_WORDS for arg in args[:2]):
         return False  # another check (lint, test, build) verifies; it does not fix
+    if any(arg in _READ_VERBS for arg in args[:2]):
+        return False  # `gh pr list`, `kubectl get pods`, `docker ps`: a look, it changes nothing
     return not (program == "git" and args[:1] and args[0] in _LOOK_GIT)
 
 

@@ -252,28 +252,39 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
     return sorted(found, key=lambda d: d.range or (0, 0))
 
 
+def _answer_points(text: str, limit: int) -> list[str]:
+    points: list[str] = []
+    for sentence in sentences(prose(text)):
+        plain = sentence.replace("\u2019", "'")
+        if _PROGRESS_RE.search(plain) or _TACTICAL_RE.match(plain):
+            continue  # "I'm adding a scrubber now": what the agent did next, not the answer
+        if len(sentence.split()) >= 5 and not sentence.endswith(":"):
+            points.append(squash(sentence, 200))
+        if len(points) >= limit:
+            break
+    return points
+
+
 def extract_discussions(entries: list[Entry]) -> list[Discussion]:
     discussions: list[Discussion] = []
     for position, entry in enumerate(entries):
         if entry.role != "user" or entry.kind not in (None, "message") or not is_question(entry.text):
             continue
-        points: list[str] = []
-        last = entry.index
+        replies: list[Entry] = []
         for reply in entries[position + 1:]:
             if reply.role == "user" and reply.kind in (None, "message"):
                 break
-            if reply.role != "assistant" or reply.kind not in (None, "message"):
-                continue
-            for sentence in sentences(prose(reply.text)):
-                plain = sentence.replace("\u2019", "'")
-                if _PROGRESS_RE.search(plain) or _TACTICAL_RE.match(plain):
-                    continue  # "I'm adding a scrubber now": what the agent did next, not the answer
-                if len(sentence.split()) >= 5 and not sentence.endswith(":"):
-                    points.append(squash(sentence, 200))
-                    last = reply.index
-                if len(points) >= 3:
-                    break
-            if len(points) >= 3:
+            if reply.role == "assistant" and reply.kind in (None, "message") and reply.text.strip():
+                replies.append(reply)
+        # The answer is the agent's last message before the user speaks again (after looking things
+        # up); the first ones are often narration ("I'll use the GitHub workflow, then …").
+        points: list[str] = []
+        last = entry.index
+        for reply in ([replies[-1]] + replies[:-1]) if replies else []:
+            for sentence in _answer_points(reply.text, 3 - len(points)):
+                points.append(sentence)
+                last = max(last, reply.index)
+            if len(points) >= 3 or (points and reply is replies[-1]):
                 break
         if points:
             discussions.append(Discussion(topic=squash(prose(entry.text) or entry.text, 160), points=points,

@@ -182,10 +182,14 @@ def _verb(sentence: str) -> tuple[str, str] | None:
     return None
 
 
+_LOWER_BREAK_RE = re.compile(r"(?<=[a-z0-9)]{3})[.!]\s+(?=[a-z])")
+
+
 def directive(text: str) -> tuple[str, str]:
     """(intent, sentence): the sentence that says what to do, and its intent. A problem stated before
     the instruction makes it a fix ("X still does not work? search for Y" is about fixing X)."""
-    parts = sentences(prose(text))
+    # Users rarely capitalise: "i've enabled entire. please push to pr" is two sentences.
+    parts = [p for s in sentences(prose(text)) for p in _LOWER_BREAK_RE.split(s) if p.strip()]
     problem = ""
     for sentence in parts:
         if sentence.rstrip().endswith("?") and _instruction_question(sentence):

@@ -688,7 +688,7 @@ _FILLER_WORDS = {"please", "and", "then", "now", "it", "this", "that", "the", "c
 _TARGET_EDGE_WORDS = {"and", "or", "but", "also", "then", "so", "it", "this", "that", "will", "would", "not", "of",
                       "to", "for", "with", "in", "on", "at", "from", "by", "a", "an", "the", "is", "are", "be",
                       "was", "were", "has", "have", "had", "been", "just", "only", "can", "could", "should", "must",
-                      "may", "might", "shall"}
+                      "may", "might", "shall", "me", "us", "i", "we", "you", "my", "our", "your", "i've", "i'm"}
 
 
 def is_vcs_step(summary: str) -> bool:
