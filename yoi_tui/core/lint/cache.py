@@ -95,6 +95,34 @@ class FileFacts:
     body: list[int] | None = None  # [length, body_line]
     crc: int | None = None  # CRC-32 of the bytes the facts come from (None: not read the short way)
 
+    # The parsed record's fields by name. ``entry``, ``replaced`` and ``body`` stay lists: the cache's
+    # JSON is positional (one codec: to_json / from_json), and a warm one-shot lint loads 50,000 of
+    # them, where a named tuple each would add ~60 ms.
+    @property
+    def kind_value(self) -> str:
+        return self.entry[0]  # type: ignore[index]
+
+    @property
+    def slug(self) -> str:
+        return self.entry[1]  # type: ignore[index]
+
+    @property
+    def replaced_by(self) -> str | None:
+        return self.entry[2]  # type: ignore[index]
+
+    @property
+    def replacement_target(self) -> str | None:
+        """The ``replaced_by`` target the cross-record check resolves (``replaced[0]``)."""
+        return self.replaced[0] if self.replaced is not None else None
+
+    @property
+    def body_length(self) -> int:
+        return self.body[0]  # type: ignore[index]
+
+    @property
+    def body_line(self) -> int:
+        return self.body[1]  # type: ignore[index]
+
     def to_json(self) -> list[Any]:
         return [self.sig, self.diags, self.entry, self.unparsed, self.refs, self.replaced, self.body, self.crc]
 
@@ -214,17 +242,79 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
     result is returned after one ``lstat`` per file (nothing is parsed or recomputed). ``checked``
     is ``stored.stored_lint``'s answer when the caller already asked it (the files are not
     ``lstat``-ed twice).
+
+    Otherwise the lint runs in named stages: where it starts from (``_starting_point``: the kept
+    memory of a long-running process, or the per-file cache), which files to read (``_plan``),
+    reading them (``_read_facts``: in forked workers when many), the index from the facts
+    (``_index_of``), the cross-record rules (``_cross_check``), and what is kept for the next lint
+    (``_persist``).
     """
-    config = ws.config
     if checked is None:
         checked = stored.stored_lint(ws, frequencies, time.time_ns())
     result, key, sigs, state, storable, started_ns = checked
     if result is not None:
         return result
     kept = resident.state_for(ws)  # a long-running process's memory of its last lint (None: one-shot)
-    memory = kept.memory if kept is not None else None
-    dirty: set[str] = set()
     ctx = LintContext(frequencies)
+    start = _starting_point(ws, kept, key, ctx, sigs, started_ns)
+    if isinstance(start, tuple):  # answered from memory: only the files with an event were read
+        return start
+    plan = _plan(ws, start, sigs, frequencies, kept is not None)
+    read = _read_facts(ws, start, plan, frequencies, ctx, key, state, storable, started_ns)
+    derived = _index_of(read.facts)
+    # With a kept memory, every case a previous result could serve went through _lint_from_memory.
+    previous = None if start.memory is not None else \
+        _previous_result(ws, key, start.cached, read.facts, frequencies, started_ns, plan.same)
+    diags, similar_state, recomputed = _cross_check(ws, start, plan, read, derived, previous, ctx)
+    files = derived.parsed + sum(1 for d in diags if d.rule == "file-unreadable")
+    _persist(ws, kept, start, plan, read, derived, key, similar_state, diags, files, read.changed or recomputed,
+             started_ns)
+    return diags, files
+
+
+@dataclass
+class _Start:
+    """Where a lint starts from: the facts it may reuse and the files it must read again anyway."""
+
+    memory: resident.Memory | None  # the kept memory it builds on (None: the per-file cache)
+    cached: Mapping[str, FileFacts]  # rel -> facts of the last lint
+    cached_similar: dict[str, Any]  # kind -> {"slugs", "pairs"} of the last lint
+    dirty: set[str]  # files with an event since then: read again whatever their signature
+    usage: Any  # the usage state stored_lint found for this lint (a long-running process)
+
+
+@dataclass
+class _Plan:
+    """Which files this lint reads, and what it computes beside reading them."""
+
+    sigs: list[tuple[str, str, Sig | None]]  # every record file: rel, path, signature
+    stale: list[tuple[str, str, Sig | None]]  # of those, the ones to read
+    same: set[str]  # signature changed, bytes not: their facts kept
+    facts: dict[str, FileFacts]  # the kept facts of ``same``
+    side: list[tuple[Callable[..., Any], tuple[Any, ...]]]  # jobs for the workers beside the reading
+    sign: bool  # listed, not lstat-ed: the workers take each signature from what they read
+    usage_then: list[Any] | None  # a first lint: the usage state before any file was read
+    encode: bool  # the workers encode the cache's members (every file is read, nothing kept)
+
+
+@dataclass
+class _Read:
+    """The facts of every record file, and what came back from the workers with them."""
+
+    facts: dict[str, FileFacts]
+    sigs: list[tuple[str, str, Sig | None]]
+    changed: bool  # the per-file cache differs from what is stored
+    early_similar: dict[RecordKind, Any] | None  # near-duplicate pairs the workers computed
+    files_json: str | None  # the cache's "files" members, encoded by the workers
+    state: Any
+    storable: bool
+
+
+def _starting_point(ws: Workspace, kept: resident.KeptState | None, key: str, ctx: LintContext,
+                    sigs: list[tuple[str, str, Sig | None]] | None, started_ns: int) -> _Start | tuple[list[Diagnostic], int]:
+    """The kept memory when it was made under the same key (config, linter, usage) — answered from
+    it outright when it can be — else the per-file cache file."""
+    memory = kept.memory if kept is not None else None
     usage = kept.usage if kept is not None else None  # as stored_lint found it for this lint
     if kept is not None and memory is not None and kept.dirty is not None and memory.key == key \
             and memory.facts is not None:
@@ -232,13 +322,17 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         if quick is not None:
             return quick
         # Every file without an event since that lint has the facts it had then, racy or not.
-        cached, cached_similar, dirty = memory.facts, memory.similar, kept.dirty
-    else:
-        memory = None
-        cached, cached_similar = _load(ws, key)
-    empty_index = WorkspaceIndex()
-    facts: dict[str, FileFacts] = {}
-    changed = False
+        return _Start(memory, memory.facts, memory.similar or {}, kept.dirty, usage)
+    cached, cached_similar = _load(ws, key)
+    return _Start(None, cached, cached_similar, set(), usage)
+
+
+def _plan(ws: Workspace, start: _Start, sigs: list[tuple[str, str, Sig | None]] | None,
+          frequencies: Mapping[tuple[str, str], float] | None, kept: bool) -> _Plan:
+    """The files to read (signature changed, new, or dirty; not those whose bytes are the same),
+    and the side jobs the workers run while the parent would only wait."""
+    config = ws.config
+    cached, dirty = start.cached, start.dirty
     usage_then: list[Any] | None = None
     sign = False  # the workers take each file's signature from what they read
     if sigs is None:  # nothing stored (stored_lint listed nothing): a first lint
@@ -250,6 +344,7 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
             sigs = stored.record_signatures(ws)
     stale = [(rel, path, sig) for rel, path, sig in sigs
              if sig is None or (old := cached.get(rel)) is None or old.sig != sig or rel in dirty]
+    facts: dict[str, FileFacts] = {}
     same: set[str] = set()  # files whose signature changed but not their bytes: their facts kept
     if stale and cached:
         stale = _same_content(stale, cached, facts)
@@ -264,13 +359,22 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         for prefix, kind in _FOLDERS:
             slugs = sorted(rel[len(prefix):-3] for rel, _path, _sig in sigs if rel.startswith(prefix))
             side.append((_pairs_task, (kind.value, slugs, config.records.similar_slug_ratio,
-                                       cached_similar.get(kind.value))))
+                                       start.cached_similar.get(kind.value))))
         if isinstance(frequencies, stored.UsageFrequencies) and not frequencies.loaded and frequencies.signature():
             side.append((_usage_task, (str(ws.root), config.as_dict())))
     # The workers encode the cache's members only when the parent would write them all as they are.
-    encode = kept is None and len(stale) == len(sigs)
-    parallel = _facts_in_parallel(ws, stale, side, started_ns - stored.RACY_NS if encode else None, sign=sign) \
-        if len(stale) >= PARALLEL_MIN else None
+    encode = not kept and len(stale) == len(sigs)
+    return _Plan(sigs, stale, same, facts, side, sign, usage_then, encode)
+
+
+def _read_facts(ws: Workspace, start: _Start, plan: _Plan, frequencies: Mapping[tuple[str, str], float] | None,
+                ctx: LintContext, key: str, state: Any, storable: bool, started_ns: int) -> _Read:
+    """The facts of every file: kept ones as they are, the rest read — by forked workers when there
+    are ``PARALLEL_MIN`` or more, here otherwise."""
+    config = ws.config
+    sigs, stale, sign = plan.sigs, plan.stale, plan.sign
+    parallel = _facts_in_parallel(ws, stale, plan.side, started_ns - stored.RACY_NS if plan.encode else None,
+                                  sign=sign) if len(stale) >= PARALLEL_MIN else None
     fresh, early_similar, files_json = None, None, None
     if parallel is not None:
         fresh, side_results, files_json = parallel
@@ -278,19 +382,23 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         if len(side_results) > len(_FOLDERS):
             frequencies.adopt(side_results[-1])  # type: ignore[union-attr]
         if sign:
-            sigs = stale = [(rel, path, fresh[rel].sig) for rel, path, _none in sigs]
+            sigs = [(rel, path, fresh[rel].sig) for rel, path, _none in sigs]
     elif sign:  # no workers after all: listed and signed here, as any lint
-        sigs = stale = stored.record_signatures(ws)
-    if usage_then is not None:  # the state the result is stored under, from the signatures now known
-        state, storable = stored._state_digest(key, [(rel, sig) for rel, _path, sig in sigs], usage_then,
+        sigs = stored.record_signatures(ws)
+    if plan.usage_then is not None:  # the state the result is stored under, from the signatures now known
+        state, storable = stored._state_digest(key, [(rel, sig) for rel, _path, sig in sigs], plan.usage_then,
                                                started_ns)
+    cached, dirty, same, kept_facts = start.cached, start.dirty, plan.same, plan.facts
+    empty_index = WorkspaceIndex()
+    facts: dict[str, FileFacts] = {}
+    changed = False
     for rel, path, sig in sigs:
         old = cached.get(rel)
         if sig is not None and old is not None and old.sig == sig and rel not in dirty:
             facts[rel] = old
             continue
         if rel in same:  # the same bytes as when its facts were taken (_same_content)
-            facts[rel] = facts.pop(rel)  # in listing order, as every other file
+            facts[rel] = kept_facts[rel]  # in listing order, as every other file
             changed = changed or _storable(facts[rel], started_ns)
             continue
         facts[rel] = fresh[rel] if fresh is not None else _facts(ws, path, rel, sig, config, empty_index, ctx)
@@ -299,7 +407,12 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
         changed = changed or _storable(facts[rel], started_ns)
     if set(cached) - set(facts):
         changed = True
+    return _Read(facts, sigs, changed, early_similar, files_json, state, storable)
 
+
+def _index_of(facts: Mapping[str, FileFacts]) -> Derived:
+    """The workspace index from the facts alone: every record path gets an entry, parsed or not,
+    so the slugs are the file names."""
     index = WorkspaceIndex()
     unparsed: list[tuple[RecordKind, str, str]] = []
     rels: dict[tuple[RecordKind, str], str] = {}
@@ -319,26 +432,35 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
                 unparsed.append((kind, "summary" if kind is RecordKind.SUMMARY else slug_of(Path(rel)), rel))
     for kind, slug, rel in unparsed:
         index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
+    return Derived(index, rels, parsed, facts)
 
-    # With a kept memory, every case a previous result could serve went through _lint_from_memory.
-    previous = None if memory is not None else _previous_result(ws, key, cached, facts, frequencies, started_ns,
-                                                                 same)
+
+def _cross_check(ws: Workspace, start: _Start, plan: _Plan, read: _Read, derived: Derived,
+                 previous: list[Diagnostic] | None, ctx: LintContext
+                 ) -> tuple[list[Diagnostic], dict[str, Any], bool]:
+    """The findings: each file's own, then the cross-record rules and the near-duplicate slugs —
+    for every file, or, with a ``previous`` result, for the edited files and their dependents
+    only. Also the near-duplicate state to keep, and whether it was recomputed."""
+    config = ws.config
+    facts, index, rels = read.facts, derived.index, derived.rels
+    recheck: set[str] = set()
     if previous is not None:  # a few files were edited: they and the files whose findings follow them
-        edited = {rel for rel in facts if facts[rel] is not cached.get(rel) and rel not in same}
-        recheck = edited | _dependents(cached, facts, edited)
+        edited = {rel for rel in facts if facts[rel] is not start.cached.get(rel) and rel not in plan.same}
+        recheck = edited | _dependents(start.cached, facts, edited)
         diags = [d for d in previous if d.path not in recheck]
         diags += _cross_record({rel: facts[rel] for rel in recheck}, index, config, ctx)
     else:
         diags = list(_cross_record(facts, index, config, ctx))
     similar_state: dict[str, Any] = {}
+    changed = False
     for kind in SIMILAR_KINDS:
         slugs = index.slugs(kind)
-        early = early_similar.get(kind) if early_similar else None
+        early = read.early_similar.get(kind) if read.early_similar else None
         if early is not None and early[0] == slugs:  # the same slugs: the pairs computed meanwhile
             pairs, recomputed = early[1]
         else:
             pairs, recomputed = _similar_pairs(kind, slugs, config.records.similar_slug_ratio,
-                                               cached_similar.get(kind.value))
+                                               start.cached_similar.get(kind.value))
         changed = changed or recomputed
         similar_state[kind.value] = {"slugs": slugs, "pairs": pairs}
         for first, second, score in pairs:
@@ -349,22 +471,26 @@ def lint_workspace_cached(ws: Workspace, *, frequencies: Mapping[tuple[str, str]
                 # edit may have made a record unparsable, which gets none, or parsable again).
                 if (kind, slug) in rels and (previous is None or rels[(kind, slug)] in recheck):
                     diags.append(similar_diagnostic(rels[(kind, slug)], kind, other, score))
-    unreadable = sum(1 for d in diags if d.rule == "file-unreadable")
-    files = parsed + unreadable
+    return diags, similar_state, changed
+
+
+def _persist(ws: Workspace, kept: resident.KeptState | None, start: _Start, plan: _Plan, read: _Read,
+             derived: Derived, key: str, similar_state: dict[str, Any], diags: list[Diagnostic], files: int,
+             changed: bool, started_ns: int) -> None:
+    """What the next lint starts from: in a long-running process, the memory (and the cache files,
+    written when it is idle); otherwise the per-file cache and, when it may be stored, the result."""
     if kept is not None:
-        kept.pending_save = _deferred_save(ws, kept, key, facts, similar_state, sigs, usage, diags, files, started_ns)
-    else:
-        if changed and encode and files_json is not None:  # every file read by the workers
-            _save(ws, key, {}, similar_state, files_json=files_json)
-        elif changed:
-            keep = {rel: item for rel, item in facts.items() if _storable(item, started_ns)}
-            _save(ws, key, keep, similar_state)
-        if state is not None and storable:
-            _save_result(ws, key, state, diags, files)
-    if kept is not None:
-        resident.remember(kept, resident.Memory(key, usage, facts, similar_state, diags, files,
-                                                Derived(index, rels, parsed, facts)))
-    return diags, files
+        kept.pending_save = _deferred_save(ws, kept, key, read.facts, similar_state, read.sigs, start.usage, diags,
+                                           files, started_ns)
+        resident.remember(kept, resident.Memory(key, start.usage, read.facts, similar_state, diags, files, derived))
+        return
+    if changed and plan.encode and read.files_json is not None:  # every file read by the workers
+        _save(ws, key, {}, similar_state, files_json=read.files_json)
+    elif changed:
+        keep = {rel: item for rel, item in read.facts.items() if _storable(item, started_ns)}
+        _save(ws, key, keep, similar_state)
+    if read.state is not None and read.storable:
+        _save_result(ws, key, read.state, diags, files)
 
 
 class Derived:
@@ -591,9 +717,8 @@ def _dependents(cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts],
     predecessors: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for state in (cached, facts):
         for item in state.values():
-            if item.entry is not None and item.entry[2]:
-                kind_value, slug, target = item.entry[0], item.entry[1], item.entry[2]
-                predecessors.setdefault((kind_value, target), set()).add((kind_value, slug))
+            if item.entry is not None and item.replaced_by:
+                predecessors.setdefault((item.kind_value, item.replaced_by), set()).add((item.kind_value, item.slug))
     reach: set[tuple[str, str]] = set()
     todo: list[tuple[str, str]] = []
     for rel in changed:
@@ -611,9 +736,9 @@ def _dependents(cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts],
     for rel, item in facts.items():
         if item.entry is None:
             continue
-        kind_value = item.entry[0]
-        if (item.replaced is not None and ((kind_value, item.replaced[0]) in reach
-                                           or (kind_value, item.entry[1]) in reach)) \
+        kind_value = item.kind_value
+        if (item.replaced is not None and ((kind_value, item.replacement_target) in reach
+                                           or (kind_value, item.slug) in reach)) \
                 or any((knowledge, ref[0]) in reach for ref in item.refs):
             found.add(rel)
     return found
@@ -646,15 +771,14 @@ def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config:
             yield Diagnostic(rel, line, col, rule, severity, message, hint)
         if item.entry is None:
             continue
-        kind, slug = _KINDS[item.entry[0]], item.entry[1]
+        kind, slug = _KINDS[item.kind_value], item.slug
         refs = item.refs
         if refs and not all(ref[0] in live for ref in refs):
             yield from check_ref_list(rel, [(s, line, col) for s, line, col in refs], index)
         if item.replaced is not None:
             target, line, col = item.replaced
             yield from check_replacement(rel, kind, slug, target, (line, col), index)
-        body = item.body
-        if body is not None and caps[kind] >= body[0] > caps[kind] * fraction:  # compressible's own first test
-            yield from compressible(rel, kind, slug, body[0], body[1], config, ctx)
+        if item.body is not None and caps[kind] >= item.body_length > caps[kind] * fraction:  # compressible's own test
+            yield from compressible(rel, kind, slug, item.body_length, item.body_line, config, ctx)
 
 
