@@ -271,6 +271,29 @@ class ChangeFeed:
         self._file_watches[key] = wd
         return True
 
+    def watch_new_files(self, folder: str, names: list[str]) -> list[str]:
+        """``watch_file`` for many names of one folder not watched yet (a feed's first listing),
+        without its per-call overhead; the names that could not be watched."""
+        libc = _load_libc()
+        if libc is None or self._fd < 0:
+            return list(names)
+        add, fd, mask = libc.inotify_add_watch, self._fd, _FILE_WATCH
+        prefix = os.fsencode(folder) + b"/"
+        files, file_watches, folders = self._files, self._file_watches, self._folders
+        failed: list[str] = []
+        for name in names:
+            wd = add(fd, prefix + os.fsencode(name), mask)
+            if wd < 0 or wd in folders:
+                failed.append(name)
+                continue
+            holders = files.get(wd)
+            if holders is None:
+                files[wd] = {(folder, name)}
+            else:
+                holders.add((folder, name))
+            file_watches[(folder, name)] = wd
+        return failed
+
     def forget_file(self, folder: str, name: str) -> None:
         """Stop watching the inode ``folder/name`` was watched for (kept while another name holds it)."""
         wd = self._file_watches.pop((folder, name), None)

@@ -199,21 +199,40 @@ class RecordFeed:
         self._feed = feed
         self.closed = False
         self.unvouched = {}
-        files = [(folder, name) for folder, name in ((self.memory, "summary.md"), (self.config_folder, "config.toml"))
-                 if os.path.lexists(os.path.join(folder, name))]
+        singles = [(folder, name) for folder, name in ((self.memory, "summary.md"), (self.config_folder, "config.toml"))
+                   if os.path.lexists(os.path.join(folder, name))]
+        listed: list[tuple[str, list[str]]] = []
+        count = len(singles)
         for folder in present:
+            regular: list[str] = []
             try:
                 with os.scandir(folder) as entries:
-                    files.extend((folder, entry.name) for entry in entries if entry.name.endswith(".md"))
+                    for entry in entries:
+                        name = entry.name
+                        if not name.endswith(".md"):
+                            continue
+                        # d_type, no system call: a symlink or anything but a regular file is
+                        # reported on every call (a race with a replacement: its folder event)
+                        if entry.is_file(follow_symlinks=False):
+                            regular.append(name)
+                        else:
+                            self.unvouched.setdefault(folder, set()).add(name)
             except OSError:
                 self.close()
                 return False
-        room = file_watch_budget() - _watched_files
-        self.vouches_for_contents = len(files) <= room
-        for folder, name in files:
-            if not self.vouches_for_contents:
-                break
+            listed.append((folder, regular))
+            count += len(regular)
+        self.vouches_for_contents = count <= file_watch_budget() - _watched_files
+        if not self.vouches_for_contents:
+            return True
+        for folder, name in singles:
             self._watch(folder, name)
+        for folder, names in listed:
+            failed = feed.watch_new_files(folder, names)
+            if any(os.path.lexists(os.path.join(folder, name)) for name in failed):
+                self._stop_vouching()  # out of watches (ENOSPC: another process holds them)
+                break
+        self._account()
         return True
 
     def file_count(self) -> int:
