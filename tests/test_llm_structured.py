@@ -35,7 +35,8 @@ REL = "memory/decisions/use-sqlite-for-the-cache.md"
 
 
 def _structured(ws: Workspace, extra: str = "") -> None:
-    ws.config_path.write_text(f'[llm]\ntool_mode = "structured"\n{extra}')
+    """Structured steps with the full-text write tools (the fields mode: test_phase2_fields.py)."""
+    ws.config_path.write_text(f'[llm]\ntool_mode = "structured"\nwrite_mode = "text"\n{extra}')
 
 
 def _ws(tmp_path: Path, extra: str = "") -> tuple[Workspace, str]:
@@ -217,8 +218,11 @@ def test_auto_mode_uses_structured_steps_when_the_model_has_no_native_tool_calls
     assert '"finish"' in json.dumps(again["body"]["response_format"])
     assert "tools" in probe_tools["body"] and "tools" not in step["body"]
     assert step["body"]["response_format"]["type"] == "json_schema"
-    assert '"const": "write_file"' in json.dumps(step["body"]["response_format"]) or \
-        '"write_file"' in json.dumps(step["body"]["response_format"])
+    # No native tool calls: the model fills a record's fields (write_record), its first step a write.
+    assert '"write_record"' in json.dumps(step["body"]["response_format"])
+    assert '"write_file"' not in json.dumps(step["body"]["response_format"])
+    assert '"list_files"' not in json.dumps(step["body"]["response_format"])
+    assert '"list_files"' in json.dumps(again["body"]["response_format"])
     assert step["body"]["temperature"] == 0
     cache = json.loads((ws.state_dir / "cache" / "llm-capabilities.json").read_text())
     assert list(cache["models"].values()) == [{"json_schema": True, "tools": False}]

@@ -83,6 +83,7 @@ class EngineModel:
     settings: dict[str, Any] | None
     tool_mode: str = "native"  # native | structured
     step_mode: str = "prompted"  # native | prompted: how a structured step asks for its schema
+    write_mode: str = "text"  # text | fields: Phase 2 writes whole records, or the model fills their fields
 
 
 def engine_model(ws: Workspace, model: Any = None) -> EngineModel:
@@ -92,14 +93,23 @@ def engine_model(ws: Workspace, model: Any = None) -> EngineModel:
     if model is not None:
         mode = config.tool_mode if config.tool_mode != "auto" else "native"
         step = config.output_mode if config.output_mode in ("native", "prompted") else "prompted"
-        return EngineModel(model, None, mode, step)
+        return EngineModel(model, None, mode, step, write_mode(config.write_mode, mode))
     from ..runs.llm import build_model, model_settings
     from ..runs.llm_probe import tool_mode
 
     name = config.consolidation_model
     built = build_model(name, config)
     mode, step = tool_mode(ws, name, config)
-    return EngineModel(built, model_settings(config), mode, step)
+    return EngineModel(built, model_settings(config), mode, step, write_mode(config.write_mode, mode))
+
+
+def write_mode(configured: str, tool_mode: str) -> str:
+    """``llm.write_mode``, with ``auto`` resolved: a model without native tool calls (the probe's
+    verdict, cached; or ``llm.tool_mode = "structured"``) fills a record's fields, one with them
+    writes the record's text."""
+    if configured != "auto":
+        return configured
+    return "fields" if tool_mode == "structured" else "text"
 
 
 def new_toolset(*, max_failed_writes: int) -> Any:
@@ -130,7 +140,8 @@ def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, i
 
 def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str, tools: Any, *, ws: Workspace,
               notes: list[str], aborted: type[YoiError], lost: str, on_usage: Callable[[dict[str, int]], None],
-              before_finish: Callable[[], str | None] | None = None, act_first: bool = False) -> Any:
+              before_finish: Callable[[], str | None] | None = None, act_first: bool = False,
+              first: frozenset[str] = frozenset()) -> Any:
     """One agent run over ``toolset`` with ``tools`` as its deps; returns the result (``.output``).
 
     Native tool calls, or ``structured_steps`` when the model has none (``engine.tool_mode``). The
@@ -140,7 +151,8 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
     message, e.g. "nothing it wrote is kept"). A failed model call or a model pydantic-ai cannot use
     raise ``YoiError``. ``before_finish`` may refuse the model's final answer with a message (the
     model is told and goes on; it returns None to let the run end); ``act_first`` keeps ``finish``
-    out of a structured run's first step (see ``structured_steps``). Whatever happens, ``record_llm_usage`` runs and ``on_usage`` receives its
+    out of a structured run's first step, ``first`` (when not empty) the tools its first step may
+    call (see ``structured_steps``). Whatever happens, ``record_llm_usage`` runs and ``on_usage`` receives its
     counts before the exception propagates.
     """
     from pydantic_ai import Agent, ModelRetry
@@ -159,7 +171,8 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
         if engine.tool_mode == "structured":
             result = run_structured(engine.model, toolset, instructions, prompt, tools, step_mode=engine.step_mode,
                                     settings=engine.settings, limits=limits, retries=config.output_retries,
-                                    usage=counted, before_finish=before_finish, act_first=act_first)
+                                    usage=counted, before_finish=before_finish, act_first=act_first,
+                                    first=first)
         else:
             agent: Any = Agent(engine.model, output_type=str, instructions=instructions, toolsets=[toolset],
                                retries={"output": max(1, config.output_retries)}, model_settings=engine.settings)

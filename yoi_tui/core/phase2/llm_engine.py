@@ -20,9 +20,13 @@ from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
 from ..store.records import read_record
 from .agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, new_toolset, run_agent
 from .context import Phase2Aborted, Phase2Context
+from .merge import title_of_body
+from .record_fields import describe_item, fields_model
 from .tools import FileTools
 
 PROMPT_RECORDS_CHARS = 60_000
+PROMPT_RECORD_LINES = 200  # existing records listed in a fields-mode prompt
+MAX_UPDATE_ENUM = 200  # up to this many, the records an update may name are an enum of the schema
 
 
 INSTRUCTIONS = """\
@@ -62,6 +66,27 @@ saying what you changed.
 """
 
 
+FIELDS_INSTRUCTIONS = """\
+You consolidate a coding project's memory: decisions, requests and knowledge records that people
+review as git diffs. The staging items below say what happened in agent sessions, each with an id.
+Record what is worth keeping with write_record, one call per record. Give only the record's fields:
+yoi writes the file, its frontmatter, timestamps and sources (copied from the items you cite in
+"items"; never type a source yourself).
+- A decision: what was chosen, the options, the rationale; status "resolved" when a choice was
+  made, "open" when not.
+- A request: what the user asked for, in the summary.
+- An attempt that failed goes into failure_and_fix of the record it belongs to (what failed, why,
+  what fixed it); discussion points go into discussion.
+- To add to an existing record, give its path in "update": its text is kept and yours merged in.
+  Prefer that over a new record on the same subject.
+- A knowledge record only for a record on the knowledge candidate report (derived_from).
+- Write plain sentences: no Markdown headings, no YAML, no `#` before a word.
+Every write is checked by a linter; if it refuses, fix what it reports and call write_record again.
+After a few refused writes the whole run is discarded. When every item worth keeping is recorded,
+finish.
+"""
+
+
 def build_prompt(ctx: Phase2Context, tools: FileTools) -> str:
     staging = [{"id": s.id, "source": s.source.as_yaml(), "activity": s.activity.model_dump()}
                for s in ctx.staging]
@@ -98,12 +123,28 @@ def build_prompt(ctx: Phase2Context, tools: FileTools) -> str:
     return "".join(parts)
 
 
-def build_toolset(*, max_failed_writes: int) -> Any:
+def build_toolset(*, max_failed_writes: int, fields: Any = None) -> Any:
     """The agent's tools (a refusal becomes ``ModelRetry``): given to a native tool-calling model, or
-    driven as structured steps for a model without native tool calls."""
+    driven as structured steps for a model without native tool calls. ``fields`` (a
+    ``record_fields.fields_model``): the write tool is ``write_record`` taking those fields, instead
+    of ``write_file`` and ``edit_file`` taking a record's full text."""
     from pydantic_ai import RunContext
 
     toolset = new_toolset(max_failed_writes=max_failed_writes)
+    if fields is not None:
+        def write_record(ctx: RunContext[FileTools], record: Any) -> str:
+            """Create a record, or add to one (update), from its fields; yoi writes the file, its frontmatter,
+            timestamps and sources (copied from the staging items you cite).
+
+            record: the record's fields
+            """
+            return call_tool(ctx, ctx.deps.write_fields, record)
+
+        write_record.__annotations__["record"] = fields  # the schema holds this run's ids (built per run)
+        toolset.tool(write_record)
+        add_file_tools(toolset)
+        add_search_tools(toolset)
+        return toolset
     add_file_tools(toolset)
 
     @toolset.tool
@@ -125,6 +166,37 @@ def build_toolset(*, max_failed_writes: int) -> Any:
 
     add_search_tools(toolset)
     return toolset
+
+
+def build_fields_prompt(ctx: Phase2Context, tools: FileTools) -> str:
+    """The prompt of a fields-mode run: the staging items by id, the candidate report, and the records
+    that may be updated (path and title; an update merges, so their text is not needed)."""
+    parts = ["## Staging items (cite their ids in \"items\")\n"]
+    parts.extend(describe_item(staged) + "\n" for staged in tools.items.values())
+    if not tools.items:
+        parts.append("(none)\n")
+    parts.append("\n## Knowledge candidate report\n")
+    if ctx.candidates:
+        parts.extend(f"- {stat.kind}/{stat.slug}\n" for stat in ctx.candidates)
+    else:
+        parts.append("(empty: no knowledge record may be created in this run)\n")
+    parts.append("\n## Existing records (give one's path in \"update\" to add to it)\n")
+    paths = updatable_paths(ctx)
+    for rel in paths[:PROMPT_RECORD_LINES]:
+        result = read_record(ctx.sws, ctx.sws.root / rel)
+        title = title_of_body(result.record.body) if result.record is not None else None
+        parts.append(f"- {rel}: {title or '(no title)'}\n")
+    if len(paths) > PROMPT_RECORD_LINES:
+        parts.append(f"- ... and {len(paths) - PROMPT_RECORD_LINES} more (find them with memory_search)\n")
+    if not paths:
+        parts.append("(none yet)\n")
+    return "".join(parts)
+
+
+def updatable_paths(ctx: Phase2Context) -> list[str]:
+    """The decisions, requests and knowledge records a fields-mode write may update, workspace-relative."""
+    return [ctx.sws.rel(p) for p in iter_record_paths(ctx.sws)
+            if kind_for_path(ctx.sws, p) in (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)]
 
 
 def _wrote_nothing(ctx: Phase2Context, tools: FileTools) -> Any:
@@ -155,15 +227,27 @@ class LlmEngine:
         max_failed = ctx.ws.config.phase2.max_failed_writes
         tools = FileTools(ctx, max_failed_writes=max_failed)
         engine = engine_model(ctx.ws, self.model)
-        toolset = build_toolset(max_failed_writes=max_failed)
-        prompt = build_prompt(ctx, tools)
+        first: frozenset[str] = frozenset()
+        if engine.write_mode == "fields":
+            paths = updatable_paths(ctx)
+            fields = fields_model(list(tools.items), paths if len(paths) <= MAX_UPDATE_ENUM else None,
+                                  [f"{c.kind}/{c.slug}" for c in ctx.candidates]) if tools.items else None
+            toolset = build_toolset(max_failed_writes=max_failed, fields=fields)
+            instructions, prompt = FIELDS_INSTRUCTIONS, build_fields_prompt(ctx, tools)
+            # Everything a first write needs is in the prompt (an update merges): a small model that
+            # may read first tends to read until the request limit.
+            first = frozenset({"write_record"}) if fields is not None else frozenset()
+        else:
+            toolset = build_toolset(max_failed_writes=max_failed)
+            instructions, prompt = INSTRUCTIONS, build_prompt(ctx, tools)
 
         def keep_usage(counted: dict[str, int]) -> None:
             ctx.usage = counted
 
-        result = run_agent(engine, toolset, INSTRUCTIONS, prompt, tools, ws=ctx.ws, notes=ctx.notes, aborted=Phase2Aborted,
-                           lost="nothing it wrote is kept", on_usage=keep_usage, before_finish=_wrote_nothing(ctx, tools),
-                           act_first=any(not s.activity.is_empty() for s in ctx.staging))
+        result = run_agent(engine, toolset, instructions, prompt, tools, ws=ctx.ws, notes=ctx.notes,
+                           aborted=Phase2Aborted, lost="nothing it wrote is kept", on_usage=keep_usage,
+                           before_finish=_wrote_nothing(ctx, tools),
+                           act_first=any(not s.activity.is_empty() for s in ctx.staging), first=first)
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused" for rel in tools.locked_refusals)
         if tools.failures:
             ctx.notes.append(f"llm: {len(tools.failures)} write(s) refused by the linter and fixed")

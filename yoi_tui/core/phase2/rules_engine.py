@@ -42,7 +42,6 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from ..lint.write_check import source_keys
-from ..retrieval.slugrefs import iter_slug_refs
 from ..retrieval.summary_lists import raw_frontmatter
 from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slugify
 from ..store.models import Source
@@ -53,6 +52,7 @@ from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context, format_errors
 from .merge import merge_body, retitle, same_title, title_of_body, with_also_titled
+from .record_fields import defang, one_line
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
 _DIGITS_RE = re.compile(r"\d+")
@@ -65,11 +65,6 @@ def move_line(slug: str) -> str:
     """The line Phase 2 adds to a record it moved to a preferred slug (GC knows it as a stub)."""
     return f"Moved to `{slug}` by Phase 2 (the preferred slug of a near-identical title); kept as a stub until " \
            "every clone has pulled the move."
-
-
-def one_line(text: str) -> str:
-    """Collapse whitespace: staging text becomes one Markdown line (no stray headings or fences)."""
-    return " ".join(str(text).split())
 
 
 def _has_choice(chosen: str) -> bool:
@@ -112,10 +107,7 @@ class RulesEngine:
 
     def _defang(self, text: str) -> str:
         """Put ``#word`` that names no knowledge record into a code span (not a reference)."""
-        refs = [r for r in iter_slug_refs(text) if not self.w.index.has(RecordKind.KNOWLEDGE, r.slug)]
-        for ref in reversed(refs):
-            text = f"{text[:ref.start]}`#{ref.slug}`{text[ref.end:]}"
-        return text
+        return defang(text, lambda slug: self.w.index.has(RecordKind.KNOWLEDGE, slug))
 
     def _line(self, text: str) -> str:
         return self._defang(one_line(text))

@@ -88,11 +88,13 @@ def _render(value: Any) -> str:
 
 def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, deps: Any, *, step_mode: str,
                    settings: dict[str, Any] | None, limits: Any, retries: int, usage: Any = None,
-                   before_finish: Any = None, act_first: bool = False) -> StepResult:
+                   before_finish: Any = None, act_first: bool = False,
+                   first: frozenset[str] = frozenset()) -> StepResult:
     """Run the agent as JSON steps; returns the finish summary and the usage of every step.
 
     ``act_first``: the first step's schema has no ``finish`` (where the server constrains to the
-    schema, the model must take one tool action before it may end the run)."""
+    schema, the model must take one tool action before it may end the run). ``first``: when not
+    empty, the only tools the first step's schema offers (Phase 2's fields mode: a write)."""
     from pydantic import ValidationError
     from pydantic_ai import Agent, ModelRetry
     from pydantic_ai.exceptions import OutputTokenLimitExceeded
@@ -141,7 +143,8 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
     seen: set[str] = set()  # the read-only calls answered so far
     without: frozenset[str] = frozenset()
     while True:
-        runner = _agent(not (act_first and steps == 0), without)
+        runner = _agent(not (act_first and steps == 0), without | (frozenset(tools) - first if first and steps == 0
+                                                                   else frozenset()))
         try:
             result = runner.run_sync(message, message_history=history, usage=usage, usage_limits=limits)
         except OutputTokenLimitExceeded:  # pydantic-ai does not retry a cut-off answer: this step does

@@ -18,11 +18,16 @@ them), so every rule is enforced — and tested — here:
   linter's ``invented-source`` refuses the write.
 * ``updated_at`` is set by the tool layer; ``created_at`` is set on creation and kept on update.
 * A new knowledge record must name the candidate-report record it derives from (``derived_from``).
+* ``write_fields`` (``llm.write_mode = "fields"``, ``record_fields``): the model gives a record's
+  fields, the tool renders the record (frontmatter by the record writer, sources from the cited
+  staging items, an update merged into the existing body) and writes it through the same linted
+  path, with the same refusals and failure count.
 * A locked (read-only) record is never written: the tool says so (not counted as a failure).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path, PurePosixPath
@@ -32,10 +37,11 @@ from ..errors import YoiError
 from ..lint.write_check import source_keys
 from ..runs.changeset import read_exact
 from ..store.atomic import is_locked
-from ..store.kinds import RecordKind, kind_for_path
+from ..store.kinds import RecordKind, kind_for_path, path_for, slugify
 from ..store.records import parse_record_text
-from ..store.writer import render_record
+from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context
+from .record_fields import staged_items
 
 MAX_LIST = 2000
 MAX_READ_CHARS = 200_000
@@ -75,6 +81,7 @@ class FileTools:
         self.written: list[str] = []
         self.locked_refusals: list[str] = []
         self.staging = {s.id: s for s in ctx.staging}
+        self.items = staged_items(ctx.staging)  # by the ids the fields mode cites them by
         self.candidates = {f"{c.kind}/{c.slug}" for c in ctx.candidates}
         self.root = ctx.sws.root
         self.allowed = [self.root / "memory", self.root / "knowledge"]
@@ -196,8 +203,74 @@ class FileTools:
         self.w.read_paths.add(rel)  # an exact excerpt proves the file was read
         return self._write(resolved, rel, current.replace(old, new, 1), before, staging_ids or [], None)
 
+    def write_fields(self, fields: Any) -> str:
+        """Write the record ``fields`` describe (a ``record_fields.fields_model`` instance): created at the
+        title's slug, or merged into ``fields.update`` (or the record already at that slug) without losing
+        a line of it. Sources are the cited items' own, copied from staging."""
+        from .merge import merge_body, same_title, title_of_body, with_also_titled
+        from .record_fields import body_from_fields, item_sources, title_of
+
+        unknown = [i for i in fields.items if i not in self.items]
+        if unknown or not fields.items:
+            raise self._fail(f"unknown item id(s) {', '.join(unknown) or '(none given)'}; cite ids of the staging "
+                             f"items ({', '.join(self.items) or 'there are none'})")
+        cited = [self.items[i] for i in dict.fromkeys(fields.items)]
+        title = title_of(fields)
+        update = getattr(fields, "update", None)
+        if update:
+            resolved, rel = self.resolve(update)
+            kind = kind_for_path(self.ctx.sws, resolved)
+        else:
+            kind = RecordKind(fields.kind)
+            slug = slugify(title)
+            if not slug:
+                raise self._fail(f"the title {title!r} gives no slug; use words (letters or digits)")
+            resolved, rel = self.resolve(path_for(self.ctx.sws, kind, slug).relative_to(self.root).as_posix())
+        if kind is None or kind is RecordKind.SUMMARY:
+            raise self._fail(f"refused: {rel} is not a decision, request or knowledge record")
+        before_raw = read_exact(resolved) if resolved.is_file() else None
+        body = body_from_fields(fields, lambda slug: self.w.index.has(RecordKind.KNOWLEDGE, slug))
+        sources = item_sources(cited)
+        field = "last_sources" if kind is RecordKind.KNOWLEDGE else "sources"
+        resolved_status = fields.status == "resolved" or (fields.status is None and bool(fields.chosen.strip()))
+        if before_raw is not None:
+            record = parse_record_text(before_raw.removeprefix("\ufeff"), kind=kind, path=resolved, rel=rel)[0]
+            if record is None:
+                raise self._fail(f"{rel} cannot be read as a record (run `yoi lint`); give this record another title")
+            current = title_of_body(record.body)
+            if current and not same_title(current, title):
+                body = with_also_titled(body, title)  # another wording of the title is kept, as Phase 2's rules keep it
+            previous = record.meta.get(field)
+            updates: dict[str, Any] = {field: _dedup_sources([*(previous if isinstance(previous, list) else []),
+                                                               *sources])}
+            if kind is RecordKind.DECISION and resolved_status and record.status == "open":
+                updates["status"] = "resolved"
+            self.w.read_paths.add(rel)  # merged: every line of the record is kept
+            text = render_record(record, updates, body=merge_body(record.body, body))
+        else:
+            now = self.ctx.now
+            meta: dict[str, Any] = {"created_at": now, "updated_at": now}
+            if kind is RecordKind.KNOWLEDGE:
+                kinds = self.ctx.ws.config.records.knowledge_kinds
+                origin = str(getattr(fields, "derived_from", None) or "").partition("/")[0]
+                wanted = {"decision": "policy", "request": "rule"}.get(origin, "fact")
+                description = " ".join(str(getattr(fields, "description", "") or fields.summary or title).split())
+                meta = {"kind": wanted if wanted in kinds else (kinds[0] if kinds else "fact"),
+                        "description": description[:200], "model_invokation": False, "user_invocable": True,
+                        field: sources, **meta}
+            else:
+                meta[field] = sources
+            if kind is RecordKind.DECISION:
+                meta["status"] = "resolved" if resolved_status else "open"
+            text = new_record_text(meta, body)
+        with contextlib.ExitStack() as stack:
+            for staged in cited:  # a rejection of this file holds back exactly these items
+                stack.enter_context(self.ctx.from_items(staged.staging, [(staged.section, staged.item)]))
+            return self._write(resolved, rel, text, before_raw, [], getattr(fields, "derived_from", None),
+                               why=list(dict.fromkeys(staged.staging.id for staged in cited)))
+
     def _write(self, resolved: Path, rel: str, content: str, before_raw: str | None, staging_ids: list[str],
-               derived_from: str | None) -> str:
+               derived_from: str | None, *, why: list[str] | None = None) -> str:
         kind = kind_for_path(self.ctx.sws, resolved)
         if kind is None:
             raise self._fail(f"refused: {rel} is not a record path (memory/summary.md, memory/decisions/<slug>.md, "
@@ -219,7 +292,7 @@ class FileTools:
         before = before_raw.removeprefix("\ufeff") if before_raw is not None else None
         bom = before_raw is not None and before_raw.startswith("\ufeff")
         text = self._with_tool_fields(kind, resolved, rel, content, before, staging_ids)
-        why = staging_ids or [s.id for s in self.ctx.staging]
+        why = why or staging_ids or [s.id for s in self.ctx.staging]
         errors = self.w.write(resolved, text, before_text=before, bom=bom, why=why,
                               derived=kind is RecordKind.SUMMARY)
         if errors:

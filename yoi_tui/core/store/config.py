@@ -163,6 +163,10 @@ class LlmConfig(Section):
     tool_mode: Literal["auto", "native", "structured"] = _f(
         "auto", description="how Phase 2 and GC call their tools: auto (probed once), native tool calls, or "
                             "structured (one JSON object naming the tool per step) for models without them")
+    write_mode: Literal["auto", "text", "fields"] = _f(
+        "auto", description="how Phase 2's llm engine writes a record: text (the model writes the whole file), "
+                            "fields (the model fills the record's fields, yoi writes the file); auto: fields "
+                            "when the tools are structured steps, text with native tool calls")
     temperature: float = _f(0.0, ge=0, le=2, description="sampling temperature of every request")
     max_output_tokens: int = _f(2048, ge=64, description="output cap of an agent step (Phase 1's is sized "
                                                          "to its schema, at most this)")
@@ -342,6 +346,7 @@ DEFAULT_CONFIG_TEXT = """\
 # api_key_env = "ANTHROPIC_API_KEY"   # the variable's name, never the key itself
 # output_mode = "auto"   # native JSON schema where the server offers one, else prompted
 # tool_mode = "auto"     # native tool calls, or "structured" (one JSON object a step) for models without
+# write_mode = "auto"    # "fields": the model fills a record's fields and yoi writes it; "text": the whole file
 # temperature = 0.0
 # max_output_tokens = 2048
 # request_timeout = 120.0
