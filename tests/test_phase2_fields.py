@@ -184,6 +184,33 @@ def test_a_rejected_file_holds_back_only_the_items_it_came_from(tmp_path: Path) 
     assert items == {("decisions", "Use SQLite for the cache"), ("attempts", "pytest"), ("attempts", "WAL mode")}
 
 
+def test_the_run_ends_once_every_item_is_recorded_and_the_model_is_told_what_is_left(tmp_path: Path) -> None:
+    ws, _ = _ws(tmp_path)
+    request = json_call("write_record", kind="request", items=["request-1"], title="Cache API responses",
+                        summary="Answer repeated calls from a local cache.")
+    script = Script([_decision(), request, json_call("list_files")], structured=True)
+    report = run_phase2(ws, engine="llm", flush=True, model=script.model())
+    assert report.rounds[0].status == "applied", report.rounds[0].message
+    assert script.prompts[1].endswith("Not recorded yet: request-1; record what is worth keeping, then finish.")
+    assert script.calls == 2  # no third request: nothing was left to record
+    notes = report.rounds[0].changeset.notes  # type: ignore[union-attr]
+    assert "llm: recorded every staging item (4) in 2 record(s)" in notes
+    assert _errors(ws) == [] and len(report.rounds[0].changeset.paths()) == 2  # type: ignore[union-attr]
+
+
+def test_a_repeated_write_ends_the_run_and_keeps_what_was_written(tmp_path: Path) -> None:
+    ws, _ = _ws(tmp_path, "max_requests = 3\n")
+    # At temperature 0 a small model repeats its write; the request limit would throw it away.
+    script = Script([_decision(), _decision(), _decision(), _decision()], structured=True)
+    report = run_phase2(ws, engine="llm", flush=True, model=script.model())
+    assert report.rounds[0].status == "applied", report.rounds[0].message
+    assert script.calls == 2 and (ws.root / REL).is_file() and _errors(ws) == []
+    notes = report.rounds[0].changeset.notes  # type: ignore[union-attr]
+    assert any("repeated its last write_record call" in n for n in notes)
+    # What it left out is said, for the review.
+    assert "llm: not recorded (the model found them not worth a record): request-1 'cache API responses'" in notes
+
+
 def test_a_native_tool_calling_model_can_be_held_to_fields(tmp_path: Path) -> None:
     ws, _ = _ws(tmp_path)
     ws.config_path.write_text('[llm]\nwrite_mode = "fields"\n')

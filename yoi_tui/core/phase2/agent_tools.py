@@ -141,7 +141,7 @@ def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, i
 def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str, tools: Any, *, ws: Workspace,
               notes: list[str], aborted: type[YoiError], lost: str, on_usage: Callable[[dict[str, int]], None],
               before_finish: Callable[[], str | None] | None = None, act_first: bool = False,
-              first: frozenset[str] = frozenset()) -> Any:
+              first: frozenset[str] = frozenset(), finished: Callable[[], str | None] | None = None) -> Any:
     """One agent run over ``toolset`` with ``tools`` as its deps; returns the result (``.output``).
 
     Native tool calls, or ``structured_steps`` when the model has none (``engine.tool_mode``). The
@@ -152,7 +152,7 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
     raise ``YoiError``. ``before_finish`` may refuse the model's final answer with a message (the
     model is told and goes on; it returns None to let the run end); ``act_first`` keeps ``finish``
     out of a structured run's first step, ``first`` (when not empty) the tools its first step may
-    call (see ``structured_steps``). Whatever happens, ``record_llm_usage`` runs and ``on_usage`` receives its
+    call, ``finished`` ends it once its work is done (see ``structured_steps``). Whatever happens, ``record_llm_usage`` runs and ``on_usage`` receives its
     counts before the exception propagates.
     """
     from pydantic_ai import Agent, ModelRetry
@@ -172,7 +172,7 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
             result = run_structured(engine.model, toolset, instructions, prompt, tools, step_mode=engine.step_mode,
                                     settings=engine.settings, limits=limits, retries=config.output_retries,
                                     usage=counted, before_finish=before_finish, act_first=act_first,
-                                    first=first)
+                                    first=first, finished=finished)
         else:
             agent: Any = Agent(engine.model, output_type=str, instructions=instructions, toolsets=[toolset],
                                retries={"output": max(1, config.output_retries)}, model_settings=engine.settings)

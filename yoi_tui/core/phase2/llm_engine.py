@@ -16,6 +16,7 @@ pydantic-ai is imported when the engine runs, never when the CLI starts.
 import json
 from typing import Any
 
+from ..runs.rejections import item_title
 from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
 from ..store.records import read_record
 from .agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, new_toolset, run_agent
@@ -199,6 +200,16 @@ def updatable_paths(ctx: Phase2Context) -> list[str]:
             if kind_for_path(ctx.sws, p) in (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)]
 
 
+def _all_recorded(tools: FileTools) -> Any:
+    """A fields-mode run ends once every staging item is cited by a write that went through."""
+    def check() -> str | None:
+        if tools.items and tools.recorded >= set(tools.items):
+            return f"recorded every staging item ({len(tools.items)}) in {len(set(tools.written))} record(s)"
+        return None
+
+    return check
+
+
 def _wrote_nothing(ctx: Phase2Context, tools: FileTools) -> Any:
     """A check before the model's final answer: a run about to end without one write while the
     staging holds items is told so once (consuming the staging would lose them), then may end."""
@@ -247,8 +258,14 @@ class LlmEngine:
         result = run_agent(engine, toolset, instructions, prompt, tools, ws=ctx.ws, notes=ctx.notes,
                            aborted=Phase2Aborted, lost="nothing it wrote is kept", on_usage=keep_usage,
                            before_finish=_wrote_nothing(ctx, tools),
-                           act_first=any(not s.activity.is_empty() for s in ctx.staging), first=first)
+                           act_first=any(not s.activity.is_empty() for s in ctx.staging), first=first,
+                           finished=_all_recorded(tools) if first else None)
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused" for rel in tools.locked_refusals)
+        left = [item_id for item_id in tools.items if item_id not in tools.recorded]
+        if engine.write_mode == "fields" and left:
+            ctx.notes.append("llm: not recorded (the model found them not worth a record): " + "; ".join(
+                f"{item_id} {item_title(tools.items[item_id].section, tools.items[item_id].item)!r}"
+                for item_id in left))
         if tools.failures:
             ctx.notes.append(f"llm: {len(tools.failures)} write(s) refused by the linter and fixed")
         answer = " ".join(str(result.output).split())

@@ -27,6 +27,7 @@ from typing import Any
 FINISH = "finish"
 CUT_OFF = "Your previous answer was cut off at the output limit. Answer again with a shorter JSON object.\n\n"
 READ_ONLY = frozenset({"list_files", "read_file", "knowledge_search", "memory_search"})
+REPEATED = "the model repeated its last {name} call with the same arguments; the run ends there"
 
 PROTOCOL = """
 
@@ -89,12 +90,16 @@ def _render(value: Any) -> str:
 def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, deps: Any, *, step_mode: str,
                    settings: dict[str, Any] | None, limits: Any, retries: int, usage: Any = None,
                    before_finish: Any = None, act_first: bool = False,
-                   first: frozenset[str] = frozenset()) -> StepResult:
+                   first: frozenset[str] = frozenset(), finished: Any = None) -> StepResult:
     """Run the agent as JSON steps; returns the finish summary and the usage of every step.
 
     ``act_first``: the first step's schema has no ``finish`` (where the server constrains to the
     schema, the model must take one tool action before it may end the run). ``first``: when not
-    empty, the only tools the first step's schema offers (Phase 2's fields mode: a write)."""
+    empty, the only tools the first step's schema offers (Phase 2's fields mode: a write).
+    ``finished``: asked after every tool call that went through; a summary (not None) ends the run
+    there with it (Phase 2's fields mode: every staging item is recorded). A write repeated with the same arguments as one
+    that went through ends the run too: at temperature 0 the model would repeat it until the request
+    limit, and the limit would throw away what it wrote."""
     from pydantic import ValidationError
     from pydantic_ai import Agent, ModelRetry
     from pydantic_ai.exceptions import OutputTokenLimitExceeded
@@ -141,6 +146,7 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
     steps = 0
     cut_off = 0  # answers cut off at the output cap, retried like malformed ones
     seen: set[str] = set()  # the read-only calls answered so far
+    done: set[str] = set()  # the other calls that went through
     without: frozenset[str] = frozenset()
     while True:
         runner = _agent(not (act_first and steps == 0), without | (frozenset(tools) - first if first and steps == 0
@@ -168,6 +174,8 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
             continue
         if name in READ_ONLY:
             seen.add(key)
+        elif key in done:
+            return StepResult(output=REPEATED.format(name=name), usage=usage, steps=steps)
         if name == FINISH:
             objection = before_finish() if before_finish is not None else None
             if objection:
@@ -180,4 +188,9 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
         except ModelRetry as exc:  # the tool refused (lint, confinement): the model fixes its call
             message = f"{name} refused:\n{exc.message}\nFix the call and answer with the next JSON object."
         else:
+            if name not in READ_ONLY:
+                done.add(key)
+            summary = finished() if finished is not None else None
+            if summary:
+                return StepResult(output=summary, usage=usage, steps=steps)
             message = f"{name} returned:\n{_render(answer)}"

@@ -82,6 +82,7 @@ class FileTools:
         self.locked_refusals: list[str] = []
         self.staging = {s.id: s for s in ctx.staging}
         self.items = staged_items(ctx.staging)  # by the ids the fields mode cites them by
+        self.recorded: set[str] = set()  # the items a fields-mode write has cited
         self.candidates = {f"{c.kind}/{c.slug}" for c in ctx.candidates}
         self.root = ctx.sws.root
         self.allowed = [self.root / "memory", self.root / "knowledge"]
@@ -266,8 +267,15 @@ class FileTools:
         with contextlib.ExitStack() as stack:
             for staged in cited:  # a rejection of this file holds back exactly these items
                 stack.enter_context(self.ctx.from_items(staged.staging, [(staged.section, staged.item)]))
-            return self._write(resolved, rel, text, before_raw, [], getattr(fields, "derived_from", None),
-                               why=list(dict.fromkeys(staged.staging.id for staged in cited)))
+            answer = self._write(resolved, rel, text, before_raw, [], getattr(fields, "derived_from", None),
+                                 why=list(dict.fromkeys(staged.staging.id for staged in cited)))
+        if rel not in self.written:
+            return answer  # locked: nothing written
+        self.recorded.update(staged.id for staged in cited)
+        left = [item_id for item_id in self.items if item_id not in self.recorded]
+        if not left:
+            return answer + ". Every staging item is recorded now."
+        return answer + f". Not recorded yet: {', '.join(left)}; record what is worth keeping, then finish."
 
     def _write(self, resolved: Path, rel: str, content: str, before_raw: str | None, staging_ids: list[str],
                derived_from: str | None, *, why: list[str] | None = None) -> str:
