@@ -211,6 +211,18 @@ def test_a_repeated_write_ends_the_run_and_keeps_what_was_written(tmp_path: Path
     assert "llm: not recorded (the model found them not worth a record): request-1 'cache API responses'" in notes
 
 
+def test_staging_without_items_makes_no_model_call(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    ws.config_path.write_text('[llm]\ntool_mode = "structured"\n')
+    stage(ws, "sess-empty", 0, 9)
+    script = Script([], structured=True)
+    report = run_phase2(ws, engine="llm", flush=True, model=script.model())
+    assert report.rounds[0].status == "applied" and script.calls == 0
+    assert "llm: the consumed staging holds no items; no model call was made" in \
+        report.rounds[0].changeset.notes  # type: ignore[union-attr]
+    assert not list_staging(ws)  # consumed, as the rules engine consumes it
+
+
 def test_a_native_tool_calling_model_can_be_held_to_fields(tmp_path: Path) -> None:
     ws, _ = _ws(tmp_path)
     ws.config_path.write_text('[llm]\nwrite_mode = "fields"\n')

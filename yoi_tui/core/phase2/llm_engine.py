@@ -8,6 +8,12 @@ the model as ``ModelRetry``; at ``phase2.max_failed_writes`` failed writes in to
 aborted (``Phase2Aborted``) and the scratch copy is thrown away, so nothing is kept. Token usage is
 recorded as a ``tokens`` usage event even when the run aborts.
 
+With ``llm.write_mode`` fields (``auto`` for a model without native tool calls) the write tool is
+``write_record`` instead of ``write_file``/``edit_file``: the model gives one record's fields, the
+tool layer renders and lints the record (``record_fields``, ``FileTools.write_fields``). The prompt
+then lists the staging items by id and the existing records by path and title, the first step must
+be a write, and the run ends once every item is recorded (or the model repeats a write).
+
 pydantic-ai is imported when the engine runs, never when the CLI starts.
 """
 
@@ -174,8 +180,6 @@ def build_fields_prompt(ctx: Phase2Context, tools: FileTools) -> str:
     that may be updated (path and title; an update merges, so their text is not needed)."""
     parts = ["## Staging items (cite their ids in \"items\")\n"]
     parts.extend(describe_item(staged) + "\n" for staged in tools.items.values())
-    if not tools.items:
-        parts.append("(none)\n")
     parts.append("\n## Knowledge candidate report\n")
     if ctx.candidates:
         parts.extend(f"- {stat.kind}/{stat.slug}\n" for stat in ctx.candidates)
@@ -240,14 +244,17 @@ class LlmEngine:
         engine = engine_model(ctx.ws, self.model)
         first: frozenset[str] = frozenset()
         if engine.write_mode == "fields":
+            if not tools.items:  # nothing to record: a model call could only read or finish
+                ctx.notes.append("llm: the consumed staging holds no items; no model call was made")
+                return
             paths = updatable_paths(ctx)
             fields = fields_model(list(tools.items), paths if len(paths) <= MAX_UPDATE_ENUM else None,
-                                  [f"{c.kind}/{c.slug}" for c in ctx.candidates]) if tools.items else None
+                                  [f"{c.kind}/{c.slug}" for c in ctx.candidates])
             toolset = build_toolset(max_failed_writes=max_failed, fields=fields)
             instructions, prompt = FIELDS_INSTRUCTIONS, build_fields_prompt(ctx, tools)
             # Everything a first write needs is in the prompt (an update merges): a small model that
             # may read first tends to read until the request limit.
-            first = frozenset({"write_record"}) if fields is not None else frozenset()
+            first = frozenset({"write_record"})
         else:
             toolset = build_toolset(max_failed_writes=max_failed)
             instructions, prompt = INSTRUCTIONS, build_prompt(ctx, tools)

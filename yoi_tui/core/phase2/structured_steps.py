@@ -15,7 +15,9 @@ run). An answer that is not valid JSON, names no known tool or has arguments the
 refuses is retried ``llm.output_retries`` times (pydantic-ai's output retries), then the run stops
 (``UnexpectedModelBehavior``: the callers abort cleanly, nothing kept). A read-only call repeated
 with the same arguments is not run again: the model is told, and the next step's schema leaves
-that tool out (a small model at temperature 0 otherwise loops until the request limit).
+that tool out (a small model at temperature 0 otherwise loops until the request limit). A write
+repeated with the same arguments as one that went through ends the run (what was written is kept;
+the request limit would throw it away), and so does the caller's ``finished`` check.
 """
 
 # No ``from __future__ import annotations``: kept like the other agent modules.
