@@ -31,7 +31,7 @@ everything, as a one-shot call does.
 
 **The watch budget.** Each watched inode is a kernel watch counted against the user's
 ``fs.inotify.max_user_watches`` (shared with editors and other tools; 8,192 on old kernels, scaled
-with memory since Linux 5.11) and pins the inode in memory (~1 KiB each). Files are watched while
+with memory since Linux 5.11) and costs kernel memory (measured: 10–30 MB of slab for 100,000). Files are watched while
 the process stays within ``max_user_watches`` less a reserve for others (an eighth, at least
 8,192); ``YOI_FILE_WATCHES`` sets the budget (0: never watch files). The limit is the user's, the
 budget this process's: another process (the MCP server beside the command server) may hold watches
