@@ -11,7 +11,7 @@ from support import decision_meta, make_ws, write_record
 
 from yoi_tui.core.errors import RecordChangedError, RecordLockedError
 from yoi_tui.core.store.atomic import atomic_write_text, is_locked
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.writer import save_record, save_text
 
 

@@ -21,12 +21,12 @@ from yoi_tui.core.runs.changeset import (
     apply,
     find_run,
     list_runs,
-    read_exact,
     recover_pending,
     revert,
     runs_dir,
     unified_diff,
 )
+from yoi_tui.core.store.reader import read_exact
 from yoi_tui.core.store.workspace import Workspace
 
 # A record with a BOM, CRLF line ends, no final newline and one byte that is not UTF-8: revert

@@ -10,7 +10,7 @@ from pathlib import Path
 import frontmatter
 from support import knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
 
 LONG = "Read when deploying. " * 80  # > 1024 characters

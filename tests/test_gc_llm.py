@@ -18,7 +18,7 @@ from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.retrieval.usage import record_invoke, record_tokens
 from yoi_tui.core.runs.changeset import revert
 from yoi_tui.core.runs.lock import lock_path
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
 
 OUTDATED = "memory/decisions/cache-layout.md"

@@ -15,7 +15,7 @@ from support import REPO, decision_meta, make_ws, request_meta, write_record
 from yoi_tui.core.gc import run_gc
 from yoi_tui.core.gc.merge_content import Holding, choose_keeper, md_blocks, merge_blocks
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.slug_names import naming_difference
 from yoi_tui.core.store.workspace import Workspace
 

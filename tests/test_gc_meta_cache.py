@@ -19,7 +19,7 @@ from yoi_tui.core.gc.runner import prepare_gc
 from yoi_tui.core.gc.similar_cache import CACHE_NAME as SIMILAR_CACHE
 from yoi_tui.core.retrieval.usage import record_tokens
 from yoi_tui.core.store.meta_cache import CACHE_NAME, MetaCache
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
 
 NOW = datetime(2027, 1, 5, 12, 0, tzinfo=UTC)

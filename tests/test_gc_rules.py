@@ -22,7 +22,7 @@ from yoi_tui.core.phase2.runner import prepare_round
 from yoi_tui.core.retrieval.usage import record_invoke, record_tokens
 from yoi_tui.core.runs.changeset import revert
 from yoi_tui.core.runs.lock import LockBusy, lock_path
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
 
 FUTURE = datetime.now(UTC).replace(microsecond=0) + timedelta(days=3)

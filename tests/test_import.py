@@ -11,7 +11,7 @@ import frontmatter
 import pytest
 from support import EXAMPLES, knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace, find_workspace
 from yoi_tui.core.store.writer import render_record
 

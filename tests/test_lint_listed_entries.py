@@ -13,7 +13,7 @@ from yoi_tui.core.lint import WorkspaceIndex, lint_text
 from yoi_tui.core.lint import index as lint_index
 from yoi_tui.core.lint.index import ListedEntries
 from yoi_tui.core.store.kinds import RecordKind
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 
 
 def _similar(ws, path: Path, index: WorkspaceIndex) -> list[str]:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ import pytest
 from support import make_ws, run_yoi, write_text
 
 from yoi_tui.core.lint.fix import plan_fix
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.templates import record_template
 
 HAND_WRITTEN = {

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from yoi_tui.core.store.kinds import RecordKind
-from yoi_tui.core.store.records import MAX_RECORD_BYTES, read_listed_record, read_record
+from yoi_tui.core.store.reader import MAX_RECORD_BYTES, read_listed_record, read_record
 from yoi_tui.core.store.workspace import Workspace
 
 GOOD = "---\ncreated_at: 2026-01-05T10:00:00+00:00\nupdated_at: 2026-01-05T10:00:00+00:00\nsources: []\n" \

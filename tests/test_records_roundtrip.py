@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from support import T0, decision_meta, make_ws, write_record
 
 from yoi_tui.core.store.kinds import RecordKind
-from yoi_tui.core.store.records import parse_record_text, read_record
+from yoi_tui.core.store.reader import read_record
+from yoi_tui.core.store.records import parse_record_text
 from yoi_tui.core.store.writer import DELETE, new_record_text, render_record
 
 KEY = st.text(alphabet=string.ascii_lowercase + "_-", min_size=1, max_size=12).filter(

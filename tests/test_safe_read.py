@@ -12,8 +12,8 @@ import pytest
 from support import decision_meta, make_ws, write_record
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.runs.changeset import read_exact
 from yoi_tui.core.sessions._common import split_lines
+from yoi_tui.core.store.reader import read_exact
 from yoi_tui.core.store.safe_read import (
     MAX_JSON_DEPTH,
     NotRegularFile,

@@ -351,7 +351,7 @@ def test_non_matching_files_are_not_decoded(ws: Workspace, monkeypatch: pytest.M
 
 
 def test_big_files(ws: Workspace) -> None:
-    from yoi_tui.core.store.records import MAX_RECORD_BYTES
+    from yoi_tui.core.store.reader import MAX_RECORD_BYTES
 
     head = (ws.knowledge_dir / "tenant.md").read_text()
     (ws.knowledge_dir / "long.md").write_text(head + "x" * 70_000 + "\nneedle at the end\n", encoding="utf-8")

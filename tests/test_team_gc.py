@@ -16,7 +16,7 @@ from yoi_tui.core.gc import run_gc
 from yoi_tui.core.gc.rules_engine import stub_line
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.retrieval.usage import record_invoke, record_tokens
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
 
 KEEP = "memory/requests/add-a-dark-mode.md"

@@ -29,7 +29,8 @@ from rapidfuzz import fuzz, process
 from .diagnostics import Diagnostic
 from .store.kinds import RECORD_FOLDERS, RecordKind, iter_record_paths, kind_for_path, slug_of
 from .store.meta_fields import DECISION_STATUSES
-from .store.records import Record, read_record
+from .store.reader import read_record
+from .store.records import Record
 from .store.workspace import SUMMARY_REL, Workspace
 
 KIND_ORDER = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)

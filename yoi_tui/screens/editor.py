@@ -29,7 +29,7 @@ from ..core.diagnostics import Diagnostic
 from ..core.errors import RecordChangedError, RecordLockedError, YoiError
 from ..core.lint import WorkspaceIndex, lint_text
 from ..core.store.atomic import is_locked
-from ..core.store.records import decode_record_bytes, read_record
+from ..core.store.reader import decode_record_bytes, read_record
 from ..core.store.workspace import Workspace
 from ..core.store.writer import render_record, save_text
 from ..messages import RecordSaved

@@ -27,7 +27,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..core.errors import YoiError
-from ..core.runs.changeset import read_exact
+from ..core.store.reader import read_exact
 from ..messages import ReviewApplied
 from ..widgets.header import AppHeader
 from .dialogs import Choice, ChoiceModal

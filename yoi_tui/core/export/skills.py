@@ -35,7 +35,8 @@ from pathlib import Path
 
 from ..store.atomic import atomic_write_text
 from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
-from ..store.records import Record, read_record
+from ..store.reader import read_record
+from ..store.records import Record
 from ..store.workspace import Workspace
 from ..store.writer import emit_value
 

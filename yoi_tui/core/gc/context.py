@@ -24,7 +24,8 @@ from ..lint.write_check import SourceKey
 from ..runs.changeset import Scratch
 from ..runs.rejections import GcRejections, Rejection
 from ..store.atomic import is_locked
-from ..store.records import Record, read_record
+from ..store.reader import read_record
+from ..store.records import Record
 from ..store.workspace import Workspace
 from .facts import UsageFacts
 from .model import Operations

@@ -30,8 +30,8 @@ from ..diagnostics import Diagnostic
 from ..errors import YoiError
 from ..retrieval.slugrefs import iter_prose_lines, referenced_slugs
 from ..retrieval.usage import RecordStat, compute_stats, load_events
-from ..runs.changeset import read_exact
 from ..store.kinds import RecordKind, folder_for, path_for
+from ..store.reader import read_exact
 from ..store.records import Record, as_timestamp
 from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.workspace import Workspace

@@ -37,7 +37,8 @@ from typing import Any
 from ..lint.write_check import source_keys
 from ..store.atomic import is_locked
 from ..store.kinds import RecordKind, is_valid_slug, path_for
-from ..store.records import Record, read_record
+from ..store.reader import read_record
+from ..store.records import Record
 from ..store.writer import new_record_text, render_record
 from .context import GcAborted, GcContext, GcWriter
 

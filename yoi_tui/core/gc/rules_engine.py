@@ -52,7 +52,8 @@ from ..retrieval.slugrefs import referenced_slugs
 from ..runs.rejections import held_reason
 from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
-from ..store.records import Record, as_timestamp, read_record
+from ..store.reader import read_record
+from ..store.records import Record, as_timestamp
 from ..store.slug_names import naming_difference
 from ..store.writer import DELETE, render_record
 from .context import GcContext, GcWriter, format_errors

@@ -25,10 +25,10 @@ from ..diagnostics import Diagnostic
 from ..errors import YoiError
 from ..lint.index import IndexEntry, WorkspaceIndex
 from ..lint.write_check import WriteContext, check_write
-from ..runs.changeset import ChangeSet, FileChange, read_exact
+from ..runs.changeset import ChangeSet, FileChange
 from ..store.ids import new_id
 from ..store.kinds import RecordKind
-from ..store.records import read_record
+from ..store.reader import read_exact, read_record
 from ..store.workspace import KNOWLEDGE_REL, Workspace
 from ..store.writer import new_record_text
 from .foreign import ForeignNote, ForeignProblem

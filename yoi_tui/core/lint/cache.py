@@ -36,7 +36,7 @@ from ..diagnostics import Diagnostic
 from ..forked import available_workers, run_forked, shrinking_chunks
 from ..store.config import Config
 from ..store.kinds import RECORD_FOLDERS, RecordKind, kind_for_path, slug_of
-from ..store.records import listed_file_crc, read_listed_record_stat, read_record
+from ..store.reader import listed_file_crc, read_listed_record_stat, read_record
 from ..store.safe_read import load_cache_json
 from ..store.workspace import SUMMARY_REL, Workspace
 from . import resident, stored

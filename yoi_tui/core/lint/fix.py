@@ -28,7 +28,8 @@ from typing import Any
 
 from ..store.kinds import RecordKind
 from ..store.meta_fields import KNOWN_KEYS, REQUIRED_KEYS
-from ..store.records import Record, as_timestamp, parse_record_text, read_record, timestamp_problem
+from ..store.reader import read_record
+from ..store.records import Record, as_timestamp, parse_record_text, timestamp_problem
 from ..store.workspace import Workspace
 from ..store.writer import DELETE, render_record, save_text
 

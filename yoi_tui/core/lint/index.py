@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 from ..freshness.signature import RACY_NS
 from ..store.kinds import RecordKind, folder_for, path_for
-from ..store.records import Record, read_record
+from ..store.reader import read_record
+from ..store.records import Record
 from ..store.workspace import Workspace
 
 # Folder listings reused while the folder is unchanged: the editor builds a lazy index on every

@@ -15,7 +15,8 @@ from pathlib import Path
 from ..diagnostics import Diagnostic
 from ..store.config import Config
 from ..store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
-from ..store.records import Record, read_record
+from ..store.reader import read_record
+from ..store.records import Record
 from ..store.workspace import Workspace
 from .index import ListedEntries, WorkspaceIndex
 from .rules import (

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from ..diagnostics import Diagnostic
 from ..store.kinds import RecordKind, kind_for_path
-from ..store.records import read_record
+from ..store.reader import read_record
 from ..store.workspace import Workspace
 from .index import WorkspaceIndex
 from .runner import lint_text

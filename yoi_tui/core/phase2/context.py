@@ -24,7 +24,8 @@ from ..lint import WorkspaceIndex, WriteContext, check_write
 from ..runs.changeset import Scratch
 from ..store.atomic import is_locked
 from ..store.kinds import RecordKind, path_for
-from ..store.records import Record, read_record
+from ..store.reader import read_record
+from ..store.records import Record
 from ..store.staging import StagingFile
 from ..store.workspace import Workspace
 

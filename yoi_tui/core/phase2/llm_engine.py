@@ -24,7 +24,7 @@ from typing import Any
 
 from ..runs.rejections import item_title
 from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
-from ..store.records import read_record
+from ..store.reader import read_record
 from .agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, new_toolset, run_agent
 from .context import Phase2Aborted, Phase2Context
 from .merge import title_of_body

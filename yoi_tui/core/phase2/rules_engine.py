@@ -45,8 +45,8 @@ from ..lint.write_check import source_keys
 from ..retrieval.summary_lists import raw_frontmatter
 from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slugify
 from ..store.models import Source
+from ..store.reader import is_record_text, read_frontmatter_bytes
 from ..store.records import Record
-from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.slug_names import naming_difference
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.writer import new_record_text, render_record
@@ -544,8 +544,8 @@ class RulesEngine:
                 continue
             head = cache.get(slug)
             if head is None:
-                head = cache[slug] = _raw_frontmatter_bytes(path)
-            if needle in head and _is_utf8(path):
+                head = cache[slug] = read_frontmatter_bytes(path)
+            if needle in head and is_record_text(path):
                 found.append(slug)
         return found
 
@@ -718,24 +718,3 @@ def _span(first: tuple[int, int] | None, second: tuple[int, int] | None) -> tupl
     return (min(first[0], second[0]), max(first[1], second[1]))
 
 
-def _raw_frontmatter_bytes(path: Path) -> bytes:
-    """The frontmatter block of a record file as bytes, as ``raw_frontmatter`` cuts it from the
-    text (after a UTF-8 BOM); b"" when there is none or the file is not a regular file it can read."""
-    try:
-        data = read_regular_bytes(path)  # one open, fstat and read; a FIFO does not block it
-    except (OSError, NotRegularFile):
-        return b""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    if not data.startswith(b"---"):
-        return b""
-    end = data.find(b"\n---", 3)
-    return data[:end] if end > 0 else b""
-
-
-def _is_utf8(path: Path) -> bool:
-    try:
-        path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        return False
-    return True

@@ -37,8 +37,6 @@ from ..runs.changeset import (
     ConsumedInput,
     Scratch,
     apply,
-    encode_exact,
-    read_exact,
 )
 from ..runs.crashpoints import crashpoint
 from ..runs.lock import ConsolidationLock, Takeover
@@ -46,6 +44,7 @@ from ..runs.progress import ProgressFn
 from ..runs.progress import report as tell
 from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
+from ..store.reader import encode_exact, read_exact
 from ..store.staging import StagingFile, list_staging, parse_staging, reject_staging
 from ..store.workspace import Workspace
 from .context import Phase2Aborted, Phase2Context

@@ -35,9 +35,9 @@ from typing import Any
 
 from ..errors import YoiError
 from ..lint.write_check import source_keys
-from ..runs.changeset import read_exact
 from ..store.atomic import is_locked
 from ..store.kinds import RecordKind, kind_for_path, path_for, slugify
+from ..store.reader import read_exact
 from ..store.records import parse_record_text
 from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context

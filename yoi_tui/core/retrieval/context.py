@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from ..errors import YoiError
 from ..freshness.signature import RACY_NS
 from ..notices import warn
-from ..store.records import read_record
+from ..store.reader import read_record
 from ..store.workspace import Workspace
 from ..value_class import ValueClass
 from .listing_cache import ListingCache

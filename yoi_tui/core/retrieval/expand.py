@@ -22,7 +22,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..store.kinds import RecordKind, is_valid_slug, path_for
-from ..store.records import Record, read_record
+from ..store.reader import read_record
+from ..store.records import Record
 from ..store.workspace import Workspace
 from ..value_class import ValueClass
 from .markers import INJECTED_BLOCK_RE, KNOWLEDGE_END, escape_markers, knowledge_begin

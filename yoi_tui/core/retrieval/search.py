@@ -29,15 +29,11 @@ from typing import Any, ClassVar
 
 from ..errors import YoiError
 from ..store.kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
-from ..store.records import MAX_RECORD_BYTES, Record, parse_record_text, read_record
+from ..store.reader import decode_text, read_bytes, read_record
+from ..store.records import Record, parse_record_text
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL, Workspace
 from ..value_class import ValueClass
 
-_BOM = "\ufeff"
-# O_NONBLOCK: a FIFO swapped in after the type check opens at once (and reads as empty) instead of
-# blocking; it changes nothing for a regular file.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-_CHUNK = 64 * 1024
 _MEMORY_KIND_VALUES = tuple(k.value for k in MEMORY_KINDS)
 
 
@@ -98,54 +94,6 @@ class MemoryHit(ValueClass):
 # --------------------------------------------------------------------------- reading files
 
 
-def read_bytes_fast(path: str) -> tuple[bytes | None, str | None]:
-    """A file's bytes or ``(None, reason)``: one open, 64 KiB reads until EOF, at most 1 MiB."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as exc:
-        return None, f"cannot open: {exc.strerror or exc}"
-    try:
-        # 64 KiB reads: asking for 1 MiB at once makes every read allocate (mmap) a 1 MiB buffer,
-        # which made a scan 3x slower. Records are small, so the common case is one read with
-        # data and one returning b"" (EOF); the loop is for the rare big file.
-        data = os.read(fd, _CHUNK)
-        more = os.read(fd, _CHUNK) if data else b""
-        if more:
-            chunks = [data, more]
-            size = len(data) + len(more)
-            while size <= MAX_RECORD_BYTES:
-                more = os.read(fd, _CHUNK)
-                if not more:
-                    break
-                chunks.append(more)
-                size += len(more)
-            if size > MAX_RECORD_BYTES:
-                return None, f"over {MAX_RECORD_BYTES // (1024 * 1024)} MiB"
-            data = b"".join(chunks)
-    except OSError as exc:
-        return None, f"cannot read: {exc.strerror or exc}"
-    finally:
-        os.close(fd)
-    return data, None
-
-
-def decode_text(data: bytes) -> tuple[str | None, str | None]:
-    """UTF-8 text (BOM dropped) of a record's bytes, or ``(None, reason)``."""
-    if b"\x00" in data:
-        return None, "binary file (NUL bytes)"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, "not UTF-8"
-    return (text[1:] if text.startswith(_BOM) else text), None
-
-
-def read_text_fast(path: str) -> tuple[str | None, str | None]:
-    """A record file's text (BOM dropped) or ``(None, reason)``."""
-    data, reason = read_bytes_fast(path)
-    return (None, reason) if data is None else decode_text(data)
-
-
 def _entry_is_readable(ws: Workspace, entry: os.DirEntry[str]) -> bool:
     """Regular files, and symlinks to regular files inside the workspace (never FIFOs or folders)."""
     try:
@@ -195,7 +143,7 @@ def iter_entries_bytes(ws: Workspace, entries: Iterable[tuple[str, os.DirEntry[s
             if problems is not None:
                 problems.append(f"{rel}: not a regular file inside the workspace; skipped")
             continue
-        data, reason = read_bytes_fast(entry.path)
+        data, reason = read_bytes(entry.path)
         if data is None:
             if problems is not None:
                 problems.append(f"{rel}: {reason}; skipped")
@@ -218,7 +166,7 @@ def _read_one(ws: Workspace, path: Path, rel: str, problems: list[str] | None) -
         if problems is not None:
             problems.append(f"{rel}: not a regular file; skipped")
         return None
-    data, reason = read_bytes_fast(str(path))
+    data, reason = read_bytes(str(path))
     if data is None and problems is not None:
         problems.append(f"{rel}: {reason}; skipped")
     return data
@@ -405,7 +353,7 @@ def _read_chosen(ws: Workspace, chosen: list[tuple[str, tuple[str, int]]],
             if problems is not None:
                 problems.append(f"{rel}: not a regular file inside the workspace; skipped")
             continue
-        data, reason = read_bytes_fast(path)
+        data, reason = read_bytes(path)
         if data is None:
             if problems is not None:
                 problems.append(f"{rel}: {reason}; skipped")

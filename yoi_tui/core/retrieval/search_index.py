@@ -249,9 +249,9 @@ class SearchIndex:
 
     @staticmethod
     def _bytes(path: str) -> bytes | None:
-        from .search import read_bytes_fast
+        from ..store.reader import read_bytes
 
-        return read_bytes_fast(path)[0]
+        return read_bytes(path)[0]
 
     def _meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -362,7 +362,7 @@ def _remove(path: Path) -> None:
 
 def _lowered_text(data: bytes) -> str | None:
     """What the index holds of a file's bytes: its text, lower-cased (None: not UTF-8 text)."""
-    from .search import decode_text
+    from ..store.reader import decode_text
 
     text, _reason = decode_text(data)
     return text.lower() if text is not None else None

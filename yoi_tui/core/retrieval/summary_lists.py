@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from ..store.kinds import RecordKind
+from ..store.reader import decode_text
 from ..store.records import as_timestamp, parse_record_text
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, Workspace
 from ..value_class import FrozenValueClass
 from .listing_cache import ListingCache, ListingFacts
-from .search import decode_text
 
 GENERATED_SECTIONS = ("Open decisions", "Recent requests", "Knowledge index")
 RECENT_REQUESTS = 10

@@ -50,7 +50,8 @@ from typing import Any, Literal
 
 from ..errors import RecordLockedError, YoiError
 from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked, make_temp, temp_prefix
-from ..store.safe_read import NotRegularFile, kind_of, load_state_json, read_regular_bytes
+from ..store.reader import encode_exact, read_exact
+from ..store.safe_read import kind_of, load_state_json
 from ..store.workspace import Workspace
 from ..store.write_lock import write_lock
 from .crashpoints import crashpoint
@@ -62,25 +63,6 @@ DEFERRED_IN_REVIEW = " was deferred in review"  # the end of a kept input's deta
 
 
 # --------------------------------------------------------------------------- exact text
-
-
-def encode_exact(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
-
-
-def read_exact(path: Path | str) -> str | None:
-    """The file's bytes as text that encodes back to the same bytes (None: no such file)."""
-    try:
-        data = read_regular_bytes(path)
-    except FileNotFoundError:
-        return None
-    except NotRegularFile:
-        raise
-    except IsADirectoryError as exc:
-        raise YoiError("is a folder, not a file", path=path) from exc
-    except OSError as exc:
-        raise YoiError(f"cannot read: {exc.strerror or exc}", path=path) from exc
-    return data.decode("utf-8", "surrogateescape")
 
 
 def write_exact(path: Path, text: str) -> None:
@@ -1134,5 +1116,5 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
 
 
 __all__ = ["BrokenJournal", "ApplyResult", "ChangeSet", "ConsumedInput", "FileChange", "RevertResult", "RunSummary", "Scratch",
-           "apply", "find_run", "list_runs", "read_exact", "read_run", "recover_pending", "revert", "runs_dir",
+           "apply", "find_run", "list_runs", "read_run", "recover_pending", "revert", "runs_dir",
            "unified_diff", "write_exact"]

@@ -1,27 +1,24 @@
-"""Reading records: bytes → frontmatter mapping (with key line numbers) + body, never a traceback.
+"""What a record is, and its text → record step: frontmatter mapping (with key line numbers) + body.
 
-``read_record`` checks the file itself (symlinks out of the workspace, folders named like records,
-size, permissions, binary content, encoding), splits the frontmatter, parses it with a YAML loader
-that refuses aliases ("billion laughs") and keeps the line of every top-level key so diagnostics
-can point at it. Problems come back as ``Diagnostic``s; the file is never changed.
+``parse_record_text`` splits the frontmatter, parses it with a YAML loader that refuses aliases
+("billion laughs") and keeps the line of every top-level key so diagnostics can point at it.
+Problems come back as ``Diagnostic``s; the file is never changed. Reading a record file — its
+bytes, the binary and byte-order-mark rules, the decoding — is ``store/reader.py``, the one reader
+every consumer goes through (``read_record`` and the fast paths live there).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import stat
-import zlib
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
 from ..value_class import ValueClass
-from .kinds import RECORD_FOLDERS, RecordKind, kind_for_path, slug_of
-from .safe_read import NotRegularFile, read_regular_bytes, read_to_end
+from .kinds import RecordKind, slug_of
 from .simple_yaml import parse_simple
-from .workspace import SUMMARY_REL, Workspace
 
 if TYPE_CHECKING:
     import yaml
@@ -39,7 +36,6 @@ def _yaml() -> tuple[Any, type]:
     except AttributeError:  # pragma: no cover - depends on the PyYAML build
         return yaml, yaml.SafeLoader
 
-MAX_RECORD_BYTES = 1024 * 1024
 MAX_FRONTMATTER_CHARS = 64 * 1024
 _MAX_YAML_NODES = 20_000
 FENCE = "---"
@@ -254,159 +250,6 @@ def _diag(rel: str, rule: str, message: str, *, line: int = 1, col: int = 1,
     return Diagnostic(rel, line, col, rule, severity, message, hint)  # type: ignore[arg-type]
 
 
-def _file_problem(ws: Workspace, path: Path, rel: str) -> tuple[Diagnostic | None, os.stat_result | None]:
-    try:
-        lst = os.lstat(path)
-    except FileNotFoundError:
-        return _diag(rel, "file-unreadable", "file does not exist"), None
-    except OSError as exc:
-        return _diag(rel, "file-unreadable", f"cannot stat: {exc.strerror}"), None
-    if stat.S_ISLNK(lst.st_mode):
-        target = os.path.realpath(path)
-        if not ws.contains(Path(target)):
-            return _diag(rel, "file-unreadable", f"symlink points outside the workspace ({target}); not read",
-                         hint="replace the link with the file itself"), None
-    try:
-        st = os.stat(path) if stat.S_ISLNK(lst.st_mode) else lst
-    except OSError as exc:
-        return _diag(rel, "file-unreadable", f"broken symlink or unreadable: {exc.strerror}"), None
-    if stat.S_ISDIR(st.st_mode):
-        return _diag(rel, "file-unreadable", "is a folder named like a record, not a file",
-                     hint="rename the folder or move its contents"), None
-    if not stat.S_ISREG(st.st_mode):
-        return _diag(rel, "file-unreadable", "is not a regular file"), None
-    if st.st_size > MAX_RECORD_BYTES:
-        size_mb = st.st_size / (1024 * 1024)
-        return _diag(rel, "file-unreadable",
-                     f"file is {size_mb:.1f} MiB; records are at most {MAX_RECORD_BYTES // (1024 * 1024)} MiB, not read",
-                     hint="split it into several records or move the data out of memory/"), None
-    return None, st
-
-
-def decode_record_bytes(data: bytes, rel: str) -> tuple[str | None, bool, list[Diagnostic]]:
-    """UTF-8 text of a record (BOM stripped) or None with the reason. Returns (text, had_bom, diags)."""
-    diags: list[Diagnostic] = []
-    if data.find(b"\x00", 0, 8192) >= 0:
-        return None, False, [_diag(rel, "file-unreadable", "binary file (NUL bytes); a record is UTF-8 text")]
-    bom = data.startswith(b"\xef\xbb\xbf")
-    if bom:
-        data = data[3:]
-        diags.append(_diag(rel, "encoding", "file starts with a UTF-8 byte order mark", severity="warning",
-                           hint="save the file as UTF-8 without BOM"))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        diags.append(_diag(rel, "file-unreadable",
-                           f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be decoded",
-                           line=line, col=col, hint="re-save the file as UTF-8"))
-        return None, bom, diags
-    if "\r\n" in text:
-        diags.append(_diag(rel, "encoding", "CRLF line endings", severity="warning",
-                           hint="yoi keeps them on rewrite; configure git/your editor for LF"))
-    return text, bom, diags
-
-
-def read_record(ws: Workspace, path: Path, *, text: str | None = None,
-                meta_cache: MetaCache | None = None) -> ReadResult:
-    """Read and parse one record. With ``text`` given, parse that instead of the file's content.
-
-    ``meta_cache`` (``store.meta_cache``) answers for a frontmatter text parsed before (GC's full reads).
-    """
-    path, rel, kind = _locate(ws, path)
-    if kind is None:
-        return ReadResult(None, [_diag(rel, "file-unreadable", "not a record path (memory/summary.md, "
-                                       "memory/decisions/, memory/requests/ or knowledge/)")])
-    bom = False
-    diags: list[Diagnostic] = []
-    if text is None:
-        problem, _ = _file_problem(ws, path, rel)
-        if problem is not None:
-            return ReadResult(None, [problem])
-        try:
-            data = read_regular_bytes(path)
-        except NotRegularFile as exc:
-            return ReadResult(None, [_diag(rel, "file-unreadable", exc.message)])
-        except OSError as exc:
-            return ReadResult(None, [_diag(rel, "file-unreadable", f"cannot read: {exc.strerror or exc}")])
-        decoded, bom, diags = decode_record_bytes(data, rel)
-        if decoded is None:
-            return ReadResult(None, diags)
-        text = decoded
-    record, parse_diags = parse_record_text(text, kind=kind, path=path, rel=rel, bom=bom, meta_cache=meta_cache)
-    return ReadResult(record, diags + parse_diags)
-
-
-def read_listed_record(ws: Workspace, path: str, rel: str, kind: RecordKind) -> ReadResult:
-    """``read_record(ws, Path(path))`` for a record path under the root that a folder listing has
-    just seen as a regular file (``rel`` and ``kind`` as ``_locate`` gives them): the same result
-    with fewer system calls and no path parsing — a cold lint reads every record this way.
-
-    The file is opened without following a symlink and checked with ``fstat`` (no ``lstat``
-    first); anything but a regular file within the size limit — a symlink, a folder, a file
-    gone, any error — is left to ``read_record``, which words the problem.
-    """
-    return read_listed_record_stat(ws, path, rel, kind)[0]
-
-
-def read_listed_record_stat(ws: Workspace, path: str, rel: str, kind: RecordKind
-                            ) -> tuple[ReadResult, os.stat_result | None, int | None]:
-    """``read_listed_record``, the ``fstat`` of what was read when it is a regular file (the
-    ``lstat`` a listing would give: the file was opened without following a link), else None, and
-    the CRC-32 of the bytes read (None when ``read_record`` read them)."""
-    data, st = _read_listed_bytes(path)
-    if data is None:
-        return read_record(ws, Path(path)), st, None
-    crc = zlib.crc32(data)
-    decoded, bom, diags = decode_record_bytes(data, rel)
-    if decoded is None:
-        return ReadResult(None, diags), st, crc
-    record, parse_diags = parse_record_text(decoded, kind=kind, path=path, rel=rel, bom=bom)
-    return ReadResult(record, diags + parse_diags), st, crc
-
-
-def listed_file_crc(path: str, size: int) -> int | None:
-    """The CRC-32 of the regular file ``path`` (not followed if a link) when it has ``size`` bytes;
-    None otherwise or when it cannot be read — the check ``read_listed_record_stat`` makes."""
-    data, _st = _read_listed_bytes(path)
-    return zlib.crc32(data) if data is not None and len(data) == size else None
-
-
-def _read_listed_bytes(path: str) -> tuple[bytes | None, os.stat_result | None]:
-    """The bytes of ``path`` opened without following a link, and its ``fstat`` when it is a
-    regular file (None otherwise); no bytes for anything else, an error or a file over
-    ``MAX_RECORD_BYTES`` (``read_record`` then words the problem)."""
-    if _LISTED_FLAGS is None:
-        return None, None
-    try:
-        fd = os.open(path, _LISTED_FLAGS)
-    except OSError:
-        return None, None
-    st = data = None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            st = None
-        elif st.st_size <= MAX_RECORD_BYTES:
-            data = read_to_end(fd, st.st_size)  # regular files ignore O_NONBLOCK
-    except OSError:
-        data = None
-    finally:
-        os.close(fd)
-    return (data if data is not None and len(data) <= MAX_RECORD_BYTES else None), st
-
-
-# O_NOFOLLOW: a symlink fails to open (ELOOP) and goes through read_record's checks; O_NONBLOCK: a
-# FIFO put in a record's place does not block the open.
-# A system without O_NOFOLLOW (Windows) reads every record through read_record.
-_LISTED_FLAGS = (os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-                 if hasattr(os, "O_NOFOLLOW") else None)
-
-
-_KIND_OF_FOLDER = {prefix[:-1]: kind for prefix, kind in RECORD_FOLDERS}  # "memory/decisions": DECISION
-
-
 _FOLDER_PATHS: dict[str, Path] = {}
 
 
@@ -420,25 +263,6 @@ def _child_path(folder: str, name: str) -> Path:
             _FOLDER_PATHS.clear()
         parent = _FOLDER_PATHS[folder] = Path(folder)
     return parent / name
-
-
-def _locate(ws: Workspace, path: Path | str) -> tuple[Path, str, RecordKind | None]:
-    """``path`` made absolute, its ``ws.rel`` and ``kind_for_path``, by string work when it lies
-    under the root (GC and lint read every record: pathlib's parsing was a quarter of a GC run)."""
-    full = os.path.abspath(path)
-    root = str(ws.root)
-    if os.sep == "/" and len(root) > 1 and full.startswith(root) and full[len(root):len(root) + 1] == "/":
-        rel = full[len(root) + 1:]
-        folder, _, name = rel.rpartition("/")
-        if not name.endswith(".md"):
-            kind = None
-        elif rel == SUMMARY_REL:
-            kind = RecordKind.SUMMARY
-        else:
-            kind = _KIND_OF_FOLDER.get(folder)
-        return _child_path(full[:len(full) - len(name) - 1], name), rel, kind
-    located = Path(full)
-    return located, ws.rel(located), kind_for_path(ws, located)
 
 
 _CONFLICT_LINE_RE = re.compile(r"^(<{7}|>{7}|\|{7})( .*)?\r?$", re.MULTILINE)
