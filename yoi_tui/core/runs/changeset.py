@@ -24,6 +24,9 @@ human edit wins: reported as a conflict, the file is left alone). Applying is cr
 ``recover_pending(ws)`` finishes any run a crash interrupted (roll forward: steps 2–4 again). The
 journal keeps the exact text of every file and input, so ``revert(ws, run)`` restores the exact
 bytes the run replaced and puts the consumed inputs back, refusing any file changed since.
+Applying and reverting a file are one step (``take_step`` over a ``Transition``: from the text the
+file must hold to the text it is given — ``before → after`` to apply, ``after → before`` to revert),
+each wording the outcome its own way; the journal keeps the plain JSON it always had.
 
 Texts are exact: files are decoded as UTF-8 with ``surrogateescape`` (a BOM stays a ``\\ufeff``
 character, CRLF stays CRLF), so before → after → revert round-trips byte for byte.
@@ -654,34 +657,85 @@ def replace_checked(path: Path, expected: str | None, new: str | None) -> str | 
                 tmp.unlink()
 
 
+# --------------------------------------------------------------------------- one file's transition
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One journalled file brought from one text to another: ``apply`` moves it ``before → after``
+    (``forward``), ``revert`` ``after → before`` (``backward``). ``None`` is "no file"."""
+
+    path: str  # workspace-relative, as journalled
+    source: str | None  # what the file must hold for the step to be taken
+    target: str | None  # what it holds after
+
+    @classmethod
+    def forward(cls, change: dict[str, Any]) -> Transition:
+        return cls(str(change["path"]), change.get("before"), change.get("after"))
+
+    @classmethod
+    def backward(cls, change: dict[str, Any]) -> Transition:
+        return cls(str(change["path"]), change.get("after"), change.get("before"))
+
+
+StepOutcome = Literal["moved", "done", "diverged", "locked", "unreadable", "failed", "raced"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What ``take_step`` found or did. ``moved``: written; ``done``: the file already held the
+    target; ``diverged``: it holds neither text (``current``, at ``full_path``); ``locked``: it is
+    read-only; ``unreadable``: it cannot be read or leaves the workspace; ``failed``: it could not
+    be written (``detail`` starts with ``CANNOT_WRITE``); ``raced``: another program wrote it while
+    it was replaced (its bytes kept, ``detail`` says so)."""
+
+    outcome: StepOutcome
+    detail: str | None = None
+    current: str | None = None
+    full_path: Path | None = None
+
+
+def take_step(ws: Workspace, transition: Transition, *, crash_at: str | None = None) -> Step:
+    """Bring one file from ``transition.source`` to ``.target`` if it holds the source: the one
+    step ``apply`` and ``revert`` both take, each wording the outcome its own way. The caller
+    holds the workspace write lock (``store.write_lock``) around it: the check and the
+    replacement are one step to yoi's other writers. ``crash_at``: the crash point (tests) between
+    the check and the write."""
+    try:
+        path = _inside(ws, transition.path)
+        current = read_exact(path)
+    except YoiError as exc:
+        return Step("unreadable", exc.message)
+    if current == transition.target:
+        return Step("done")
+    if current != transition.source:
+        return Step("diverged", current=current, full_path=path)
+    if is_locked(path):
+        return Step("locked")
+    if crash_at is not None:
+        crashpoint(crash_at)
+    try:
+        if transition.target is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        detail = replace_checked(path, transition.source, transition.target)
+    except (YoiError, OSError) as exc:
+        return Step("failed", f"{CANNOT_WRITE}{getattr(exc, 'message', None) or exc}")
+    return Step("raced", detail) if detail else Step("moved")
+
+
 def _apply_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
     """Bring one file from before to after; ("applied"|"conflict", detail). Holds the write lock."""
     with write_lock(ws.root):
-        return _apply_one_locked(ws, change)
-
-
-def _apply_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
-    try:
-        path = _inside(ws, change["path"])
-        current = read_exact(path)
-    except YoiError as exc:
-        return "conflict", exc.message
-    before, after = change.get("before"), change.get("after")
-    if current == after:
+        step = take_step(ws, Transition.forward(change), crash_at="apply:checked")
+    if step.outcome in ("moved", "done"):
         return "applied", None
-    if current != before:
-        what = ("was created" if before is None else "was deleted" if current is None else "changed")
+    if step.outcome == "diverged":
+        what = ("was created" if change.get("before") is None else "was deleted" if step.current is None
+                else "changed")
         return "conflict", f"file {what} on disk since the run read it; left as it is (the edit wins)"
-    if is_locked(path):
+    if step.outcome == "locked":
         return "conflict", "file is read-only (locked against automated rewriting); left as it is"
-    crashpoint("apply:checked")
-    try:
-        if after is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        detail = replace_checked(path, before, after)
-    except (YoiError, OSError) as exc:
-        return "conflict", f"{CANNOT_WRITE}{getattr(exc, 'message', None) or exc}"
-    return ("conflict", detail) if detail else ("applied", None)
+    return "conflict", step.detail
 
 
 def _finish(ws: Workspace, journal: dict[str, Any], pending: Path, *, recovered: bool) -> ApplyResult:
@@ -967,30 +1021,21 @@ class RevertResult:
 
 
 def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
+    """Bring one file back from after to before; ("restored"|"merged"|"already"|"refused", detail).
+    Holds the write lock, around the three-way merge of a file edited since too."""
     with write_lock(ws.root):
-        return _revert_one_locked(ws, change)
-
-
-def _revert_one_locked(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]:
-    try:
-        path = _inside(ws, change["path"])
-        current = read_exact(path)
-    except YoiError as exc:
-        return "refused", exc.message
-    before, after = change.get("before"), change.get("after")
-    if current == before:
+        step = take_step(ws, Transition.backward(change))
+        if step.outcome == "diverged":
+            assert step.full_path is not None
+            return _revert_around_later_edits(ws, step.full_path, change["path"], step.current,
+                                              change.get("before"), change.get("after"))
+    if step.outcome == "moved":
+        return "restored", None
+    if step.outcome == "done":
         return "already", None
-    if current != after:
-        return _revert_around_later_edits(ws, path, change["path"], current, before, after)
-    if is_locked(path):
+    if step.outcome == "locked":
         return "refused", "file is read-only (locked); left as it is"
-    try:
-        if before is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        detail = replace_checked(path, after, before)
-    except (YoiError, OSError) as exc:
-        return "refused", f"{CANNOT_WRITE}{getattr(exc, 'message', None) or exc}"
-    return ("refused", detail) if detail else ("restored", None)
+    return "refused", step.detail
 
 
 def _revert_around_later_edits(ws: Workspace, path: Path, rel: str, current: str | None, before: str | None,
@@ -1116,5 +1161,6 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
 
 
 __all__ = ["BrokenJournal", "ApplyResult", "ChangeSet", "ConsumedInput", "FileChange", "RevertResult", "RunSummary", "Scratch",
+           "Step", "Transition", "take_step",
            "apply", "find_run", "list_runs", "read_run", "recover_pending", "revert", "runs_dir",
            "unified_diff", "write_exact"]
