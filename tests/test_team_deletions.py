@@ -15,7 +15,7 @@ from support import decision_meta, request_meta, write_record
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2.runner import run_phase2
 from yoi_tui.core.runs.changeset import list_runs, revert
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.staging import Request
 from yoi_tui.core.store.workspace import Workspace
 
