@@ -89,7 +89,7 @@ def _dark(ws: Workspace, session: str, summary: str) -> str:
 
 
 def _sessions(path: Path) -> list[str]:
-    from yoi_tui.core.store.records import read_record
+    from yoi_tui.core.store.reader import read_record
 
     record = read_record(Workspace(path.parents[2]), path).record
     assert record is not None
