@@ -30,7 +30,7 @@ from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase1.pointer import read_pointer
 from yoi_tui.core.runs.lock import lock_path
 from yoi_tui.core.sessions.detect import load_session
-from yoi_tui.core.store.records import read_record
+from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.staging import Request, list_staging, parse_staging
 from yoi_tui.core.store.workspace import Workspace
 
