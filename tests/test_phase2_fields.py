@@ -169,6 +169,20 @@ def test_an_update_merges_into_the_record_keeping_every_line_and_source(tmp_path
     assert report.rounds[0].changeset.get(REL).why == [staging_id]  # type: ignore[union-attr]
 
 
+def test_an_update_of_a_replaced_record_lands_in_its_replacement(tmp_path: Path) -> None:
+    ws, _ = _ws(tmp_path)
+    new = "memory/decisions/use-sqlite.md"
+    write_record(ws, REL, decision_meta(status="replaced", replaced_by="use-sqlite"), "\n# Use SQLite for the cache\n")
+    write_record(ws, new, decision_meta(status="resolved"), "\n# Use SQLite\n")
+    stub = (ws.root / REL).read_bytes()
+    script = Script([_decision(update=REL), json_done()], structured=True)
+    report = run_phase2(ws, engine="llm", flush=True, model=script.model())
+    assert report.rounds[0].status == "applied", report.rounds[0].message
+    assert report.rounds[0].changeset.paths() == [new]  # type: ignore[union-attr]
+    assert (ws.root / REL).read_bytes() == stub and "- JSON files" in (ws.root / new).read_text()
+    assert _errors(ws) == []
+
+
 def test_a_rejected_file_holds_back_only_the_items_it_came_from(tmp_path: Path) -> None:
     ws, _ = _ws(tmp_path)
     request = json_call("write_record", kind="request", items=["request-1"], title="Cache API responses",

@@ -218,17 +218,25 @@ class FileTools:
         cited = [self.items[i] for i in dict.fromkeys(fields.items)]
         title = title_of(fields)
         update = getattr(fields, "update", None)
-        if update:
-            resolved, rel = self.resolve(update)
-            kind = kind_for_path(self.ctx.sws, resolved)
-        else:
-            kind = RecordKind(fields.kind)
-            slug = slugify(title)
-            if not slug:
-                raise self._fail(f"the title {title!r} gives no slug; use words (letters or digits)")
-            resolved, rel = self.resolve(path_for(self.ctx.sws, kind, slug).relative_to(self.root).as_posix())
-        if kind is None or kind is RecordKind.SUMMARY:
-            raise self._fail(f"refused: {rel} is not a decision, request or knowledge record")
+        try:
+            if update:
+                resolved, rel = self.resolve(update)
+                kind = kind_for_path(self.ctx.sws, resolved)
+            else:
+                kind = RecordKind(fields.kind)
+                slug = slugify(title)
+                if not slug:
+                    raise ToolRefusal(f"the title {title!r} gives no slug; use words (letters or digits)")
+                resolved, rel = self.resolve(path_for(self.ctx.sws, kind, slug).relative_to(self.root).as_posix())
+            if kind is None or kind is RecordKind.SUMMARY:
+                raise ToolRefusal(f"refused: {rel} is not a decision, request or knowledge record")
+            entry = self.w.index.get(kind, resolved.name[:-3])
+            final = self.w.index.final_replacement(kind, entry.slug) if entry is not None and entry.is_replaced else None
+            if final and final != entry.slug:  # type: ignore[union-attr]
+                # A replaced record's news belong to its replacement (as the rules engine does).
+                resolved, rel = self.resolve(path_for(self.ctx.sws, kind, final).relative_to(self.root).as_posix())
+        except ToolRefusal as exc:
+            raise self._fail(str(exc)) from None
         before_raw = read_exact(resolved) if resolved.is_file() else None
         body = body_from_fields(fields, lambda slug: self.w.index.has(RecordKind.KNOWLEDGE, slug))
         sources = item_sources(cited)
