@@ -81,8 +81,9 @@ def render() -> str:
 
     with tempfile.TemporaryDirectory() as tmp:
         ws, _ = init_workspace(Path(tmp))
-        keeper = ws.decisions_dir / "retry-webhooks-with-backoff.md"
-        other = ws.decisions_dir / "retry-webhook-with-backoff.md"
+        # The keeper is the preferred slug (the shorter one), whatever the records hold (issue 30).
+        keeper = ws.decisions_dir / "retry-webhook-with-backoff.md"
+        other = ws.decisions_dir / "retry-webhooks-with-backoff.md"
         keeper.write_text(KEEPER, encoding="utf-8")
         other.write_text(OTHER, encoding="utf-8")
         prepared = prepare_gc(ws, now=datetime.fromisoformat(FIXED_NOW))
@@ -91,8 +92,8 @@ def render() -> str:
         kept, stub = keeper.read_text(encoding="utf-8"), other.read_text(encoding="utf-8")
     fence = "````"
     parts = [BEGIN, "",
-             "Before: `memory/decisions/retry-webhooks-with-backoff.md`", "", f"{fence}markdown", KEEPER.rstrip("\n"),
-             fence, "", "and `memory/decisions/retry-webhook-with-backoff.md`", "", f"{fence}markdown",
+             "Before: `memory/decisions/retry-webhook-with-backoff.md`", "", f"{fence}markdown", KEEPER.rstrip("\n"),
+             fence, "", "and `memory/decisions/retry-webhooks-with-backoff.md`", "", f"{fence}markdown",
              OTHER.rstrip("\n"), fence, "", f"`yoi gc` proposes `{merge.id}`:", "", f"> {merge.reason}", "",
              "After: the kept record", "", f"{fence}markdown", kept.rstrip("\n"), fence, "",
              "and the stub it leaves (a replaced record: references to it keep working)", "", f"{fence}markdown",

@@ -111,7 +111,7 @@ def test_json_shape(tmp_path: Path) -> None:
     deleted = files["memory/decisions/use-sqlite-for-the-caches.md"]
     assert deleted["op"] == "modify" and deleted["category"] == ["noisy"]  # kept as a replaced stub
     assert deleted["operation"] == merge["id"] and deleted["diff"].startswith("--- a/memory/decisions/")
-    assert files["knowledge/retry-policy.md"]["reason"] == "24 last_sources; keep the latest 20 (git has the rest)"
+    assert files["knowledge/retry-policy.md"]["reason"] == "24 last_sources; keep the last 20 by session and range (git has the rest)"
     applied = json.loads(_yoi(ws.root, "gc", "--json").stdout)
     assert applied["status"] == "applied" and applied["applied_counts"] == {"add": 0, "modify": 3, "delete": 2}
     assert applied["conflicts"] == [] and Path(applied["journal"]).is_file()

@@ -126,16 +126,15 @@ def test_property_no_line_lost_none_doubled_blocks_whole(keeper: str, other: str
 # --------------------------------------------------------------------------- keeper and slugs
 
 
-def test_the_keeper_is_chosen_by_what_the_records_hold() -> None:
+def test_the_keeper_is_the_preferred_slug_whatever_the_records_hold() -> None:
+    """Issue 30: by names alone — two clones that pulled different sessions count different
+    sources and text, and must still keep the same record."""
     weak = Holding("retry-webhook-with-backoff", 1, 120, 2.0)
-    strong = Holding("retry-webhooks-with-backoff", 1, 300, 1.0)
-    assert choose_keeper([weak, strong])[0] is strong
-    more_sources = Holding("zzz", 3, 10, 5.0)
-    assert choose_keeper([weak, strong, more_sources])[0] is more_sources
-    older = Holding("b-slug-longer", 1, 120, 1.0)
-    assert choose_keeper([weak, older])[0] is older
-    tie = Holding("a", 1, 120, 2.0)
-    assert choose_keeper([weak, tie])[0] is tie  # everything even: the preferred slug
+    strong = Holding("retry-webhooks-with-backoff", 9, 3000, 1.0)
+    assert choose_keeper([weak, strong])[0] is weak
+    assert choose_keeper([strong, weak])[0] is weak
+    assert choose_keeper([Holding("zzz", 0, 1, 0.0), strong, weak])[0].slug == "zzz"  # shortest
+    assert choose_keeper([Holding("b", 5, 5, 1.0), Holding("a", 1, 1, 9.0)])[0].slug == "a"  # then alphabetical
 
 
 def test_slugs_that_name_different_things() -> None:
@@ -162,18 +161,18 @@ def test_requests_about_different_files_are_not_merged(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- a GC merge on disk
 
 
-def test_a_merge_keeps_the_stronger_record_its_paragraphs_and_its_status(tmp_path: Path) -> None:
+def test_a_merge_keeps_the_preferred_record_its_paragraphs_and_its_status(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    write_record(ws, "memory/decisions/retry-webhook-with-backoff.md", decision_meta(status="open"),
+    write_record(ws, "memory/decisions/retry-webhooks-with-backoff.md", decision_meta(status="open"),
                  HARD_WRAPPED_OTHER)
-    write_record(ws, "memory/decisions/retry-webhooks-with-backoff.md", decision_meta(status="resolved"),
+    write_record(ws, "memory/decisions/retry-webhook-with-backoff.md", decision_meta(status="resolved"),
                  HARD_WRAPPED_KEEPER)
     report = run_gc(ws)
     merge = next(o for o in report.proposed if o.op == "merge")
-    assert merge.path == "memory/decisions/retry-webhooks-with-backoff.md"
-    assert "because the sources are even and it holds more text" in merge.reason
+    assert merge.path == "memory/decisions/retry-webhook-with-backoff.md"
+    assert "because its slug is preferred" in merge.reason
     assert "status" not in merge.reason  # resolved stays resolved: nothing to say
-    kept = read_record(ws, ws.decisions_dir / "retry-webhooks-with-backoff.md").record
+    kept = read_record(ws, ws.decisions_dir / "retry-webhook-with-backoff.md").record
     assert kept is not None and kept.status == "resolved"
     assert "After that the\ndelivery is marked failed and the tenant is e-mailed." in kept.body
     assert "probably the same subject. After that the\ndelivery is marked failed." in kept.body
@@ -198,13 +197,16 @@ def test_two_clones_pick_the_same_keeper_whatever_their_usage_and_file_times(tmp
     for name in ("one", "two"):
         ws = make_ws(tmp_path / name)
         write_record(ws, "memory/decisions/pick-a-db.md", decision_meta(), "\n# Pick a DB\n")
-        write_record(ws, "memory/decisions/pick-a-dbs.md", decision_meta(), "\n# Pick a DB\n\nMore.\n")
+        # Clone two had pulled more sessions about the other wording: more sources, more text.
+        more = [{"session_id": f"s{i}", "range": [0, 4]} for i in range(3 if name == "two" else 1)]
+        write_record(ws, "memory/decisions/pick-a-dbs.md", decision_meta(sources=more),
+                     "\n# Pick a DB\n\nMore.\n" + ("\nEven more.\n" if name == "two" else ""))
         if name == "two":
             record_invoke(ws, "pick-a-db", "decision", "search", session_id="other")  # used, not protected
             record_tokens(ws, 3_000_000, session_id="other")
             os.utime(ws.decisions_dir / "pick-a-dbs.md", (1, 1))
         picks.append(next(o.path for o in run_gc(ws, dry_run=True).proposed if o.op == "merge"))
-    assert picks == ["memory/decisions/pick-a-dbs.md"] * 2
+    assert picks == ["memory/decisions/pick-a-db.md"] * 2  # the preferred slug, by names alone (issue 30)
 
 
 # --------------------------------------------------------------------------- docs/gc.md's example

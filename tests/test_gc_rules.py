@@ -234,7 +234,7 @@ def _body_lines(text: str) -> set[str]:
 
 def test_near_duplicates_are_merged_without_losing_a_line(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    # The keeper holds more (two sources against one), so it is kept whatever the slugs (docs/gc.md).
+    # The keeper is the preferred slug (shortest), whatever the records hold (docs/gc.md, issue 30).
     keep = write_record(ws, "memory/decisions/use-sqlite-for-the-cache.md",
                         decision_meta(status="open", sources=[{"session_id": "s1", "range": [0, 3]},
                                                               {"session_id": "s1", "range": [4, 6]}]),
@@ -260,13 +260,15 @@ def test_near_duplicates_are_merged_without_losing_a_line(tmp_path: Path) -> Non
     assert missing == {"# Use SQLite for caches"} and "Also titled: Use SQLite for caches" in text
     record = read_record(ws, keep).record
     assert record is not None and record.status == "resolved"
-    assert "kept `use-sqlite-for-the-cache` because it has more sources (2 against 1" in merge.reason
+    assert "kept `use-sqlite-for-the-cache` because its slug is preferred" in merge.reason
     assert "status open → resolved (`use-sqlite-for-the-caches` records the choice as made)" in merge.reason
-    # Blocks merged whole: the other list's new item joins the keeper's list; a new section follows.
-    assert record.body == ("\n# Use SQLite for the cache\n\nAlso titled: Use SQLite for caches\n\n## Options\n"
-                           "- SQLite\n- JSON files\n- shelve\n\n## Chosen\nSQLite with WAL\n")
-    assert record.meta["sources"] == [{"session_id": "s2", "range": [5, 9]}, {"session_id": "s1", "range": [0, 3]},
-                                      {"session_id": "s1", "range": [4, 6]}]
+    # Blocks merged whole: the other list's new item joins the keeper's list; a new section follows —
+    # then in the canonical order every writer gives (store.canonical: Phase 2's sections in their
+    # order, one-line entries sorted), so any clone merging these two writes these bytes.
+    assert record.body == ("\n# Use SQLite for the cache\n\nAlso titled: Use SQLite for caches\n\n## Chosen\n"
+                           "SQLite with WAL\n\n## Options\n- JSON files\n- SQLite\n- shelve\n")
+    assert record.meta["sources"] == [{"session_id": "s1", "range": [0, 3]}, {"session_id": "s1", "range": [4, 6]},
+                                      {"session_id": "s2", "range": [5, 9]}]
     assert _errors(ws) == []
 
 
@@ -301,9 +303,10 @@ def test_a_merged_knowledge_record_keeps_its_description_and_reach(tmp_path: Pat
     merged = read_record(ws, ws.knowledge_dir / "release-checklist.md").record
     assert merged is not None and (ws.knowledge_dir / "release-checklists.md").exists()  # a replaced stub
     assert merged.model_invokation and merged.description == "Steps before a release."
-    # (the keeper holds more text; the other's item joins its list, the other description follows)
-    assert merged.body == ("\n# Release checklist\n\n- bump the version\n- tag the commit\n\n"
-                           "Also described as: Read before tagging.\n")
+    # (the preferred slug is kept; the other's item joins its list, the other description is a
+    # labelled line under the title, where store.canonical keeps such lines)
+    assert merged.body == ("\n# Release checklist\n\nAlso described as: Read before tagging.\n\n"
+                           "- bump the version\n- tag the commit\n")
     assert _errors(ws) == []
 
 
@@ -341,14 +344,17 @@ def test_a_merge_the_linter_refuses_changes_nothing_and_exits_1(tmp_path: Path) 
 # --------------------------------------------------------------------------- trim, over cap, outdated
 
 
-def test_source_overflow_keeps_the_latest_n(tmp_path: Path) -> None:
+def test_source_overflow_keeps_the_last_n_of_the_canonical_order(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    many = [{"session_id": f"s{i}", "range": [0, i]} for i in range(25)]
-    path = write_record(ws, "memory/decisions/long-running.md", decision_meta(sources=many), "\nBody.\n")
+    many = [{"session_id": f"s{i:02d}", "range": [0, i]} for i in range(25)]
+    # Listed in another order (another clone appended them as they arrived): the same ones are kept,
+    # the last 20 by session id and range (store.canonical), so every clone's trim agrees.
+    shuffled = many[10:] + many[:10]
+    path = write_record(ws, "memory/decisions/long-running.md", decision_meta(sources=shuffled), "\nBody.\n")
     report = run_gc(ws)
     trim = _op(report, "memory/decisions/long-running.md", "trim")
     assert trim.state == "proposed" and trim.categories == ["noisy"]
-    assert trim.reason == "25 sources; keep the latest 20 (git has the rest)"
+    assert trim.reason == "25 sources; keep the last 20 by session and range (git has the rest)"
     record = read_record(ws, path).record
     assert record is not None and record.meta["sources"] == many[5:]
     assert record.meta["updated_at"] == decision_meta()["updated_at"] and record.body == "\nBody.\n"

@@ -34,10 +34,10 @@ def test_lessons_that_belong_to_no_record_become_a_knowledge_record(tmp_path: Pa
     assert report.exit_code == 0
     assert not (ws.staging_dir / f"{staged}.json").exists()  # consumed: its content is in a record
     lessons = _read(ws, "knowledge/lessons-from-agent-sessions.md")
-    assert "## Lessons\n- `tree lib -L 3` failed: exit 127: command not found: tree; fixed — ran `find lib -type d`" \
+    # One line per lesson, in the canonical (sorted) order every clone writes (store.canonical).
+    assert "## Lessons\n- `Read app.js` failed: File content (806KB) exceeds maximum allowed size (256KB); not fixed " \
+           "in this range.\n- `tree lib -L 3` failed: exit 127: command not found: tree; fixed — ran `find lib -type d`" \
         in lessons.body
-    assert "- `Read app.js` failed: File content (806KB) exceeds maximum allowed size (256KB); not fixed in this " \
-           "range." in lessons.body
     assert lessons.meta["last_sources"] == [{"session_id": "explore-session", "range": [16, 20]},
                                             {"session_id": "explore-session", "range": [72, 73]}]
     assert not any("unrelated" in n for n in report.rounds[0].changeset.notes)  # type: ignore[union-attr]

@@ -129,8 +129,9 @@ def test_folding_converges_when_the_keeper_is_at_the_source_cap(tmp_path: Path) 
     ws = Workspace(ws.root)
     latest = [{"session_id": f"k{i}", "range": [0, 1]} for i in range(3)]
     write_record(ws, KEEP, request_meta(sources=latest), "\n# Add a dark mode\n\nA dark theme.\n")
-    # A stub whose sources the merge trimmed away (older than the keeper's latest three).
-    write_record(ws, DUP, request_meta(replaced_by="add-a-dark-mode", sources=[{"session_id": "old", "range": [0, 1]}]),
+    # A stub whose sources the merge trimmed away (before the keeper's last three in the canonical
+    # order of sources, session id then range: store.canonical).
+    write_record(ws, DUP, request_meta(replaced_by="add-a-dark-mode", sources=[{"session_id": "a-old", "range": [0, 1]}]),
                  f"\n# Add a dark mode\n\nA dark theme.\n\n{stub_line('add-a-dark-mode')}\n")
     record_tokens(ws, 100, session_id="x")
     report = run_gc(Workspace(ws.root))

@@ -36,6 +36,26 @@ def test_a_small_team_merges_without_a_person(tmp_path: Path) -> None:
     assert run["no_init_clones"] == 1 and run["hook_registrations"] == 1
 
 
+def test_push_orders_give_byte_identical_live_records(tmp_path: Path) -> None:
+    """Issue 30: the same sessions pushed in two orders leave the same bytes in every live record
+    after the last pull (and after the grace period) — created_at/updated_at values aside, nothing
+    else (``team.masked_stamps``). Before canonical content, sources and the lines two clones added
+    to one section came in arrival order, and this campaign ended with 2 records differing."""
+    result = team.simulate(clones=3, rounds=3, seed=30, orders=2, gc_probability=0.4, workdir=tmp_path)
+    _assert_clean(result)
+    assert result["live_records_differing_in_bytes_after_rounds"] == [], result["exact_differences"]
+    assert result["live_records_differing_in_bytes"] == [], result["exact_differences"]
+    assert result["same_bytes_whatever_the_order"] and result["same_records_whatever_the_order"]
+    assert not result["records_with_duplicated_lines"]
+
+
+def test_only_timestamp_values_are_masked_in_the_byte_comparison() -> None:
+    text = ("---\ncreated_at: 2026-12-01T00:00:00+00:00\nupdated_at: 2026-12-02T00:00:00+00:00\nsources:\n"
+            "  - session_id: s1\n    range: [0, 9]\n---\n\n# T\n\nupdated_at: in the body stays\n")
+    assert team.masked_stamps(text) == ("---\ncreated_at: *\nupdated_at: *\nsources:\n  - session_id: s1\n"
+                                        "    range: [0, 9]\n---\n\n# T\n\nupdated_at: in the body stays\n")
+
+
 def test_push_orders_are_distinct_and_the_gc_turns_do_not_depend_on_them() -> None:
     orders = team.push_orders(4, 4, seed=1)
     assert orders[:2] == [[0, 1, 2, 3], [3, 2, 1, 0]] and len({tuple(o) for o in orders}) == 4

@@ -1,11 +1,12 @@
 """What a GC merge writes (issue 25): which record is kept, and how the others' text joins it.
 
-**The keeper** is the record that holds the most, judged from the records alone so that every
-clone holding the same files picks the same one (docs/team.md#who-runs-gc): more sources (the
-evidence behind it), then more text, then the older one (the original note), then the preferred
-slug (shortest, then first in order). Usage is not asked: invoke counts live in
-``.yoi/usage/``, which differs between clones until every session has been committed and pulled,
-so a keeper chosen on them would differ too. ``keeper_reason`` says which criterion decided.
+**The keeper** is the record whose slug is preferred (``kinds.slug_preference``: the shortest,
+then the first in code-point order) — a rule of names alone (issue 30), so every clone picks the
+same keeper whatever sources, text or usage each had seen when its GC ran (docs/team.md#who-runs-gc),
+and it is the slug Phase 2 moves a near-identical title to. What the records hold does not decide:
+two clones that had pulled different sessions counted different sources, and chose different
+keepers (a ``replaced_by`` X-or-Y conflict, or a loop); the keeper holds all of every merged
+record's content anyway. ``keeper_reason`` says so.
 
 **The text** is merged Markdown block by Markdown block (``merge_blocks``), with markdown-it-py
 (CommonMark, as the app's Markdown view renders it) telling where a block starts and ends: a
@@ -30,16 +31,16 @@ from ..store.kinds import slug_preference
 
 @dataclass(frozen=True)
 class Holding:
-    """What a record holds, as the keeper rule weighs it."""
+    """A record of a near-duplicate group, as the keeper rule and its reason see it."""
 
     slug: str
     sources: int
     body_chars: int
-    created: float  # seconds since the epoch; 0 when unknown (weighs as the oldest)
+    created: float  # seconds since the epoch; 0 when unknown
 
     def key(self) -> tuple[Any, ...]:
-        return (-self.sources, -self.body_chars, self.created if self.created else float("inf"),
-                slug_preference(self.slug))
+        # The name alone: the counts differ between clones that pulled different sessions.
+        return slug_preference(self.slug)
 
 
 def choose_keeper(holdings: Sequence[Holding]) -> list[Holding]:
@@ -52,15 +53,8 @@ def keeper_reason(keeper: Holding, others: Sequence[Holding]) -> str:
     if not others:
         return f"kept `{keeper.slug}`"
     rival = min(others, key=Holding.key)
-    if keeper.sources != rival.sources:
-        why = f"it has more sources ({keeper.sources} against {rival.sources} in `{rival.slug}`)"
-    elif keeper.body_chars != rival.body_chars:
-        why = (f"the sources are even and it holds more text ({keeper.body_chars:,} characters against "
-               f"{rival.body_chars:,} in `{rival.slug}`)")
-    elif keeper.created != rival.created:
-        why = f"sources and text are even and it is the older record (`{rival.slug}` came later)"
-    else:
-        why = f"sources, text and age are even: the preferred slug (shorter, then first in order than `{rival.slug}`)"
+    why = (f"its slug is preferred (shorter, then first in order than `{rival.slug}`: a rule of names, so "
+           "every clone keeps the same record whatever it had pulled)")
     return f"kept `{keeper.slug}` because {why}"
 
 

@@ -14,17 +14,17 @@ What it proposes, in this order (each file of the change set belongs to one oper
 2. **merge** — *noisy*: near-duplicate slugs of one kind (rapidfuzz ratio ≥
    ``records.similar_slug_ratio`` and the same numbers, as Phase 2 matches them: ``issue-12`` is not
    ``issue-13``; nor slugs naming different files or identifiers: ``store.slug_names``). The keeper
-   is the record that holds the most — sources, then text, then age, then the preferred slug
-   (``merge_content``; the reason says which decided). The others' bodies are merged in Markdown
+   is the record with the preferred slug (shortest, then alphabetical: ``merge_content``, a rule of
+   names, so every clone keeps the same one whatever it had pulled). The others' bodies are merged in Markdown
    block by block (``merge_content.merge_blocks``: a paragraph, list item or code block moves whole;
    no line of either is lost or doubled; a differing title
    is kept as an "Also titled:" line, a differing knowledge description as "Also described as:";
    a knowledge flag ``model_invokation``/``user_invocable`` true on any of them stays true), sources
-   are unioned (older records' first). A merged record is
+   are unioned in canonical order (``store.canonical``). A merged record is
    deleted when nothing points at it; otherwise it stays as a replaced record
    (``replaced_by`` the keeper, and ``status: replaced`` for decisions) so references keep working.
-3. **trim** — *noisy*: more than ``records.sources_max`` sources: the latest N (the end of the list,
-   where updates append) are kept; git has the rest. ``updated_at`` is left alone (bookkeeping).
+3. **trim** — *noisy*: more than ``records.sources_max`` sources: the last N of the canonical order
+   (session id, then range: ``store.canonical``) are kept, the same ones in every clone; git has the rest. ``updated_at`` is left alone (bookkeeping).
 4. reported only: *noisy* over-cap bodies and *outdated* records naming repository paths (in code
    spans) that no longer exist under the workspace root — both need prose rewritten, which this
    engine never does.
@@ -50,6 +50,7 @@ from ..forked import available_workers, run_forked, shrinking_chunks
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
 from ..runs.rejections import held_reason
+from ..store.canonical import canonical_body, capped_sources
 from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
 from ..store.reader import read_record
@@ -71,11 +72,6 @@ MIN_CHUNK = 200  # records per job of a parallel read, at the least
 
 def _sources_key(kind: RecordKind) -> str:
     return "last_sources" if kind is RecordKind.KNOWLEDGE else "sources"
-
-
-def _updated(record: Record) -> float:
-    stamp = as_timestamp(record.meta.get("updated_at"))
-    return stamp.timestamp() if stamp else 0.0
 
 
 def _listing(rels: list[str], limit: int = 3) -> str:
@@ -459,15 +455,15 @@ class GcRulesEngine:
         have = source_keys(mine)
         extra = [s for s in theirs if not (source_keys([s]) <= have)]
         body = merge_body(target.body, _STUB_RE.sub("", self._body_to_merge(target, record)))
+        if body != target.body:
+            body = canonical_body(body)  # store.canonical: the same bytes whichever clone folds
         if not extra and body == target.body:
             return None
         updates: dict[str, Any] = {}
         if extra:
-            # In front, then capped like a trim: a keeper at the cap keeps its own latest sources,
-            # so folding converges (sources the merge itself trimmed never come back round).
-            limit = self.cfg.records.sources_max
-            merged = [*extra, *mine]
-            merged = merged[-limit:] if len(merged) > limit else merged
+            # The union in canonical order, capped like a trim: sources the merge itself trimmed
+            # had sources_max greater ones beside them, so they never come back round (folding converges).
+            merged = capped_sources([*extra, *mine], self.cfg.records.sources_max)
             if merged != mine:
                 updates[key] = merged
         if not updates and body == target.body:
@@ -553,9 +549,8 @@ class GcRulesEngine:
         return Holding(record.slug, max(facts.sources, 0), facts.body_chars, created.timestamp() if created else 0.0)
 
     def _keeper_key(self, record: Record) -> tuple[Any, ...]:
-        """The keeper first: more sources, more text, older, then the preferred slug — the records'
-        content alone, so every clone with the same files picks the same keeper (usage, references
-        and ``updated_at`` differ between clones until they have pulled each other's work)."""
+        """The keeper first: the preferred slug (``merge_content``), a rule of names alone, so every
+        clone picks the same keeper whatever sources, text or usage it had seen (issue 30)."""
         return self._holding(record).key()
 
     def _merge_group(self, kind: RecordKind, group: list[Record], scores: dict[tuple[str, str], float]) -> None:
@@ -614,25 +609,16 @@ class GcRulesEngine:
             self._add(keeper, "merge", "refused", ["noisy"],
                       f"near-duplicate slugs {names}; not merged: malformed {key} in {', '.join(malformed)}")
             return
-        # Sources: unioned, the older records' first (updates append, so the end of the list is the latest).
-        merged_sources: list[Any] = []
-        seen: set[tuple[str, int, int]] = set()
-        for record in sorted(group, key=lambda r: (_updated(r), r is keeper)):
-            for item in record.meta.get(key) or []:
-                keys = source_keys([item])
-                marker = next(iter(keys)) if keys else None
-                if marker is not None and marker in seen:
-                    continue
-                if marker is not None:
-                    seen.add(marker)
-                merged_sources.append(item)
+        # Sources: unioned in canonical order (store.canonical), capped to the last sources_max of it,
+        # as a trim cuts: every clone merging the same records writes the same list.
+        every = [item for record in group for item in (record.meta.get(key) or [])]
         limit = self.cfg.records.sources_max
-        trimmed = len(merged_sources) > limit
-        if trimmed:
-            merged_sources = merged_sources[-limit:]
+        merged_sources = capped_sources(every, limit)
+        trimmed = len(capped_sources(every, 0)) > limit
         body = keeper.body
         for record, _score in sorted(absorbed, key=lambda item: item[0].slug):
             body = merge_blocks(body, self._body_to_merge(keeper, record))
+        body = canonical_body(body)
         updates: dict[str, Any] = {"updated_at": self.ctx.now}
         if merged_sources != keeper.meta.get(key):
             updates[key] = merged_sources
@@ -662,8 +648,8 @@ class GcRulesEngine:
             mark: dict[str, Any] = {"replaced_by": keeper.slug, "updated_at": self.ctx.now}
             if kind is RecordKind.DECISION:
                 mark["status"] = "replaced"
-            marks[record.rel] = render_record(record, mark, body=record.body.rstrip("\n") + "\n\n"
-                                              + stub_line(keeper.slug) + "\n")
+            marks[record.rel] = render_record(record, mark, body=canonical_body(
+                record.body.rstrip("\n") + "\n\n" + stub_line(keeper.slug) + "\n"))
             errors.extend(self.w.errors(record, marks[record.rel]))
         if errors:
             self._add(keeper, "merge", "refused", ["noisy"],
@@ -714,12 +700,13 @@ class GcRulesEngine:
             sources = self._full(record).meta.get(key)
             if not isinstance(sources, list) or len(sources) <= limit:
                 continue
-            reason = f"{len(sources)} {key}; keep the latest {limit} (git has the rest)"
+            reason = f"{len(sources)} {key}; keep the last {limit} by session and range (git has the rest)"
             details = {"sources": len(sources), "kept": limit}
             if self.w.locked(record):
                 self._add(record, "trim", "locked", ["noisy"], f"{reason}; read-only: not touched", details=details)
                 continue
-            text = render_record(record, {key: sources[-limit:]})
+            # The last of the canonical order (store.canonical), so every clone trims the same ones.
+            text = render_record(record, {key: capped_sources(sources, limit)})
             errors = self.w.errors(record, text)
             if errors:
                 self._add(record, "trim", "refused", ["noisy"],

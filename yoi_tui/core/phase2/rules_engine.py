@@ -43,6 +43,7 @@ from rapidfuzz import fuzz, process
 
 from ..lint.write_check import source_keys
 from ..retrieval.summary_lists import raw_frontmatter
+from ..store.canonical import canonical_body, canonical_sources
 from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slugify
 from ..store.models import Source
 from ..store.reader import is_record_text, read_frontmatter_bytes
@@ -156,7 +157,8 @@ class RulesEngine:
                 items.append(source.as_yaml())
                 keys.add(source.key())
                 changed = True
-        return items, changed
+        # In canonical order (store.canonical), so every push order writes the same list.
+        return (canonical_sources(items) if changed else items), changed
 
     # ------------------------------------------------------------------ upsert
 
@@ -192,7 +194,7 @@ class RulesEngine:
         if kind is RecordKind.DECISION:
             meta["status"] = "resolved" if resolved else "open"
         path = path_for(self.ctx.sws, kind, slug)
-        errors = self.w.write(path, new_record_text(meta, body), before_text=None, why=[staging.id])
+        errors = self.w.write(path, new_record_text(meta, canonical_body(body)), before_text=None, why=[staging.id])
         if errors:
             self._refused(staging, f"{kind.value} '{slug}' not created", errors)
             return None
@@ -230,7 +232,7 @@ class RulesEngine:
         carried = record.body
         if old_title and not same_title(old_title, title):
             carried = with_also_titled(carried, old_title)
-        new_body = merge_body(merge_body(f"\n# {title}\n", carried), body)
+        new_body = canonical_body(merge_body(merge_body(f"\n# {title}\n", carried), body))
         sources, _changed = self._merge_sources(record.meta["sources"], [source])
         # The old frontmatter re-emitted with only these keys changed (every other key as it was).
         updates: dict[str, Any] = {"sources": sources, "updated_at": self.now}
@@ -249,7 +251,7 @@ class RulesEngine:
         mark: dict[str, Any] = {"replaced_by": new_slug, "updated_at": self.now}
         if kind is RecordKind.DECISION:
             mark["status"] = "replaced"
-        stub = render_record(record, mark, body=record.body.rstrip("\n") + "\n\n" + move_line(new_slug) + "\n")
+        stub = render_record(record, mark, body=canonical_body(record.body.rstrip("\n") + "\n\n" + move_line(new_slug) + "\n"))
         errors = self.w.write(record.path, stub, before_text=record.text, bom=record.bom, why=[staging.id],
                               reason=f"moved to `{new_slug}`; kept as a replaced stub until every clone has "
                                      "pulled the move")
@@ -292,6 +294,8 @@ class RulesEngine:
         """Merge ``body`` into the record (into ``base_body``, the record's body already changed, when
         given) and its sources; write when anything changed."""
         new_body = merge_body(record.body if base_body is None else base_body, body)
+        if new_body != record.body:
+            new_body = canonical_body(new_body)  # what was merged, in the order every push order gives
         updates: dict[str, Any] = {}
         if sources:
             merged, changed = self._merge_sources(record.meta.get("sources"), sources)
@@ -473,7 +477,7 @@ class RulesEngine:
         if self.w.locked(RecordKind.KNOWLEDGE, LESSONS_SLUG):
             self._locked(staging, rel, f"{len(lessons)} lesson line(s)")
             return
-        sources = _dedup([self._source(staging, span).as_yaml() for _line, span in lessons])
+        sources = canonical_sources(self._source(staging, span).as_yaml() for _line, span in lessons)
         body = "\n## Lessons\n" + "".join(f"{line}\n" for line, _span in lessons)
         record = self.w.read(RecordKind.KNOWLEDGE, LESSONS_SLUG) if self.w.index.has(RecordKind.KNOWLEDGE,
                                                                                    LESSONS_SLUG) else None
@@ -488,14 +492,16 @@ class RulesEngine:
                     "(tools missing, limits hit, what worked instead); read before similar work.",
                     "model_invokation": False, "user_invocable": True, "last_sources": sources,
                     "created_at": self.now, "updated_at": self.now}
-            text = new_record_text(meta, "\n# Lessons from agent sessions\n" + body)
+            text = new_record_text(meta, canonical_body("\n# Lessons from agent sessions\n" + body))
             errors = self.w.write(path_for(self.ctx.sws, RecordKind.KNOWLEDGE, LESSONS_SLUG), text, before_text=None,
                                   why=[staging.id], reason="failures that relate to no decision or request")
             if errors:
                 self._refused(staging, f"knowledge '{LESSONS_SLUG}' not created", errors)
             return
         new_body = merge_body(record.body, body)
-        merged = _dedup([*(record.meta.get("last_sources") or []), *sources])
+        if new_body != record.body:
+            new_body = canonical_body(new_body)
+        merged = canonical_sources([*(record.meta.get("last_sources") or []), *sources])
         updates: dict[str, Any] = {}
         if merged != record.meta.get("last_sources"):
             updates["last_sources"] = merged
@@ -617,10 +623,10 @@ class RulesEngine:
             else:
                 description = f"{title}: what the user asked for; read before working on it again."
             meta = {"kind": kind, "description": one_line(description), "model_invokation": False,
-                    "user_invocable": True, "last_sources": _dedup(sources), "created_at": self.now,
+                    "user_invocable": True, "last_sources": canonical_sources(sources), "created_at": self.now,
                     "updated_at": self.now}
             path = path_for(self.ctx.sws, RecordKind.KNOWLEDGE, kslug)
-            errors = self.w.write(path, new_record_text(meta, body), before_text=None, why=why,
+            errors = self.w.write(path, new_record_text(meta, canonical_body(body)), before_text=None, why=why,
                                   reason=f"the {origin_kind.value} '{stat.slug}' is on the knowledge candidate report")
             if errors:
                 self._note(f"lint refused: knowledge '{kslug}' not created ({format_errors(errors)})")
@@ -633,9 +639,11 @@ class RulesEngine:
         if record is None:
             return
         new_body = merge_body(record.body, body)
+        if new_body != record.body:
+            new_body = canonical_body(new_body)
         updates: dict[str, Any] = {}
-        if sources and _dedup(sources) != record.meta.get("last_sources"):
-            updates["last_sources"] = _dedup(sources)
+        if sources and canonical_sources(sources) != record.meta.get("last_sources"):
+            updates["last_sources"] = canonical_sources(sources)
         if new_body == record.body and not updates:
             return
         updates["updated_at"] = self.now
@@ -695,14 +703,6 @@ def adds_to_title(target: str, title: str) -> bool:
     says less than the title next to it, so it is left out."""
     words = re.findall(r"[\w.-]+", target.lower())
     return bool(words) and words[0] not in _TARGET_EDGE_WORDS and words[-1] not in _TARGET_EDGE_WORDS
-
-
-def _dedup(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    seen: list[dict[str, Any]] = []
-    for source in sources:
-        if source not in seen:
-            seen.append(source)
-    return seen
 
 
 def _is_story(attempt: Attempt) -> bool:

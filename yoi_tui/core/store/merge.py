@@ -4,9 +4,10 @@ Git hands the driver three texts of one path: the merge base, ours and theirs. F
 sides created the file) git gives a *synthetic empty base*; then a key or line missing on one side
 is never read as a deletion — there was nothing to delete. The rules, per field:
 
-* ``sources`` / ``last_sources``: the union, in order (base order, then what either side added),
-  a source removed by one side (GC trims the oldest) stays removed, and the result is capped to the
-  latest ``sources_max`` exactly as GC trims, so union and trim converge instead of fighting;
+* ``sources`` / ``last_sources``: the union in canonical order (``store.canonical``: session id,
+  then range), a source removed by one side (a GC trim) stays removed, and the result is capped to
+  the last ``sources_max`` of that order exactly as GC trims, so union and trim converge instead of
+  fighting and every merge order gives the same list;
 * ``created_at``: the earliest; ``updated_at``: the latest (never moved back in time);
 * ``status``: ``open < resolved < replaced`` — when both sides changed it, the later stage wins;
 * ``model_invokation`` / ``user_invocable``: true on either changed side stays true (what agents
@@ -17,7 +18,10 @@ is never read as a deletion — there was nothing to delete. The rules, per fiel
 * knowledge ``kind`` and any other key both sides changed to different values: left to a person as standard conflict markers around the key's lines (``yoi lint`` reports them);
 * the body: merged by section (``#`` headings outside code fences); inside a section lines are
   merged three-way: a line one side added is kept, a line one side removed and the other kept
-  unchanged is removed, and where both sides changed the same place both sides' lines are kept.
+  unchanged is removed, and where both sides changed the same place both sides' lines are kept;
+  then what was merged is put in canonical order (``canonical.canonical_body``: Phase 2's sections
+  and their one-line entries sorted, a repeated entry once), so the result is the same whichever
+  side is ours and whichever clone pushed first.
 
 Two sides whose frontmatter says they are records of different kinds (git's rename detection can
 pair a decision with a knowledge file) are refused: the whole file is left in conflict.
@@ -35,6 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .canonical import canonical_body, capped_sources, merge_section
 from .kinds import RecordKind, slug_preference
 from .records import Record, as_timestamp, parse_record_text
 from .writer import DELETE, emit_value, render_record
@@ -282,11 +287,11 @@ def _source_key(item: Any) -> str:
 
 def union_sources(base: list[Any], ours: list[Any], theirs: list[Any], *, sources_max: int,
                   deleted_ok: bool = True) -> list[Any]:
-    """Sources of both sides, in order, deletions of either side honoured, capped to the latest N.
+    """Sources of both sides, deletions of either side honoured, in canonical order, capped to the last N.
 
-    Order: base's order for what both keep, then the sources either side added (sorted by their
-    content, so the result does not depend on which side is "ours"). Capping keeps the end of the
-    list, the same rule GC's trim uses.
+    The order is ``canonical.source_sort_key`` (session id, range), so the result does not depend on
+    which side is "ours" nor on the order the sources arrived in; capping keeps the end of it, the
+    same rule GC's trim uses.
     """
     base_keys = [_source_key(s) for s in base]
     ours_keys = {_source_key(s) for s in ours}
@@ -306,19 +311,8 @@ def union_sources(base: list[Any], ours: list[Any], theirs: list[Any], *, source
         key = _source_key(item)
         if key not in seen and key not in added and (key not in base_set or not deleted_ok):
             added[key] = item
-    result.extend(added[k] for k in sorted(added, key=_added_order(added)))
-    return result[-sources_max:] if sources_max > 0 and len(result) > sources_max else result
-
-
-def _added_order(added: dict[str, Any]) -> Any:
-    def key(k: str) -> tuple[str, int, int, str]:
-        item = added[k]
-        if isinstance(item, dict) and isinstance(item.get("range"), list) and len(item["range"]) == 2:
-            start, end = item["range"]
-            return (str(item.get("session_id")), int(start) if isinstance(start, int) else 0,
-                    int(end) if isinstance(end, int) else 0, k)
-        return ("", 0, 0, k)
-    return key
+    result.extend(added.values())
+    return capped_sources(result, sources_max)
 
 
 def _mark_conflicts(text: str, ours: Record, theirs: Record, keys: list[str], kind: RecordKind, path: str,
@@ -390,7 +384,13 @@ def merge_lines(base: list[str], ours: list[str], theirs: list[str]) -> list[str
         return list(ours)
     if ours == base:
         return list(theirs)
-    base_set = set(base)
+    base_set, ours_set, theirs_set = set(base), set(ours), set(theirs)
+
+    def kept(line: str) -> bool:
+        # Added by a side, or a base line both sides still hold (the diff may pair it elsewhere:
+        # it moved on one side, or the sides' additions around it shifted the alignment).
+        return line not in base_set or (line in ours_set and line in theirs_set)
+
     matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
     result: list[str] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -398,26 +398,27 @@ def merge_lines(base: list[str], ours: list[str], theirs: list[str]) -> list[str
             result.extend(ours[i1:i2])
             continue
         # A line only one side has: added by it (keep), or in base and removed by the other (drop).
-        mine = [line for line in ours[i1:i2] if line not in base_set]
-        other = [line for line in theirs[j1:j2] if line not in base_set]
+        mine = [line for line in ours[i1:i2] if kept(line)]
+        other = [line for line in theirs[j1:j2] if kept(line)]
         # Both sides' lines, in an order that does not depend on which side is "ours".
         first, second = sorted((mine, other), key=lambda part: "\n".join(part))
         result.extend(first)
         result.extend(line for line in second if line not in first or not line.strip())
-    return _once(result, base_set)
+    limits = {line: max(ours.count(line), theirs.count(line)) for line in set(result) if line.strip()}
+    return _once(result, limits)
 
 
-def _once(lines: list[str], base: set[str]) -> list[str]:
-    """``lines`` with a second copy of a line that both sides added dropped (each side added it in a
-    different place, so the diff did not pair them; the same sessions pushed in another order would
-    have made one). Blank lines and lines the base already had are left as they are."""
-    seen: set[str] = set()
+def _once(lines: list[str], limits: dict[str, int]) -> list[str]:
+    """``lines`` with no non-blank line more often than the side that holds it most (``limits``):
+    a line both sides added, or a base line the diff paired in two places, is kept once (the same
+    sessions pushed in another order would have made one). Blank lines are left as they are."""
+    seen: dict[str, int] = {}
     out: list[str] = []
     for line in lines:
-        if line.strip() and line not in base:
-            if line in seen:
+        if line.strip():
+            seen[line] = seen.get(line, 0) + 1
+            if seen[line] > limits.get(line, 1):
                 continue
-            seen.add(line)
         out.append(line)
     return out
 
@@ -443,15 +444,24 @@ def merge_bodies(base: str, ours: str, theirs: str) -> str:
             if bs is not None and bs.lines == present.lines:
                 continue
             lines = present.lines
+            if bs is not None and key:
+                # Removed by one side, changed by the other: the lines the other added stay under
+                # the heading, the base lines the removal took stay removed — the rule of every
+                # other line, whichever side removed it.
+                absent = bs.lines[:1]
+                found = merge_section(bs.lines, present.lines, absent)
+                lines = found if found is not None else merge_lines(bs.lines, present.lines, absent)
         else:
-            lines = merge_lines(bs.lines if bs else [], os_.lines, ts.lines)
+            base_lines = bs.lines if bs else None
+            found = merge_section(base_lines, os_.lines, ts.lines)
+            lines = found if found is not None else merge_lines(base_lines or [], os_.lines, ts.lines)
         if out and out[-1] == "" and key and len(out) > 1 and out[-2] == "" and lines[:1] == [""]:
             lines = lines[1:]
         out.extend(lines)
     text = "\n".join(out)
     if ours.endswith("\n") and not text.endswith("\n"):
         text += "\n"
-    return text
+    return canonical_body(text)
 
 
 def _merged_order(ours: list[str], theirs: list[str]) -> list[str]:
