@@ -78,6 +78,7 @@ def test_five_clones_twenty_rounds_in_either_push_order(tmp_path: Path) -> None:
     # The same records whichever order the clones pushed in (a near-identical title ends under the
     # preferred slug whichever wording reached a clone first).
     assert result["same_records_whatever_the_order"], result["differences"]
+    assert result["same_bytes_whatever_the_order"], result["exact_differences"]
     first, second = result["record_sets"]
     assert first["digest"] == second["digest"]
 
@@ -91,6 +92,7 @@ def test_ten_clones_gc_often_no_init_clones_and_resumed_sessions_in_four_push_or
     _assert_clean(result)
     assert all(run["hook_registrations"] == 3 for run in result["runs"])
     assert result["same_records_whatever_the_order"], result["differences"]
+    assert result["same_bytes_whatever_the_order"], result["exact_differences"]
     assert not result["records_with_duplicated_lines"]
 
 
