@@ -167,7 +167,8 @@ def merge_deleted(base: str, modified: str, *, path: str) -> DeletionMerge | Non
         return DeletionMerge(None)
     if not added:
         updates = {}  # a hand edit with no new source: the record's own sources stay with its text
-    return DeletionMerge(render_record(mod_rec, updates, body=body), added, lines)
+    # In the canonical order every writer gives (the added entries of Phase 2's sections, sorted).
+    return DeletionMerge(render_record(mod_rec, updates, body=canonical_body(body)), added, lines)
 
 
 def _added_body(base: str, modified: str) -> tuple[str, int]:
