@@ -37,7 +37,6 @@ ALLOWED: dict[str, set[str]] = {
     "importer": {"store", "runs", "lint"},
     # the app- and CLI-facing loose modules
     "browse": {"store"},
-    "watch": {"store"},
     "demo": {"store", "phase1"},
     "hook_jobs": {"store", "sessions", "phase1", "phase2"},
     "hooks": {"store", "retrieval", "hook_jobs"},

@@ -25,12 +25,12 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from .core.browse import RecordStore
 from .core.diagnostics import Diagnostic
 from .core.errors import YoiError
+from .core.freshness.store_watch import StoreWatcher
 from .core.lint import lint_workspace
 from .core.lint.cache import UsageFrequencies
 from .core.store.kinds import RecordKind, path_for
 from .core.store.templates import knowledge_kind_for, record_template
 from .core.store.workspace import Workspace
-from .core.watch import StoreWatcher
 from .messages import RecordSaved, RecordsChanged, StoreLoaded, WorkspaceLinted
 from .screens.compose import ComposeScreen
 from .screens.dialogs import Choice, ChoiceModal, HelpModal, NewRecordModal, NewRecordRequest

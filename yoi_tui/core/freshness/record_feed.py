@@ -91,6 +91,12 @@ class Subscription:
         self._lost = True  # nothing seen yet: the first call answers "anything may have changed"
 
     @property
+    def watching(self) -> bool:
+        """True while a kernel feed stands behind this subscription (after its first ``changes()``)."""
+        feed = self._feed
+        return feed is not None and not feed.closed
+
+    @property
     def vouches_for_contents(self) -> bool:
         """True while every record file's inode is watched: no event means no file changed."""
         feed = self._feed
