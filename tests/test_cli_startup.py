@@ -17,8 +17,10 @@ from support import knowledge_meta, make_ws, run_yoi, write_record
 from yoi_tui.cli.main import SUMMARIES, build_parser
 from yoi_tui.core.store.config import CACHE_NAME, load_config
 
+# Not dataclasses (issue 24): importing it and the slotted value classes costs a one-shot hook or
+# `yoi mcp` start ~12 ms CPU (0.105 -> 0.118 s, noisy machine), once per server lifetime or agent
+# session; the served call's client imports no core module.
 HEAVY = ("pydantic", "pydantic_core", "rich", "pydantic_ai", "anthropic", "openai", "textual", "mcp", "rapidfuzz",
-         "dataclasses",  # imports inspect, ast and dis (~5 ms): core/value_class.py instead
          # what a retrieval command needs no more: PyYAML (simple frontmatter), logging (no warning),
          # shutil (argparse's width), hashlib (OpenSSL; BLAKE2 is built in), uuid, tempfile (writers only)
          "yaml", "logging", "shutil", "hashlib", "uuid", "tempfile",

@@ -2,46 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
-
-from .value_class import FrozenValueClass
+from dataclasses import dataclass
+from typing import Any, Literal
 
 Severity = Literal["error", "warning"]
 
 
-class Diagnostic(FrozenValueClass):
+@dataclass(slots=True, frozen=True, order=True)
+class Diagnostic:
     """One finding: where, which rule, how bad, what is wrong and how to fix it.
 
-    Immutable, hashable, compared and ordered field by field (path, line, col, rule, …), like the
-    frozen, ordered dataclass it was (``FrozenValueClass``: ``dataclasses`` is not imported on the
-    path of every ``yoi search`` and hook call).
+    Immutable, hashable, compared and ordered field by field (path, line, col, rule, …).
     """
 
-    __slots__ = ("path", "line", "col", "rule", "severity", "message", "hint")
-    _defaults: ClassVar[dict[str, Any]] = {"hint": None}
     path: str
     line: int
     col: int
     rule: str
     severity: Severity
     message: str
-    hint: str | None
-
-    def __lt__(self, other: Diagnostic) -> bool:
-        return self._values() < other._values() if type(other) is Diagnostic else NotImplemented
-
-    def __le__(self, other: Diagnostic) -> bool:
-        return self._values() <= other._values() if type(other) is Diagnostic else NotImplemented
-
-    def __gt__(self, other: Diagnostic) -> bool:
-        return self._values() > other._values() if type(other) is Diagnostic else NotImplemented
-
-    def __ge__(self, other: Diagnostic) -> bool:
-        return self._values() >= other._values() if type(other) is Diagnostic else NotImplemented
+    hint: str | None = None
 
     def replace(self, **changes: Any) -> Diagnostic:
-        """A copy with ``changes`` (``dataclasses.replace`` for this class)."""
+        """A copy with ``changes`` (``dataclasses.replace`` checks each field for ``init=False``: twice
+        as slow, and ``yoi lint`` from a subfolder rewrites the path of every finding)."""
         return Diagnostic(**{**self.as_dict(), **changes})
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields by name, in order (flat: no deep copy as ``dataclasses.asdict`` makes)."""
+        return {"path": self.path, "line": self.line, "col": self.col, "rule": self.rule,
+                "severity": self.severity, "message": self.message, "hint": self.hint}
 
     def to_json(self) -> dict[str, object]:
         return self.as_dict()

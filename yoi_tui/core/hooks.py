@@ -20,22 +20,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from .errors import YoiError
 from .store.workspace import Workspace
-from .value_class import ValueClass
 
 
-class HookOutcome(ValueClass):
+@dataclass(slots=True)
+class HookOutcome:
     """What the hook prints on stdout (added to the agent's context where Claude Code does so)."""
 
-    __slots__ = ("stdout", "notes")
-    _defaults: ClassVar[dict[str, Any]] = {"stdout": ""}
-    _factories: ClassVar[dict[str, Callable[[], Any]]] = {"notes": list}
-    stdout: str
-    notes: list[str]
+    stdout: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 def export_session_id(session_id: str, env_file: str | None) -> None:

@@ -26,15 +26,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import YoiError
 from ..freshness.signature import RACY_NS
 from ..notices import warn
 from ..store.reader import read_record
 from ..store.workspace import Workspace
-from ..value_class import ValueClass
 from .listing_cache import ListingCache
 from .markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
 from .summary_lists import generated_listings, scan_knowledge, strip_generated
@@ -46,16 +45,14 @@ _FALSE_LINE_RE = re.compile(
     rb"(?m)^model_invokation:[ \t]*(?:false|False|FALSE|no|No|NO|off|Off|OFF)[ \t]*(?:#[^\n]*)?\r?$")
 
 
-class ResidentContext(ValueClass):
+@dataclass(slots=True)
+class ResidentContext:
     """The block, the knowledge slugs listed in it, its token estimate, and skipped files."""
 
-    __slots__ = ("text", "slugs", "tokens", "problems")
-    _defaults: ClassVar[dict[str, Any]] = {"tokens": 0}
-    _factories: ClassVar[dict[str, Callable[[], Any]]] = {"slugs": list, "problems": list}
     text: str
-    slugs: list[str]
-    tokens: int
-    problems: list[str]
+    slugs: list[str] = field(default_factory=list)
+    tokens: int = 0
+    problems: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {"text": self.text, "slugs": self.slugs, "tokens": self.tokens}

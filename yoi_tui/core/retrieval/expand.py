@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
 
 from ..store.kinds import RecordKind, is_valid_slug, path_for
 from ..store.reader import read_record
 from ..store.records import Record
 from ..store.workspace import Workspace
-from ..value_class import ValueClass
 from .markers import INJECTED_BLOCK_RE, KNOWLEDGE_END, escape_markers, knowledge_begin
 from .slugrefs import SlugRef, iter_slug_refs
 from .usage import record_quietly
@@ -36,16 +34,15 @@ _MAX_CHAIN = 20
 _BLOCK_SLUG_RE = re.compile(r'<yoi-knowledge slug="([a-z0-9-]*)">')
 
 
-class ExpandResult(ValueClass):
+@dataclass(slots=True)
+class ExpandResult:
     """The expanded prompt, the slugs expanded (in order), and the references left as typed."""
 
-    __slots__ = ("text", "expanded", "unknown", "redirected", "reasons")
-    _factories: ClassVar[dict[str, Callable[[], Any]]] = {"expanded": list, "unknown": list, "redirected": dict, "reasons": dict}
     text: str
-    expanded: list[str]
-    unknown: list[SlugRef]
-    redirected: dict[str, str]
-    reasons: dict[str, str]
+    expanded: list[str] = field(default_factory=list)
+    unknown: list[SlugRef] = field(default_factory=list)
+    redirected: dict[str, str] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {

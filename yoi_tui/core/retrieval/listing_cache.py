@@ -30,23 +30,23 @@ import os
 import stat
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..freshness.signature import RACY_NS, content_crc, same_bytes
 from ..store.json_cache import load_cache, save_cache
 from ..store.workspace import Workspace
-from ..value_class import FrozenValueClass
 from .search import iter_entries_bytes
 
 CACHE_NAME = "listings-v2.json"
 _VERSION = 2
 
 
-class ListingFacts(FrozenValueClass):
+@dataclass(slots=True, frozen=True)
+class ListingFacts:
     """One record file as the listings see it (from its raw text; no YAML parse)."""
 
-    __slots__ = ("replaced", "status", "stamp", "title")
     replaced: bool  # a ``replaced_by`` is set
     status: str | None  # the raw ``status`` value
     stamp: float  # ``updated_at`` as a POSIX time (0.0: missing or unreadable)

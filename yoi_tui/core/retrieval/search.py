@@ -23,16 +23,16 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import YoiError
 from ..store.kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
 from ..store.reader import decode_text, read_bytes, read_record
 from ..store.records import Record, parse_record_text
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL, Workspace
-from ..value_class import ValueClass
 
 _MEMORY_KIND_VALUES = tuple(k.value for k in MEMORY_KINDS)
 
@@ -41,19 +41,18 @@ class SearchError(YoiError):
     """A search was asked for with a bad argument (unknown kind, bad limit or slug)."""
 
 
-class KnowledgeHit(ValueClass):
+@dataclass(slots=True)
+class KnowledgeHit:
     """A knowledge record found by ``knowledge_search``."""
 
-    __slots__ = ("slug", "kind", "description", "model_invokation", "excerpt", "path", "line", "replaced_by")
-    _defaults: ClassVar[dict[str, Any]] = {"path": "", "line": None, "replaced_by": None}
     slug: str
     kind: str
     description: str
     model_invokation: bool
     excerpt: str
-    path: str
-    line: int | None
-    replaced_by: str | None
+    path: str = ""
+    line: int | None = None
+    replaced_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The fields of SPEC 5: slug, kind, description, model_invokation, excerpt."""
@@ -64,19 +63,18 @@ class KnowledgeHit(ValueClass):
         return data
 
 
-class MemoryHit(ValueClass):
+@dataclass(slots=True)
+class MemoryHit:
     """A summary, decision or request found by ``memory_search``."""
 
-    __slots__ = ("slug", "kind", "description", "status", "excerpt", "path", "line", "replaced_by")
-    _defaults: ClassVar[dict[str, Any]] = {"path": "", "line": None, "replaced_by": None}
     slug: str
     kind: str
     description: str | None
     status: str | None
     excerpt: str
-    path: str
-    line: int | None
-    replaced_by: str | None
+    path: str = ""
+    line: int | None = None
+    replaced_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """slug, kind, excerpt; ``status``/``description``/``replaced_by`` only where the record has one."""
@@ -509,10 +507,10 @@ def memory_search(ws: Workspace, query: str = "", *, slug: str | None = None, ki
 # --------------------------------------------------------------------------- one record
 
 
-class RecordView(ValueClass):
+@dataclass(slots=True)
+class RecordView:
     """One record as the read-only record tool returns it."""
 
-    __slots__ = ("slug", "kind", "path", "meta", "body")
     slug: str
     kind: str
     path: str

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-
-from ..value_class import FrozenValueClass
+from dataclasses import dataclass
 
 # Atomic groups and a bounded URL scheme keep every pattern linear in the line's length: a 300k-
 # character line of letters made the unbounded scheme (and a backtracking slug) quadratic.
@@ -33,10 +32,10 @@ _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 
 
-class SlugRef(FrozenValueClass):
+@dataclass(slots=True, frozen=True)
+class SlugRef:
     """A ``#slug`` occurrence: 1-based line within the scanned text, 1-based column of ``#``."""
 
-    __slots__ = ("slug", "line", "col", "start", "end")
     slug: str
     line: int
     col: int

@@ -17,6 +17,7 @@ again when the file's ``lstat`` signature changes), so a warm ``yoi context`` re
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,6 @@ from ..store.kinds import RecordKind
 from ..store.reader import decode_text
 from ..store.records import as_timestamp, parse_record_text
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, Workspace
-from ..value_class import FrozenValueClass
 from .listing_cache import ListingCache, ListingFacts
 
 GENERATED_SECTIONS = ("Open decisions", "Recent requests", "Knowledge index")
@@ -167,10 +167,10 @@ def _recent_requests(requests: list[tuple[str, ListingFacts]]) -> tuple[list[str
     return items, len(candidates)
 
 
-class KnowledgeFacts(FrozenValueClass):
+@dataclass(slots=True, frozen=True)
+class KnowledgeFacts:
     """One knowledge file as the resident context sees it (a pure function of its text)."""
 
-    __slots__ = ("replaced", "resident", "stamp")
     replaced: bool  # a raw ``replaced_by`` is set
     resident: str | None  # resident (``model_invokation: true``, live): its one-line description
     stamp: float  # a resident record's ``updated_at`` as a POSIX time (0.0 otherwise or unknown)

@@ -31,9 +31,10 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..errors import YoiError
@@ -42,7 +43,6 @@ from ..store.ids import new_id
 from ..store.kinds import RecordKind
 from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.workspace import Workspace
-from ..value_class import ValueClass
 
 try:
     import fcntl
@@ -533,53 +533,47 @@ def collapse_sessions(sessions: list[str]) -> list[int]:
     return kept
 
 
-class RecordStat(ValueClass):
+@dataclass(slots=True)
+class RecordStat:
     """Usage of one record: raw invokes and frequency, plus the candidate-report view."""
 
-    __slots__ = ("slug", "kind", "invokes", "sessions", "frequency", "protected", "collapsed_invokes",
-                 "candidate_frequency", "candidate", "exists", "last_invoke_id")
-    _defaults: ClassVar[dict[str, Any]] = {
-        "invokes": 0, "sessions": 0, "frequency": 0.0, "protected": False, "collapsed_invokes": 0,
-        "candidate_frequency": 0.0, "candidate": False, "exists": True, "last_invoke_id": None}
     slug: str
     kind: str
-    invokes: int
-    sessions: int
-    frequency: float
-    protected: bool
-    collapsed_invokes: int
-    candidate_frequency: float
-    candidate: bool
-    exists: bool
-    last_invoke_id: str | None
+    invokes: int = 0
+    sessions: int = 0
+    frequency: float = 0.0
+    protected: bool = False
+    collapsed_invokes: int = 0
+    candidate_frequency: float = 0.0
+    candidate: bool = False
+    exists: bool = True
+    last_invoke_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return self.as_dict()
+        return {"slug": self.slug, "kind": self.kind, "invokes": self.invokes, "sessions": self.sessions,
+                "frequency": self.frequency, "protected": self.protected,
+                "collapsed_invokes": self.collapsed_invokes, "candidate_frequency": self.candidate_frequency,
+                "candidate": self.candidate, "exists": self.exists, "last_invoke_id": self.last_invoke_id}
 
 
-class UsageSummary(ValueClass):
+@dataclass(slots=True)
+class UsageSummary:
     """Workspace-wide figures: the clock and event counts, and what could not be read."""
 
-    __slots__ = ("clock", "sessions", "events", "invokes", "injects", "inject_tokens", "problems")
-    _defaults: ClassVar[dict[str, Any]] = {"clock": 0, "sessions": 0, "events": 0, "invokes": 0, "injects": 0,
-                                           "inject_tokens": 0}
-    _factories: ClassVar[dict[str, Callable[[], Any]]] = {"problems": list}
-    clock: int
-    sessions: int
-    events: int
-    invokes: int
-    injects: int
-    inject_tokens: int
-    problems: list[Diagnostic]
+    clock: int = 0
+    sessions: int = 0
+    events: int = 0
+    invokes: int = 0
+    injects: int = 0
+    inject_tokens: int = 0
+    problems: list[Diagnostic] = field(default_factory=list)
 
 
-class _Acc(ValueClass):
-    __slots__ = ("clocks", "sessions", "last_id")
-    _defaults: ClassVar[dict[str, Any]] = {"last_id": None}
-    _factories: ClassVar[dict[str, Callable[[], Any]]] = {"clocks": list, "sessions": list}
-    clocks: list[int]
-    sessions: list[str]
-    last_id: str | None
+@dataclass(slots=True)
+class _Acc:
+    clocks: list[int] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+    last_id: str | None = None
 
 
 def _existing_records(ws: Workspace) -> set[tuple[str, str]]:

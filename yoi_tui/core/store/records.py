@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
-from ..value_class import ValueClass
 from .kinds import RecordKind, slug_of
 from .simple_yaml import parse_simple
 
@@ -237,10 +237,10 @@ class Record:
         return self.key_lines.get(key, (1, 1))
 
 
-class ReadResult(ValueClass):
+@dataclass(slots=True)
+class ReadResult:
     """A record (None when it could not be parsed) and what was found on the way."""
 
-    __slots__ = ("record", "diagnostics")
     record: Record | None
     diagnostics: list[Diagnostic]
 

@@ -34,9 +34,8 @@ Phase 1's staging (local to each clone; docs/team.md)."""
 class Workspace:
     """A project root and the paths of its memory layout.
 
-    A plain class rather than a dataclass: ``dataclasses`` imports ``inspect`` and ``ast`` (~5 ms)
-    and every ``yoi`` command builds a workspace. Compared by root and given config, like the
-    dataclass it was.
+    A plain class rather than a dataclass: its constructor resolves the root, and the config is read
+    on first use. Compared by root and given config, like the dataclass it was.
     """
 
     def __init__(self, root: Path | str, _config: Config | None = None) -> None:
