@@ -525,9 +525,9 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
         # slugs holding the query elsewhere ("c" is in most) need not be looked at.
         prefixed = prepared.prefixed(query)
         if len(prefixed) >= limit:
-            top = sorted(prepared.by_name_keys[prefixed.start:prefixed.stop])[:limit]
+            shortest = sorted(prepared.by_name_keys[prefixed.start:prefixed.stop])[:limit]
             return [SlugMatch(slug, pool[number][1], _substring_score(slug, 0), tuple(range(len(query))))
-                    for _length, slug, number in top]
+                    for _length, slug, number in shortest]
         for hit in re.finditer(re.escape(query), joined):
             number = prepared.slug_of(hit.start())
             if number in taken:
@@ -541,8 +541,8 @@ def rank_slugs(query: str, candidates: Iterable[tuple[str, str]], *, limit: int 
             pattern = re.compile(f"[^{_SEP}]*?".join(f"({re.escape(c)})" for c in query))
             holding_all = frozenset.intersection(*map(prepared.holding, set(query)))
             if len(holding_all) * 16 < len(slugs):  # rare letters: search only the slugs holding them all
-                found = ((number, pattern.search(slugs[number])) for number in sorted(holding_all - taken))
-                hits = [(number, hit, 0) for number, hit in found if hit is not None]
+                searched = ((number, pattern.search(slugs[number])) for number in sorted(holding_all - taken))
+                hits = [(number, hit, 0) for number, hit in searched if hit is not None]
             else:
                 hits = [(number, hit, prepared.ends[number] - len(slugs[number]))
                         for hit in pattern.finditer(joined) if (number := prepared.slug_of(hit.start())) not in taken]

@@ -121,7 +121,7 @@ def mount_generation() -> int:
         poller.register(fd, select.POLLPRI | select.POLLERR)
         _mounts = (fd, poller)
     try:
-        if _mounts[1].poll(0):  # type: ignore[attr-defined]
+        if _mounts[1].poll(0):  # type: ignore[attr-defined]  # a select.poll (typed object: select is imported on first use)
             _mount_generation += 1  # the kernel re-arms it: the next change is reported again
     except OSError:
         return -1

@@ -103,7 +103,7 @@ def _tools_class() -> type:
     """``GcTools`` subclasses Phase 2's ``FileTools`` (imported when the engine runs)."""
     from ..phase2.tools import FileTools, ToolRefusal
 
-    class GcTools(FileTools):  # type: ignore[misc, valid-type]
+    class GcTools(FileTools):
         """Phase 2's confined reading, listing, searching and failure count; GC's own two writes."""
 
         def __init__(self, ctx: GcContext, targets: dict[str, Target], *, max_failed_writes: int) -> None:

@@ -166,6 +166,7 @@ def merge_blocks(keeper: str, other: str) -> str:
     blocks = split_blocks(keeper)
     has_title = any(b.level == 1 for b in blocks)
     for block in split_blocks(other):
+        target: Block | None
         if block.level == 1 and has_title:
             target = next(b for b in blocks if b.level == 1)
         else:

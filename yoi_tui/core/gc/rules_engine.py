@@ -131,6 +131,7 @@ def _norm_title(title: str) -> str:
 
 class GcRulesEngine:
     name = "rules"
+    facts: dict[str, _BodyFacts]  # by rel, filled by _load
 
     def run(self, ctx: GcContext) -> None:
         self.ctx = ctx
@@ -180,7 +181,7 @@ class GcRulesEngine:
         # Parsed frontmatter by its text's hash, kept in the real workspace's .yoi/state/cache/:
         # building the YAML values was ~45 % of a dry run at 10,000 records.
         cache = self.meta_cache = MetaCache.load(self.ctx.ws)
-        self.facts: dict[str, _BodyFacts] = {}
+        self.facts = {}
         paths = list(iter_record_path_strings(sws))
         with _no_cyclic_gc():
             for read, (used, new) in self._read_in_parallel(paths) or [(self._read(paths), ({}, False))]:

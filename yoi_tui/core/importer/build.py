@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..diagnostics import Diagnostic
 from ..errors import YoiError
@@ -191,7 +191,7 @@ def build_plan(ws: Workspace, notes: list[ForeignNote | ForeignProblem], *, now:
             plan.skipped.append((note.origin, "; ".join(f"{d.rule}: {d.message}" for d in errors)))
             continue
         plan.warnings.extend(diags)
-        op = "add" if before is None else "modify"
+        op: Literal["add", "modify"] = "add" if before is None else "modify"
         plan.changeset.changes.append(FileChange(path=rel, op=op, before=before, after=text,
                                                  reason=f"imported from {note.origin}"))
         (plan.created if before is None else plan.merged).append((slug, note.origin))

@@ -71,7 +71,7 @@ def slugify(text: str) -> str:
 def _toml_handler() -> Any:
     from frontmatter.default_handlers import BaseHandler
 
-    class TomllibHandler(BaseHandler):  # type: ignore[misc]
+    class TomllibHandler(BaseHandler):
         FM_BOUNDARY = re.compile(r"^\+{3,}\s*$", re.MULTILINE)
         START_DELIMITER = END_DELIMITER = "+++"
 
@@ -179,7 +179,9 @@ def skill(path: Path, origin: str, meta: dict[str, Any], body: str) -> ForeignNo
     when = _text(meta.get("when_to_use"))
     if when and when not in description:
         description = f"{description} {when}"
-    extra = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
+    extra = meta.get("metadata")
+    if not isinstance(extra, dict):
+        extra = {}
     return ForeignNote(origin, "skill", slugify(name), description, _body(body),
                        model_invokation=not _bool(meta.get("disable-model-invocation"), False),
                        user_invocable=_bool(meta.get("user-invocable"), True),
@@ -204,7 +206,7 @@ def agents_md_sections(origin: str, text: str) -> list[ForeignNote]:
     """One note per ``##`` section (``#`` when the file has no ``##``); text before them is skipped
     when it is only a title, else kept as a section named after the file."""
     lines = text.splitlines(keepends=True)
-    level = "##" if any(_HEADING.match(l) and _HEADING.match(l).group(1) == "##" for l in lines) else "#"  # noqa: E741
+    level = "##" if any((m := _HEADING.match(line)) and m.group(1) == "##" for line in lines) else "#"
     sections: list[tuple[str, list[str]]] = [("", [])]
     in_fence = False
     for line in lines:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -317,7 +318,7 @@ def _starting_point(ws: Workspace, kept: resident.KeptState | None, key: str, ct
     memory = kept.memory if kept is not None else None
     usage = kept.usage if kept is not None else None  # as stored_lint found it for this lint
     if kept is not None and memory is not None and kept.dirty is not None and memory.key == key \
-            and memory.facts is not None:
+            and memory.facts is not None and memory.similar is not None and sigs is not None:
         quick = _lint_from_memory(ws, kept, memory, kept.dirty, usage, ctx, sigs, started_ns)
         if quick is not None:
             return quick
@@ -379,8 +380,8 @@ def _read_facts(ws: Workspace, start: _Start, plan: _Plan, frequencies: Mapping[
     if parallel is not None:
         fresh, side_results, files_json = parallel
         early_similar = {_KINDS[value]: found for value, found in side_results[:len(_FOLDERS)]}
-        if len(side_results) > len(_FOLDERS):
-            frequencies.adopt(side_results[-1])  # type: ignore[union-attr]
+        if len(side_results) > len(_FOLDERS) and isinstance(frequencies, stored.UsageFrequencies):  # its task ran
+            frequencies.adopt(side_results[-1])
         if sign:
             sigs = [(rel, path, fresh[rel].sig) for rel, path, _none in sigs]
     elif sign:  # no workers after all: listed and signed here, as any lint
@@ -427,9 +428,10 @@ def _index_of(facts: Mapping[str, FileFacts]) -> Derived:
             rels[(kind, slug)] = rel
             parsed += 1
         elif item.unparsed:
-            kind = _kind_of_rel(rel)
-            if kind is not None:
-                unparsed.append((kind, "summary" if kind is RecordKind.SUMMARY else slug_of(Path(rel)), rel))
+            unparsed_kind = _kind_of_rel(rel)
+            if unparsed_kind is not None:
+                unparsed.append((unparsed_kind, "summary" if unparsed_kind is RecordKind.SUMMARY else slug_of(Path(rel)),
+                                 rel))
     for kind, slug, rel in unparsed:
         index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
     return Derived(index, rels, parsed, facts)
@@ -681,7 +683,7 @@ def _cross_key(item: FileFacts) -> tuple[Any, ...]:
 
 def _previous_result(ws: Workspace, key: str, cached: Mapping[str, FileFacts], facts: Mapping[str, FileFacts],
                      frequencies: Mapping[tuple[str, str], float] | None, started_ns: int,
-                     same: set[str] = frozenset()) -> list[Diagnostic] | None:  # type: ignore[assignment]
+                     same: AbstractSet[str] = frozenset()) -> list[Diagnostic] | None:
     """The stored result of the state ``cached`` describes, when only a few files were edited since.
 
     Usable when the same files exist (so the same slugs: ``similar-slugs`` is as before), at most

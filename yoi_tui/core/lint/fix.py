@@ -155,6 +155,7 @@ def plan_fix(ws: Workspace, record: Record) -> FixedRecord | None:
         if key not in renames:
             continue
         alias = _ALIASES.get(key) if kind is RecordKind.KNOWLEDGE else None
+        target: str | None
         if alias is not None:
             target, convert = alias
             value = convert(current.meta[key])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -85,7 +86,7 @@ def _unloaded_entries(slugs: tuple[str, ...]) -> ListedEntries:
     return ListedEntries(kept[1], slugs)
 
 
-class ListedEntries(dict):  # type: ignore[type-arg]
+class ListedEntries(dict[str, "IndexEntry | None"]):
     """A lazy index's entries of one kind, as a folder listing gave them: it knows whether a slug was
     added or removed since, so what depends on the slugs alone (``similar-slugs``) can be kept with
     the listing while it holds (``rules.similar_in_listing``). Loading an entry is no change."""
@@ -127,9 +128,9 @@ class ListedEntries(dict):  # type: ignore[type-arg]
         self.changed = True
         super().clear()
 
-    def __ior__(self, other: Any) -> ListedEntries:
+    def __ior__(self, other: Any) -> ListedEntries:  # type: ignore[override, misc]  # x |= y is x, as for dict; typeshed's __or__ widens
         self.changed = True
-        return super().__ior__(other)  # type: ignore[no-any-return]
+        return super().__ior__(other)
 
 
 @dataclass
@@ -157,7 +158,7 @@ class WorkspaceIndex:
         return index
 
     @classmethod
-    def from_records(cls, records: list[Record], unparsed: list[tuple[RecordKind, str, str]] = ()) -> WorkspaceIndex:
+    def from_records(cls, records: list[Record], unparsed: Sequence[tuple[RecordKind, str, str]] = ()) -> WorkspaceIndex:
         index = cls()
         for record in records:
             index.add(record)
@@ -165,11 +166,12 @@ class WorkspaceIndex:
             index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
         return index
 
-    def add(self, record: Record) -> None:
-        self.entries[record.kind][record.slug] = IndexEntry(
+    def add(self, record: Record) -> IndexEntry:
+        entry = self.entries[record.kind][record.slug] = IndexEntry(
             kind=record.kind, slug=record.slug, rel=record.rel, replaced_by=record.replaced_by,
             status=record.status, description=record.description, user_invocable=record.user_invocable,
             model_invokation=record.model_invokation, knowledge_kind=record.knowledge_kind)
+        return entry
 
     def remove(self, kind: RecordKind, slug: str) -> None:
         self.entries[kind].pop(slug, None)
@@ -192,8 +194,7 @@ class WorkspaceIndex:
         record = read_record(self.workspace, path_for(self.workspace, kind, slug)).record if self.workspace else None
         if record is None:
             return IndexEntry(kind, slug, "", None, None, "", False, False, None)
-        self.add(record)
-        return self.entries[kind][slug]  # type: ignore[return-value]
+        return self.add(record)
 
     def slugs(self, kind: RecordKind) -> list[str]:
         return sorted(self.entries[kind])

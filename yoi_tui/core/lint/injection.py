@@ -15,7 +15,7 @@ from ..retrieval.prefilter import NeedlePlan, fold
 # (pattern, reason, needles, requires): any match holds one of the lower-case ``needles`` and all of
 # ``requires`` (a tuple there: one of its words; core.retrieval.prefilter), so a text lacking them is
 # not scanned with that pattern.
-_PHRASES = [
+_PHRASES: list[tuple[str, str, tuple[str, ...], tuple[str | tuple[str, ...], ...]]] = [
     (r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|preceding)"
      r"\s+(?:instructions?|prompts?|rules|messages?|context)", "asks to ignore earlier instructions",
      ("ignore", "disregard", "forget", "override"), ()),
@@ -56,6 +56,6 @@ def find_injections(text: str, ranks: list[int] | None = None) -> Iterator[tuple
             yield match.start(), why
     if text.isascii():
         return  # every invisible character is outside ASCII
-    match = _INVISIBLE_RE.search(text)
-    if match is not None:
-        yield match.start(), f"invisible Unicode character U+{ord(match.group()):04X}"
+    invisible = _INVISIBLE_RE.search(text)
+    if invisible is not None:
+        yield invisible.start(), f"invisible Unicode character U+{ord(invisible.group()):04X}"

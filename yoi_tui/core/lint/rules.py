@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 from rapidfuzz import fuzz, process
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Severity
 from ..retrieval.prefilter import JointPlan, fold
 from ..retrieval.slugrefs import iter_ref_positions
 from ..sessions.redact import all_patterns, find_secrets, secret_needles  # the patterns Phase 1 redacts with
@@ -35,10 +35,10 @@ class LintContext:
         return self.frequencies.get((kind.value, slug), 0.0)
 
 
-def _at(record: Record, key: str, rule: str, message: str, *, severity: str = "error",
+def _at(record: Record, key: str, rule: str, message: str, *, severity: Severity = "error",
         hint: str | None = None) -> Diagnostic:
     line, col = record.line_of(key)
-    return Diagnostic(record.rel, line, col, rule, severity, message, hint)  # type: ignore[arg-type]
+    return Diagnostic(record.rel, line, col, rule, severity, message, hint)
 
 
 def body_position(record: Record, offset: int) -> tuple[int, int]:
@@ -49,10 +49,10 @@ def body_position(record: Record, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def _in_body(record: Record, offset: int, rule: str, message: str, *, severity: str = "error",
+def _in_body(record: Record, offset: int, rule: str, message: str, *, severity: Severity = "error",
              hint: str | None = None) -> Diagnostic:
     line, col = body_position(record, offset)
-    return Diagnostic(record.rel, line, col, rule, severity, message, hint)  # type: ignore[arg-type]
+    return Diagnostic(record.rel, line, col, rule, severity, message, hint)
 
 
 def check_fields(record: Record, index: WorkspaceIndex, config: Config, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -147,6 +147,7 @@ def check_refs(record: Record, index: WorkspaceIndex, config: Config, ctx: LintC
 def check_ref_list(rel: str, refs: list[tuple[str, int, int]], index: WorkspaceIndex) -> Iterator[Diagnostic]:
     """``check_refs`` on references already found (the lint cache keeps them per file)."""
     for slug, line, col in refs:
+        hint: str | None
         entry = index.get(RecordKind.KNOWLEDGE, slug)
         if entry is None:
             close = process.extractOne(slug, index.slugs(RecordKind.KNOWLEDGE), scorer=fuzz.ratio, score_cutoff=80)

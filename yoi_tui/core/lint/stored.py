@@ -273,7 +273,7 @@ def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any]
     ``(None, False)`` when it may not (then no stored result can be for this state either)."""
     if usage is None or any(sig is None for _rel, sig in sigs):
         return None, False
-    stamps = [max(sig[1], sig[2]) for _rel, sig in sigs]  # type: ignore[index]
+    stamps = [max(sig[1], sig[2]) for _rel, sig in sigs]  # type: ignore[index]  # no sig is None (returned above)
     if usage and usage[0] == "usage":
         stamps += [max(item[2], item[3]) for item in usage[1]]
     if stamps and max(stamps) >= started_ns - RACY_NS:
@@ -283,7 +283,7 @@ def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any]
     digest = hashlib.sha256(key.encode())
     # Names, then every signature's integers packed (a JSON text of 50,000 signatures cost ~0.2 s).
     digest.update("\0".join(rel for rel, _sig in sigs).encode("utf-8", "surrogateescape"))
-    digest.update(_packed([value for _rel, sig in sigs for value in sig]))  # type: ignore[union-attr]
+    digest.update(_packed([value for _rel, sig in sigs for value in sig]))  # type: ignore[union-attr]  # as above
     digest.update(json.dumps(usage, separators=(",", ":")).encode())
     return digest.hexdigest(), True
 

@@ -105,6 +105,7 @@ def pair_calls(entries: list[Entry]) -> list[Call]:
     calls: list[Call] = []
     by_id: dict[str, Call] = {}
     for entry in entries:
+        call: Call | None
         if entry.kind == "tool_call":
             call = Call(entry)
             calls.append(call)

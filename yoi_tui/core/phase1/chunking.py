@@ -8,7 +8,7 @@ both.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..sessions.model import Entry
 
@@ -39,7 +39,7 @@ def _cut(chunk: list[Entry]) -> int:
     return position if position > len(chunk) // 2 else len(chunk)
 
 
-def chunk_entries(entries: list[Entry], max_tokens: int) -> Iterator[list[Entry]]:
+def chunk_entries(entries: Iterable[Entry], max_tokens: int) -> Iterator[list[Entry]]:
     """Consecutive runs of entries whose estimated size stays within ``max_tokens`` (at least one each)."""
     chunk: list[Entry] = []
     size = 0

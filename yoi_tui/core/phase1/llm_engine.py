@@ -122,6 +122,7 @@ class LlmEngine:
             from .answer import ActivityAnswer, max_answer_tokens
 
             config = self.ws.config.llm
+            mode: str
             if self._model_obj is not None:  # a test's scripted model: the configured mode, tool by default
                 model, mode = self._model_obj, config.output_mode if config.output_mode != "auto" else "tool"
             else:

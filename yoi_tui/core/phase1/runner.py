@@ -194,7 +194,7 @@ def _extract_chunks(ws: Workspace, log_path: Path, engine: Engine, result: Sessi
     """Chunk the cleaned new entries ``new`` (first, last index), extract each chunk, write its staging
     file and move the pointer after it."""
     result.processed = new
-    extractor = Extractor(engine=engine.name, model=engine.model)  # type: ignore[arg-type]
+    extractor = Extractor(engine=engine.name, model=engine.model)  # type: ignore[arg-type]  # "rules" or "llm" (the factory's keys); validated by the model
     number = 0
     for number, (chunk, is_last) in enumerate(_with_last(chunk_entries(cleaned, ws.config.phase1.chunk_tokens)),
                                               start=1):

@@ -24,10 +24,13 @@ pydantic-ai is imported inside the functions, so importing this module stays che
 # ``get_type_hints``, and ``RunContext`` is imported inside the ``add_*`` functions (lazily).
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import YoiError
 from ..store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from pydantic_ai.settings import ModelSettings
 
 
 def call_tool(ctx: Any, fn: Callable[..., Any], *args: Any) -> Any:
@@ -80,7 +83,7 @@ class EngineModel:
     (``step_mode``: native JSON schema or prompted), with its request settings."""
 
     model: Any
-    settings: dict[str, Any] | None
+    settings: "ModelSettings | None"
     tool_mode: str = "native"  # native | structured
     step_mode: str = "prompted"  # native | prompted: how a structured step asks for its schema
     write_mode: str = "text"  # text | fields: Phase 2 writes whole records, or the model fills their fields
@@ -90,6 +93,8 @@ def engine_model(ws: Workspace, model: Any = None) -> EngineModel:
     """``model`` (a test's scripted model: no settings, the configured tool mode, native by default),
     else ``llm.consolidation_model`` with its settings and the mode ``llm.tool_mode`` (or the probe) gives."""
     config = ws.config.llm
+    mode: str
+    step: str
     if model is not None:
         mode = config.tool_mode if config.tool_mode != "auto" else "native"
         step = config.output_mode if config.output_mode in ("native", "prompted") else "prompted"

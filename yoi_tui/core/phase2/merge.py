@@ -116,6 +116,7 @@ def merge_body(old: str, new: str) -> str:
     old_blocks = split_blocks(old)
     old_has_title = any(b.level == 1 for b in old_blocks)
     for block in split_blocks(new):
+        target: Block | None
         if block.level == 1 and old_has_title:
             # The old record's title stays; what follows the new title joins the old title's block.
             target = next(b for b in old_blocks if b.level == 1)

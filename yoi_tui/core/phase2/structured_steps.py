@@ -24,7 +24,10 @@ the request limit would throw it away), and so does the caller's ``finished`` ch
 import json
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic_ai.settings import ModelSettings
 
 FINISH = "finish"
 CUT_OFF = "Your previous answer was cut off at the output limit. Answer again with a shorter JSON object.\n\n"
@@ -90,7 +93,7 @@ def _render(value: Any) -> str:
 
 
 def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, deps: Any, *, step_mode: str,
-                   settings: dict[str, Any] | None, limits: Any, retries: int, usage: Any = None,
+                   settings: "ModelSettings | None", limits: Any, retries: int, usage: Any = None,
                    before_finish: Any = None, act_first: bool = False,
                    first: frozenset[str] = frozenset(), finished: Any = None) -> StepResult:
     """Run the agent as JSON steps; returns the finish summary and the usage of every step.

@@ -117,6 +117,7 @@ class ListingCache:
         found: dict[str, F] = {}
         missed: list[tuple[str, os.DirEntry[str]]] = []
         signatures: dict[str, str] = {}
+        sig: str | None
         for entry in entries:
             rel = prefix + entry.name
             try:

@@ -338,7 +338,7 @@ def _candidates_then_close(index: Any, found: dict[str, tuple[str, int]], terms:
         index.conn.close()
 
 
-def _read_chosen(ws: Workspace, chosen: list[tuple[str, tuple[str, int]]],
+def _read_chosen(ws: Workspace, chosen: Iterable[tuple[str, tuple[str, int]]],
                  problems: list[str] | None) -> Iterator[tuple[str, str, str, bytes]]:
     """Read the chosen files as the plain scan would (same checks, same problem messages)."""
     for rel, (path, mode) in chosen:
@@ -422,6 +422,7 @@ def _memory_candidates(ws: Workspace, slug: str | None, kind: str | None, proble
     With ``terms`` (and no slug), only the files the search index names as possible matches.
     """
     kinds = [RecordKind(kind)] if kind else list(MEMORY_KINDS)
+    data: bytes | None
     # Sorted paths: memory/decisions/ < memory/requests/ < memory/summary.md.
     order = {RecordKind.DECISION: 0, RecordKind.REQUEST: 1, RecordKind.SUMMARY: 2}
     if slug is None and terms is not None:

@@ -31,7 +31,7 @@ import math
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ from ..store.workspace import Workspace
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl (Windows): the log is appended unlocked
 
 
 SESSION_ENV = "YOI_SESSION_ID"
@@ -449,8 +449,14 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
             problems.append(_problem(rel, 1, f"cannot read: {exc.strerror or exc}"))
             continue
         text = _plain_utf8(data)
-        lines, parse, spaces = (text.split("\n"), _DECODE, _SPACES) if text is not None \
-            else (data.split(b"\n"), json.loads, _SPACES_BYTES)
+        # str lines, or bytes lines when the file is not plain UTF-8: each with its strip set and decoder
+        lines: Any
+        parse: Callable[[Any], Any]
+        spaces: Any
+        if text is not None:
+            lines, parse, spaces = text.split("\n"), _DECODE, _SPACES
+        else:
+            lines, parse, spaces = data.split(b"\n"), json.loads, _SPACES_BYTES
         for line_no, raw in enumerate(lines, start=1):
             if not raw.strip(spaces):
                 continue

@@ -16,6 +16,7 @@ from ..store.config import LlmConfig
 
 if TYPE_CHECKING:  # pragma: no cover
     from pydantic_ai.models import Model
+    from pydantic_ai.settings import ModelSettings
 
 PREFIXES = ("anthropic", "openai-chat", "openai", "ollama")
 LLM_EXTRA_HINT = ("pip install 'yoi-tui[llm]' (from a clone: pip install '.[llm]', pipx install --force '.[llm]' "
@@ -84,7 +85,7 @@ def _require_key(key: str | None, config: LlmConfig, default_env: str) -> None:
                           "offline 'rules' engine)")
 
 
-def model_settings(config: LlmConfig, *, max_tokens: int | None = None) -> dict[str, Any]:
+def model_settings(config: LlmConfig, *, max_tokens: int | None = None) -> ModelSettings:
     """Every request deterministic and bounded: ``llm.temperature`` (0: the same log gives the same
     answer), an output cap (``max_tokens`` when the caller sized one to its schema, never above
     ``llm.max_output_tokens``; it also keeps Anthropic non-streamed), ``llm.request_timeout`` over

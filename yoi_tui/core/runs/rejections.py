@@ -209,15 +209,15 @@ def hold_back_items(ws: Workspace, staging: list[Any]) -> tuple[list[Any], list[
     for one in staging:
         drop: dict[str, set[int]] = {}
         for section, index, item, fingerprint in staging_items(one):
-            rejection = rejected.get(fingerprint)
-            if rejection is None:
+            found = rejected.get(fingerprint)
+            if found is None:
                 continue
             drop.setdefault(section, set()).add(index)
             held.append({"staging": one.id, "section": section, "item": item_title(section, item),
-                         "path": rejection.data.get("path"), "rejection": rejection.id,
-                         "run_id": rejection.data.get("run_id"),
-                         "reason": f"rejected in review (run {rejection.data.get('run_id')}); "
-                                   f"withdraw with `yoi phase2 --withdraw {rejection.id}`"})
+                         "path": found.data.get("path"), "rejection": found.id,
+                         "run_id": found.data.get("run_id"),
+                         "reason": f"rejected in review (run {found.data.get('run_id')}); "
+                                   f"withdraw with `yoi phase2 --withdraw {found.id}`"})
         if not drop:
             kept.append(one)
             continue

@@ -30,6 +30,7 @@ instruction, so it gets kind ``agent_prompt``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ from .model import (
     KIND_TOOL_RESULT,
     LogProblem,
     ParsedLog,
+    Role,
 )
 
 FORMAT = "claude_code"
@@ -237,7 +239,7 @@ class _Parser:
                 self._user_text(block["text"], is_meta=is_meta, sidechain=sidechain, ts=ts)
             elif btype in ("image", "document"):
                 placeholder = IMAGE_PLACEHOLDER if btype == "image" else DOCUMENT_PLACEHOLDER
-                role = "system" if is_meta else "user"
+                role: Role = "system" if is_meta else "user"
                 self.out.emit(role, placeholder, kind=KIND_META if is_meta else KIND_MESSAGE, timestamp=ts)
 
     def assistant(self, line: dict[str, Any], message: dict[str, Any], ts: str | None) -> None:
@@ -264,6 +266,7 @@ class _Parser:
                 continue
             btype = block.get("type")
             fields: dict[str, Any]
+            role: Role
             if btype == "text":
                 text = as_str(block.get("text")) or ""
                 if not text.strip():  # Claude Code writes "\n\n" blocks before thinking
@@ -358,7 +361,7 @@ class _Parser:
             self.assistant(line, message, ts)
 
 
-def parse(path: Path, lines: list[RawLine], problems: list[LogProblem]) -> ParsedLog:
+def parse(path: Path, lines: Iterable[RawLine], problems: list[LogProblem]) -> ParsedLog:
     """Normalise a Claude Code transcript whose lines were already read."""
     parser = _Parser(path, list(problems))
     for raw in lines:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -385,7 +386,7 @@ class _Parser:
         )
 
 
-def parse(path: Path, lines: list[RawLine], problems: list[LogProblem]) -> ParsedLog:
+def parse(path: Path, lines: Iterable[RawLine], problems: list[LogProblem]) -> ParsedLog:
     """Normalise a Codex rollout whose lines were already read."""
     parser = _Parser(list(problems))
     for raw in lines:

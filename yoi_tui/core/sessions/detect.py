@@ -14,7 +14,7 @@ Error policy (SPEC 7):
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from .model import Entry, LogProblem, ParsedLog, SessionLogError
 FORMAT_EMPTY = "empty"
 FORMATS: tuple[str, ...] = (native.FORMAT, claude_code.FORMAT, codex.FORMAT)
 
-_Parse = Callable[[Path, list[RawLine], list[LogProblem]], ParsedLog]
+_Parse = Callable[[Path, Iterable[RawLine], list[LogProblem]], ParsedLog]
 _ADAPTERS: tuple[tuple[str, Callable[[dict[str, Any]], bool], _Parse], ...] = (
     (native.FORMAT, native.looks_like, native.parse),
     (codex.FORMAT, codex.looks_like, codex.parse),
@@ -115,10 +115,10 @@ def stream_session(path: Path | str, sink: Callable[[Entry], None], *, format: s
 class _Chain:
     """The detection lines, then the rest of the stream (an iterable the adapters loop over once)."""
 
-    def __init__(self, head: list[RawLine], rest: Any) -> None:
+    def __init__(self, head: list[RawLine], rest: Iterable[RawLine]) -> None:
         self._head, self._rest = head, rest
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[RawLine]:
         return itertools.chain(self._head, self._rest)
 
 

@@ -44,7 +44,7 @@ def looks_like(obj: dict[str, Any]) -> bool:
     return HEADER_KEY in obj
 
 
-def parse(path: Path, lines: list[RawLine], problems: list[LogProblem]) -> ParsedLog:
+def parse(path: Path, lines: Iterable[RawLine], problems: list[LogProblem]) -> ParsedLog:
     """Normalise a native log whose lines were already read."""
     problems = list(problems)
     emitter = Emitter()

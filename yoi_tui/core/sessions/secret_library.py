@@ -180,10 +180,10 @@ def library_patterns() -> tuple[SecretPattern, ...]:
 
     try:
         stored = load_cache_json(target)
-        rows = stored["rows"]  # type: ignore[index]
+        rows = stored["rows"]  # type: ignore[index]  # None or not a dict: TypeError/KeyError, caught below
         # The regexes are compiled on first use, so a damaged file must be caught here, by the
         # digest of what was written, not by a compile error in the middle of a lint.
-        if stored["check"] == _rows_digest(rows):  # type: ignore[index]
+        if stored["check"] == _rows_digest(rows):  # type: ignore[index]  # as above
             return _from_rows(rows)
     except (OSError, ValueError, TypeError, KeyError, re.error):
         pass
@@ -214,7 +214,8 @@ def _imported_patterns() -> tuple[SecretPattern, ...]:
         return ()
     patterns: list[SecretPattern] = []
     pick: Callable[[re.Match[str]], tuple[int, int] | None] = _span
-    for secret_type, plugin in sorted(get_mapping_from_secret_type_to_class().items()):
+    detectors: dict[str, type] = get_mapping_from_secret_type_to_class()
+    for secret_type, plugin in sorted(detectors.items()):
         if not issubclass(plugin, RegexBasedDetector) or plugin.__name__ in _SKIPPED:
             continue
         needles, requires = _NEEDLES.get(plugin.__name__, ((), ()))

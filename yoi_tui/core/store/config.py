@@ -46,6 +46,11 @@ def _f(default: Any, *, description: str | None = None, **constraints: float) ->
     return Setting(default, meta=meta)
 
 
+def _section(cls: Callable[[], Any]) -> Any:
+    """A nested section's setting (typed as the section, like ``_f``'s values)."""
+    return Setting(factory=cls)
+
+
 class Section:
     """A group of settings: the ``Setting`` class attributes, typed by the annotations.
 
@@ -71,9 +76,9 @@ class Section:
         raise AttributeError(f"{type(self).__name__} is read-only")
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.as_dict() == other.as_dict()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self.as_dict() == other.as_dict()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable (mutable defaults); typeshed: a method
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.settings)})"
@@ -177,15 +182,15 @@ class LlmConfig(Section):
 
 
 class Config(Section):
-    records: RecordsConfig = Setting(factory=RecordsConfig)
-    lint: LintConfig = Setting(factory=LintConfig)
-    search: SearchConfig = Setting(factory=SearchConfig)
-    context: ContextConfig = Setting(factory=ContextConfig)
-    usage: UsageConfig = Setting(factory=UsageConfig)
-    phase1: Phase1Config = Setting(factory=Phase1Config)
-    phase2: Phase2Config = Setting(factory=Phase2Config)
-    gc: GcConfig = Setting(factory=GcConfig)
-    llm: LlmConfig = Setting(factory=LlmConfig)
+    records: RecordsConfig = _section(RecordsConfig)
+    lint: LintConfig = _section(LintConfig)
+    search: SearchConfig = _section(SearchConfig)
+    context: ContextConfig = _section(ContextConfig)
+    usage: UsageConfig = _section(UsageConfig)
+    phase1: Phase1Config = _section(Phase1Config)
+    phase2: Phase2Config = _section(Phase2Config)
+    gc: GcConfig = _section(GcConfig)
+    llm: LlmConfig = _section(LlmConfig)
 
     def cap_for(self, kind: str) -> int:
         """Body character cap of a record kind (summary, decision, request, knowledge)."""

@@ -31,5 +31,5 @@ def new_id() -> str:
     if sys.version_info >= (3, 14):  # the stdlib's, once it has one (uuid is imported only then)
         import uuid
 
-        return str(uuid.uuid7())  # type: ignore[attr-defined]
+        return str(uuid.uuid7())
     return _uuid7()

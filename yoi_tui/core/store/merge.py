@@ -242,7 +242,7 @@ def _merge_meta(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, An
             value: Any = merged
         elif key in ("created_at", "updated_at") and _stamp(o) and _stamp(t):
             pick = min if key == "created_at" else max
-            value = pick((o, t), key=lambda v: _stamp(v))  # type: ignore[arg-type,return-value]
+            value = pick((o, t), key=lambda v: _stamp(v))  # type: ignore[arg-type,return-value]  # both stamps set (checked above)
         elif _same(o, t):
             value = o
         elif _same(o, b):

@@ -278,7 +278,7 @@ def _file_problem(ws: Workspace, path: Path, rel: str) -> Diagnostic | None:
     return None
 
 
-def read_record(ws: Workspace, path: Path, *, text: str | None = None,
+def read_record(ws: Workspace, path: Path | str, *, text: str | None = None,
                 meta_cache: MetaCache | None = None) -> ReadResult:
     """Read and parse one record. With ``text`` given, parse that instead of the file's content.
 

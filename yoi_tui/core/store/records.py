@@ -16,7 +16,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Severity
 from .kinds import RecordKind, slug_of
 from .simple_yaml import parse_simple
 
@@ -64,6 +64,20 @@ class Record:
 
     __slots__ = ("kind", "slug", "_path", "rel", "meta", "_text", "key_lines", "body_line", "newline", "bom",
                  "_body", "_body_at", "_fm", "_fm_span")
+    kind: RecordKind
+    slug: str
+    _path: Path | str  # the string it was read from until ``path`` is first asked for
+    rel: str
+    meta: dict[str, Any]
+    _text: str | None  # None once released
+    key_lines: dict[str, tuple[int, int]]
+    body_line: int
+    newline: str
+    bom: bool
+    _body: str | None  # None: the body is ``_text[_body_at:]``
+    _body_at: int
+    _fm: list[str] | None  # None: the frontmatter lines are ``_text[_fm_span]``
+    _fm_span: tuple[int, int]
 
     def __init__(self, kind: RecordKind, slug: str, path: Path | str, rel: str, meta: dict[str, Any], body: str,
                  text: str, key_lines: dict[str, tuple[int, int]] | None = None,
@@ -101,11 +115,12 @@ class Record:
     def path(self) -> Path:
         """The file's absolute path. Kept as the string it was read from until first asked for: a
         cold lint reads every record and never needs a ``Path`` of one."""
-        path = self._path
-        if type(path) is str:
-            folder, _, name = path.rpartition("/") if os.sep == "/" else ("", "", path)
-            path = self._path = _child_path(folder, name) if folder else Path(path)
-        return path  # type: ignore[return-value]
+        kept = self._path
+        if isinstance(kept, Path):
+            return kept
+        folder, _, name = kept.rpartition("/") if os.sep == "/" else ("", "", kept)
+        path = self._path = _child_path(folder, name) if folder else Path(kept)
+        return path
 
     @path.setter
     def path(self, value: Path | str) -> None:
@@ -150,11 +165,6 @@ class Record:
     def body(self) -> str:
         return self.text[self._body_at:] if self._body is None else self._body
 
-    @property
-    def body_length(self) -> int:
-        """``len(self.body)`` without copying the body out of the text."""
-        return len(self.text) - self._body_at if self._body is None else len(self._body)
-
     @body.setter
     def body(self, value: str) -> None:
         at = len(self.text) - len(value)
@@ -162,6 +172,11 @@ class Record:
             self._body, self._body_at = None, at
         else:
             self._body, self._body_at = value, 0
+
+    @property
+    def body_length(self) -> int:
+        """``len(self.body)`` without copying the body out of the text."""
+        return len(self.text) - self._body_at if self._body is None else len(self._body)
 
     @property
     def frontmatter_lines(self) -> list[str]:
@@ -246,8 +261,8 @@ class ReadResult:
 
 
 def _diag(rel: str, rule: str, message: str, *, line: int = 1, col: int = 1,
-          severity: str = "error", hint: str | None = None) -> Diagnostic:
-    return Diagnostic(rel, line, col, rule, severity, message, hint)  # type: ignore[arg-type]
+          severity: Severity = "error", hint: str | None = None) -> Diagnostic:
+    return Diagnostic(rel, line, col, rule, severity, message, hint)
 
 
 _FOLDER_PATHS: dict[str, Path] = {}
@@ -332,7 +347,8 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path | str, rel: st
             meta_cache.put(fm_text, meta, key_lines)
     diags: list[Diagnostic] = []
     second = None
-    if body_start >= 0 and normalized.startswith(FENCE, _BLANK_LINES_RE.match(normalized, body_start + 1).end()):
+    if body_start >= 0 and normalized.startswith(
+            FENCE, _BLANK_LINES_RE.match(normalized, body_start + 1).end()):  # type: ignore[union-attr]  # matches the empty string: never None
         second = _second_frontmatter_line(normalized.split("\n"), close + 1)  # rare: look closer
     if second is not None:
         diags.append(_diag(rel, "frontmatter-invalid", "more than one frontmatter block", line=second,
