@@ -39,10 +39,10 @@ def _install_handler() -> None:
     logger = logging.getLogger("yoi")
     if any(getattr(h, _HANDLER_FLAG, False) for h in logger.handlers):
         return
-    class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    class _CurrentStderr(logging.StreamHandler):
         """Writes to ``sys.stderr`` as it is at each warning: the command server swaps it per request."""
 
-        @property  # type: ignore[override]
+        @property
         def stream(self) -> Any:
             return sys.stderr
 

@@ -249,14 +249,15 @@ class RecordFeed:
         """Watch what ``folder/name`` holds now; what cannot be vouched for goes to ``unvouched``."""
         feed = self._feed
         assert feed is not None
+        info: os.stat_result | None
         try:
-            info: os.stat_result | None = os.lstat(os.path.join(folder, name))
+            found = os.lstat(os.path.join(folder, name))
         except FileNotFoundError:
             info = None
         except OSError:
             info, regular = None, False
         else:
-            regular = stat.S_ISREG(info.st_mode)
+            info, regular = found, stat.S_ISREG(found.st_mode)
         if info is None and not os.path.lexists(os.path.join(folder, name)):
             feed.forget_file(folder, name)  # gone: its folder's event said so
             regular = True

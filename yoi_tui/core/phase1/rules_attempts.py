@@ -163,6 +163,7 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         if position in handled or not _is_failure(call):
             continue
         handled.add(position)
+        assert call.result is not None  # a failure has its result (_is_failure)
         key = _key(call)
         tool_missing = call.is_shell and missing_tool(call.result.text if call.result else "", call.result.exit_code
                                                       if call.result else None)
@@ -191,7 +192,6 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                     later.succeeded or error_line(later.result) != error_line(call.result)):
                 fix = later  # without the wrapper the check ran: passed, or failed on something else (its own story)
                 break
-        assert call.result is not None
         trial = f"`{call.describe()}`"
         times = f" ({repeats} times)" if repeats > 1 else ""
         error = error_line(call.result)
