@@ -114,8 +114,8 @@ def fields_model(item_ids: list[str], update_paths: list[str] | None, candidates
         fields["update"] = (path | None, Field(
             default=None, description="an existing record to add this to (its text is kept, yours merged in); "
                                       "leave out to create a new record"))
-    fields["kind"] = (Literal[kinds], Field(description="the kind of record"))  # type: ignore[valid-type]
-    fields["items"] = (Annotated[list[Literal[tuple(item_ids)]], Field(  # type: ignore[valid-type]
+    fields["kind"] = (Literal[kinds], Field(description="the kind of record"))
+    fields["items"] = (Annotated[list[Literal[tuple(item_ids)]], Field(  # type: ignore[misc]  # a Literal of run-time ids, for pydantic
         min_length=1, max_length=MAX_ITEMS, description="the ids of the staging items this record is based on")], ...)
     fields["title"] = (Annotated[str, Field(min_length=3, max_length=100,
                                             description="a short title, e.g. 'Use SQLite for the cache'")], ...)
@@ -128,7 +128,7 @@ def fields_model(item_ids: list[str], update_paths: list[str] | None, candidates
     fields["discussion"] = (_lines(4, 200, "points that were discussed"), [])
     fields["failure_and_fix"] = (_lines(4, 250, "what failed, why, and what fixed it"), [])
     if candidates:
-        fields["derived_from"] = (Literal[tuple(candidates)] | None, Field(  # type: ignore[valid-type]
+        fields["derived_from"] = (Literal[tuple(candidates)] | None, Field(
             default=None, description="knowledge only: the candidate-report record it comes from"))
         fields["description"] = (_text(200, "knowledge only: one line, what it is and when to read it"), "")
     return create_model("RecordFields", __config__=ConfigDict(extra="forbid"), **fields)
