@@ -30,7 +30,7 @@ from typing import Any
 
 _CANONICAL_V7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z")
 _SHORT_ID = re.compile(r"[A-Za-z0-9_-]{22}\Z")
-_SHAPES = {"tokens": ("input_tokens",), "invoke": ("slug", "record_kind", "via"), "inject": ("tokens", "slugs")}
+_SHAPES: dict[str | None, tuple[str, ...]] = {"tokens": ("input_tokens",), "invoke": ("slug", "record_kind", "via"), "inject": ("tokens", "slugs")}
 
 
 class BadLine(ValueError):
@@ -53,7 +53,7 @@ def _is_int(value: Any) -> bool:
 
 def _compact_event(event: dict[str, Any]) -> Any:
     """The short form of ``event`` (no ``session_id``), or the event itself when it has another shape."""
-    fields = _SHAPES.get(event.get("type"))  # type: ignore[arg-type]
+    fields = _SHAPES.get(event.get("type"))
     short = _short_id(event["id"]) if isinstance(event.get("id"), str) else None
     if fields is None or short is None or set(event) != {"id", "type", *fields}:
         return event
