@@ -256,7 +256,9 @@ def test_knowledge_is_created_only_from_the_candidate_report(tmp_path: Path) -> 
     assert [p.name for p in ws.knowledge_dir.glob("*.md")] == ["use-sqlite.md"]
     knowledge = _read(ws, "knowledge/use-sqlite.md")
     assert knowledge.knowledge_kind == "policy" and knowledge.model_invokation is False
-    assert knowledge.meta["last_sources"] == [{"session_id": "s8", "range": [5, 6]}]
+    # The origin's sources (canonical order), not just this run's: a function of the origin's content,
+    # so two clones that promote it in different runs write the same list (issue 30).
+    assert knowledge.meta["last_sources"] == [{"session_id": "s8", "range": [0, 4]}, {"session_id": "s8", "range": [5, 6]}]
     assert "WAL mode too" in knowledge.body and "Derived from the decision `use-sqlite`" in knowledge.body
     assert "use-sqlite" not in build_resident_context(ws).text  # model_invokation off: not resident
     assert _errors(ws) == []

@@ -43,7 +43,7 @@ from rapidfuzz import fuzz, process
 
 from ..lint.write_check import source_keys
 from ..retrieval.summary_lists import raw_frontmatter
-from ..store.canonical import canonical_body, canonical_sources
+from ..store.canonical import canonical_body, canonical_sources, capped_sources
 from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slugify
 from ..store.models import Source
 from ..store.reader import is_record_text, read_frontmatter_bytes
@@ -608,13 +608,17 @@ class RulesEngine:
                 continue
             title = title_of_body(origin.body) or stat.slug.replace("-", " ")
             kslug = stat.slug
-            sources = self.run_sources.get((origin_kind, stat.slug), [])
+            # The origin's sources (canonical, capped), not this run's: what the knowledge came from is
+            # then a function of the origin's content, the same in every clone whatever it consumed.
+            listed = origin.meta.get("sources")
+            sources = capped_sources(listed if isinstance(listed, list) else [],
+                                     self.ctx.ws.config.records.sources_max)
             why = sorted(self.run_staging.get((origin_kind, stat.slug), set()))
             body = origin.body.rstrip("\n") + f"\n\nDerived from the {origin_kind.value} `{stat.slug}`.\n"
             if self.w.index.has(RecordKind.KNOWLEDGE, kslug):
                 if (origin_kind, stat.slug) not in self.changed:
                     continue
-                self._refresh_knowledge(kslug, body, sources, why)
+                self._refresh_knowledge(kslug, body, sources, why, source_keys(sources))
                 continue
             kind = KNOWLEDGE_KIND_FOR[origin_kind.value]
             kind = kind if kind in kinds else (kinds[0] if kinds else "fact")
@@ -623,15 +627,17 @@ class RulesEngine:
             else:
                 description = f"{title}: what the user asked for; read before working on it again."
             meta = {"kind": kind, "description": one_line(description), "model_invokation": False,
-                    "user_invocable": True, "last_sources": canonical_sources(sources), "created_at": self.now,
+                    "user_invocable": True, "last_sources": sources, "created_at": self.now,
                     "updated_at": self.now}
             path = path_for(self.ctx.sws, RecordKind.KNOWLEDGE, kslug)
             errors = self.w.write(path, new_record_text(meta, canonical_body(body)), before_text=None, why=why,
+                                  allowed_sources=source_keys(sources),
                                   reason=f"the {origin_kind.value} '{stat.slug}' is on the knowledge candidate report")
             if errors:
                 self._note(f"lint refused: knowledge '{kslug}' not created ({format_errors(errors)})")
 
-    def _refresh_knowledge(self, slug: str, body: str, sources: list[dict[str, Any]], why: list[str]) -> None:
+    def _refresh_knowledge(self, slug: str, body: str, sources: list[dict[str, Any]], why: list[str],
+                           allowed: set[Any]) -> None:
         if self.w.locked(RecordKind.KNOWLEDGE, slug):
             self._note(f"locked: knowledge/{slug}.md is read-only and was not refreshed")
             return
@@ -642,13 +648,13 @@ class RulesEngine:
         if new_body != record.body:
             new_body = canonical_body(new_body)
         updates: dict[str, Any] = {}
-        if sources and canonical_sources(sources) != record.meta.get("last_sources"):
-            updates["last_sources"] = canonical_sources(sources)
+        if sources and sources != record.meta.get("last_sources"):
+            updates["last_sources"] = sources
         if new_body == record.body and not updates:
             return
         updates["updated_at"] = self.now
         errors = self.w.write(record.path, render_record(record, updates, body=new_body), before_text=record.text,
-                              bom=record.bom, why=why)
+                              bom=record.bom, why=why, allowed_sources=allowed)
         if errors:
             self._note(f"lint refused: knowledge '{slug}' not refreshed ({format_errors(errors)})")
 
