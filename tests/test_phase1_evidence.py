@@ -310,3 +310,13 @@ def test_a_questions_answer_is_the_agents_last_message_before_the_user_speaks_ag
     log.say("No. I'd keep 1263 open for now: the docs and trace follow-ups are still missing.")
     [discussion] = log.extract().discussions
     assert discussion.points == ["I'd keep 1263 open for now: the docs and trace follow-ups are still missing."]
+
+
+def test_a_rhetorical_question_before_the_instruction_is_not_the_title() -> None:
+    log = Log()
+    log.user("render the log from a config file")
+    log.edit("/w/viewer.js")
+    log.user("why did i ask about toml? it's not needed, remove that configuration.")
+    log.edit("/w/viewer.js")
+    titles = [r.title for r in log.extract().requests]
+    assert titles[-1].lower().startswith("it's not needed, remove") or titles[-1].lower().startswith("remove")

@@ -432,3 +432,25 @@ def test_a_failure_is_told_by_its_unknown_field_line_and_a_listing_in_between_is
     [attempt] = log.extract().attempts
     assert "Unknown JSON field" in attempt.result and "gh pr list" not in attempt.result
     assert attempt.outcome == "success"
+
+
+def test_a_warning_before_the_error_is_not_what_failed() -> None:
+    log = Log()
+    log.user("run the eval")
+    log.bash("bun cli.ts eval run x.yaml --output /tmp/run", "⚠ Unknown setting 'byok' for provider. This property "
+             "will be ignored.\nError: Run workspace must use .agentv/results/<experiment>", exit_code=1)
+    [attempt] = log.extract().attempts
+    assert "Error: Run workspace must use" in attempt.result and "byok" not in attempt.result
+
+
+def test_a_pipe_that_hides_the_same_error_is_no_pass_and_a_rebuild_is_part_of_the_fix() -> None:
+    log = Log()
+    log.user("load the skill")
+    error = "SyntaxError: Export named 'mergeConfigObjects' not found in module dist/index.js"
+    log.bash("bun cli.ts skills get bench", error, exit_code=1)
+    log.bash("bun cli.ts skills get bench | sed -n '1,50p'", error)  # sed's exit 0
+    log.bash("bun run build", "Build success")
+    log.bash("bun cli.ts skills get bench", "# bench skill")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (1, 8)
+    assert "failed (2 times)" in attempt.result and "after running `bun run build`" in attempt.result

@@ -34,6 +34,8 @@ from .text import sentences, squash
 _ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|exception|denied|cannot|can't|no such|invalid|"
                             r"unknown|unrecognized|unrecognised|unsupported|not allowed|"
                             r"traceback|refused|timed out|exceeds|expected|assert", re.IGNORECASE)
+_ERROR_WORD_RE = re.compile(r"\berror\b|\bfatal\b|exception|traceback", re.IGNORECASE)
+_WARNING_RE = re.compile(r"^(?:⚠|warn(?:ing)?\b)|\bwarn(?:ing)?:|will be ignored", re.IGNORECASE)
 _DIAGNOSTIC_RE = re.compile(r"^(?:\S+\.\w{1,5}:\d+(?::\d+)?:\s*\S|--- FAIL:|\S+Error: )")
 _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Process exited with code -?\d+|"
                             r"Chunk ID: .*|Original token count: .*|Total output lines: .*|[⎯─━=\-_ ]+.*[⎯─━]+|"
@@ -72,6 +74,9 @@ def error_line(result: Entry) -> str:
     # What failed says more than the runner's verdict: a diagnostic (path:line: ...) or a failing
     # test line comes before "[lint] ERROR task failed".
     precise = [line for line in lines if _DIAGNOSTIC_RE.search(line)]
+    # A warning printed before the error ("⚠ Unknown setting 'byok' … will be ignored") is not what failed.
+    errors = [line for line in hits if _ERROR_WORD_RE.search(line) and not _WARNING_RE.search(line)]
+    hits = errors or [line for line in hits if not _WARNING_RE.search(line)] or hits
     chosen = precise[0] if precise else hits[0] if hits else (lines[-1] if lines else "")
     if chosen.endswith(":") and chosen in lines and lines.index(chosen) + 1 < len(lines):
         # A header ("Pre-commit validation failed:") says little; its first line says what.
@@ -112,12 +117,27 @@ _READ_VERBS = {"list", "ls", "view", "show", "status", "get", "describe", "searc
 _LOOK_GIT = {"status", "log", "diff", "show", "branch", "remote", "rev-parse", "add", "stash"}
 
 
+def _shows_same_error(failed: Call, later: Call) -> bool:
+    """A later run reported as passing whose output still holds the failure's error line."""
+    if failed.result is None or later.result is None:
+        return False
+    line = re.sub(r"^exit -?\d+: ", "", error_line(failed.result)).rstrip("…").strip()
+    return len(line) >= 20 and line in " ".join(later.result.text.replace("\\n", "\n").split())
+
+
+_BUILD_WORDS = {"build", "compile", "bundle", "generate", "codegen", "install"}
+
+
 def _changes(call: Call) -> bool:
     """A successful command that may have changed something (``mix format``), not a look around."""
     from .commands import main_statement
 
     program, args, _tail = main_statement(call.command())
-    if not program or program in _LOOK_PROGRAMS or program in _CHECK_WORDS:
+    if not program or program in _LOOK_PROGRAMS:
+        return False
+    if any(arg in _BUILD_WORDS for arg in args[:2]):
+        return True  # `bun run build` rebuilds what a stale check failed on: part of the fix
+    if program in _CHECK_WORDS:
         return False
     if any(arg in _CHECK_WORDS for arg in args[:2]):
         return False  # another check (lint, test, build) verifies; it does not fix
@@ -180,6 +200,10 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
             if same_check(key, _key(later)):
                 if _is_failure(later):
                     handled.add(offset)
+                    repeats += 1
+                    continue
+                if later.succeeded and _shows_same_error(call, later):
+                    handled.add(offset)  # `cmd | sed …` exits 0 with the same error: it still failed
                     repeats += 1
                     continue
                 if later.succeeded or (later.is_shell and later.result is not None and later.failed):

@@ -182,7 +182,7 @@ def _verb(sentence: str) -> tuple[str, str] | None:
     return None
 
 
-_LOWER_BREAK_RE = re.compile(r"(?<=[a-z0-9)]{3})[.!]\s+(?=[a-z])")
+_LOWER_BREAK_RE = re.compile(r"(?<=[a-z0-9)]{3})[.!?]\s+(?=[a-z])|,\s+(?=please\s)")
 
 
 def directive(text: str) -> tuple[str, str]:
@@ -207,7 +207,10 @@ def directive(text: str) -> tuple[str, str]:
             return conditional
     if problem:
         return "fix", problem
-    return "other", _DIRECTIVE_RE.sub("", strip_polite(parts[0])) if parts else text.strip()
+    # No verb leads a sentence: the first that is not a question ("why did i ask about toml?" is the
+    # user's aside; "it's not needed, remove that configuration" is what they want).
+    plain = [p for p in parts if not p.rstrip().endswith("?")] or parts
+    return "other", _DIRECTIVE_RE.sub("", strip_polite(plain[0])) if plain else text.strip()
 
 
 def _after_condition(sentence: str) -> tuple[str, str] | None:
