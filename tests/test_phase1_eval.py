@@ -147,3 +147,20 @@ def test_rules_engine_meets_the_issue_targets_on_the_labelled_set() -> None:
     assert figures["requests"]["recall"] >= 0.8 and figures["attempts"]["recall"] >= 0.8
     assert figures["decisions"]["recall"] >= 0.6
     assert figures["overall"]["precision"] >= 0.8
+
+
+def test_update_readme_rewrites_only_the_table_between_its_markers(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\nbefore\n<!-- extraction-halves:start -->\nold table\n<!-- extraction-halves:end -->\n"
+                      "after\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--update-readme", str(readme)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith("# x\n\nbefore\n<!-- extraction-halves:start -->\n| category | development half (")
+    assert "old table" not in text and text.endswith("<!-- extraction-halves:end -->\nafter\n")
+    split = yaml.safe_load((BENCH / "split.yaml").read_text(encoding="utf-8"))
+    assert f"held-out half ({len(split['held_out'])} sessions)" in text
+    for category in ("requests", "decisions", "attempts", "overall"):
+        assert f"| {category} | " in text
+    assert "python bench/extraction/score.py --half development" in text

@@ -16,6 +16,9 @@ label of its category:
 
 ``--half`` scores one half of the split recorded in ``split.yaml`` (made once, before the sessions
 it names were labelled): ``development`` is what the rules may be tuned on, ``held-out`` is not.
+``--update-readme [README]`` scores both halves with the rules engine and rewrites the table between
+the ``extraction-halves`` markers of README.md (development and held-out side by side, and the
+command that reproduces them); never edit that table by hand.
 
 One item matches at most one label and the reverse. An item without its own ``range`` (staging
 from an engine that does not give one) is taken to cover its whole chunk. Recall = matched labels /
@@ -181,6 +184,47 @@ def half_stems(half: str) -> set[str]:
     return {Path(name).stem for name in split.get(HALVES[half]) or []}
 
 
+README_START, README_END = "<!-- extraction-halves:start -->", "<!-- extraction-halves:end -->"
+
+
+def totals(scores: list[SessionScore]) -> dict[str, Tally]:
+    """Per-category tallies of ``scores`` and their pooled "overall"."""
+    total = {c: Tally() for c in CATEGORIES}
+    for score in scores:
+        for category in CATEGORIES:
+            total[category].add(score.tallies[category])
+    overall = Tally()
+    for category in CATEGORIES:
+        overall.add(total[category])
+    return {**total, "overall": overall}
+
+
+def halves_table(engine: Any) -> str:
+    """The README's table: each category's recall / precision on the development and the held-out half."""
+    figures = {}
+    for half in ("development", "held-out"):
+        stems = half_stems(half)
+        paths = [p for p in sorted(LABELS.glob("*.yaml")) if p.stem in stems]
+        figures[half] = (len(paths), totals([score_session(path, engine) for path in paths]))
+    (dev_n, dev), (held_n, held) = figures["development"], figures["held-out"]
+    lines = [f"| category | development half ({dev_n} sessions): labels, recall / precision | "
+             f"held-out half ({held_n} sessions): labels, recall / precision |", "|---|---|---|"]
+    for name in (*CATEGORIES, "overall"):
+        cells = [f"{t.labels}, {t.recall:.2f} / {t.precision:.2f}" for t in (dev[name], held[name])]
+        lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
+    command = "python bench/extraction/score.py --half development   # and --half held-out; --update-readme rewrites this table"
+    return "\n".join(lines) + f"\n\n```\n{command}\n```\n"
+
+
+def update_readme(readme: Path, engine: Any) -> None:
+    text = readme.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        raise SystemExit(f"{readme}: no {README_START} … {README_END} markers to put the table between")
+    head, rest = text.split(README_START, 1)
+    _old, tail = rest.split(README_END, 1)
+    readme.write_text(f"{head}{README_START}\n{halves_table(engine)}{README_END}{tail}", encoding="utf-8")
+
+
 def make_engine(name: str, workspace: str | None) -> Any:
     if name == "rules":
         from yoi_tui.core.phase1.runner import RulesEngine
@@ -200,7 +244,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=sorted(HALVES), help="one half of split.yaml (issue 26's sessions)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--quiet", action="store_true", help="only the table, no misses")
+    parser.add_argument("--update-readme", nargs="?", const=ROOT / "README.md", type=Path, metavar="README",
+                        help="score both halves (rules engine) and rewrite the README's extraction-halves table")
     args = parser.parse_args(argv)
+    if args.update_readme is not None:
+        update_readme(args.update_readme, make_engine("rules", None))
+        print(f"{args.update_readme}: extraction-halves table rewritten")
+        return 0
     paths = sorted(LABELS.glob("*.yaml"))
     if args.session:
         paths = [p for p in paths if p.stem in set(args.session)]
@@ -226,13 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     except YoiError as exc:  # no workspace, no model configured, the provider failed
         print(f"score: {exc}", file=sys.stderr)
         return 2
-    total = {c: Tally() for c in CATEGORIES}
-    for score in scores:
-        for category in CATEGORIES:
-            total[category].add(score.tallies[category])
-    overall = Tally()
-    for category in CATEGORIES:
-        overall.add(total[category])
+    pooled = totals(scores)
+    overall = pooled.pop("overall")
+    total = pooled
     if args.json:
         print(json.dumps({
             "engine": args.engine, "sessions": len(scores),

@@ -275,6 +275,9 @@ def weighed_options(entries: list[Entry]) -> list[Decision]:
     for entry in entries:
         if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
             continue
+        lowered = entry.text.lower()
+        if " could " not in lowered or " but " not in lowered:
+            continue  # cheap test first: prose() of every message is the cost here
         previous = ""
         for sentence in sentences(prose(entry.text)):
             match = _WEIGHED_RE.search(sentence.rstrip(".!"))
