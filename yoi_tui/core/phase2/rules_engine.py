@@ -694,7 +694,10 @@ _FILLER_WORDS = {"please", "and", "then", "now", "it", "this", "that", "the", "c
 _TARGET_EDGE_WORDS = {"and", "or", "but", "also", "then", "so", "it", "this", "that", "will", "would", "not", "of",
                       "to", "for", "with", "in", "on", "at", "from", "by", "a", "an", "the", "is", "are", "be",
                       "was", "were", "has", "have", "had", "been", "just", "only", "can", "could", "should", "must",
-                      "may", "might", "shall", "me", "us", "i", "we", "you", "my", "our", "your", "i've", "i'm"}
+                      "may", "might", "shall", "me", "us", "i", "we", "you", "my", "our", "your", "i've", "i'm", "please"}
+
+
+_PHRASE_OPENERS = {"a", "an", "the", "this", "that"}  # "the build command", "this dump": a phrase may open so
 
 
 def is_vcs_step(summary: str) -> bool:
@@ -707,8 +710,8 @@ def adds_to_title(target: str, title: str) -> bool:
     """Whether a "Target:" line reads as a phrase of its own, not a cut piece of the sentence ("and
     checkout latest main", "native_viewer just codex_log_viewer it will not"): a garbled target
     says less than the title next to it, so it is left out."""
-    words = re.findall(r"[\w.-]+", target.lower())
-    return bool(words) and words[0] not in _TARGET_EDGE_WORDS and words[-1] not in _TARGET_EDGE_WORDS
+    words = re.findall(r"[\w.'-]+", target.lower())
+    return bool(words) and words[0] not in _TARGET_EDGE_WORDS - _PHRASE_OPENERS and words[-1] not in _TARGET_EDGE_WORDS
 
 
 def _is_story(attempt: Attempt) -> bool:
