@@ -192,3 +192,29 @@ def test_yoi_revert_of_a_run_whose_new_record_a_later_run_updated(tmp_path: Path
     assert [s["source"]["session_id"] for s in staged] == ["s1"]
     again = revert(Workspace(ws.root), older)
     assert again.status == "nothing-to-revert" and again.already == [rel]
+
+
+def test_a_persons_rewrite_is_not_lost_to_a_deletion(tmp_path: Path) -> None:
+    """A person retitles a record and rewrites its description while another clone deletes it: no
+    new source, but a new heading and an edited key are a person's content, so the record stays."""
+    from support import knowledge_meta
+
+    env = git_env(tmp_path / "home")
+    remote = make_remote(tmp_path, env)
+    a = clone(remote, tmp_path / "a", env)
+    rel = "knowledge/run-tests.md"
+    write_record(Workspace(a), rel, knowledge_meta(), "\n# Run the tests\n\nUse pytest -q.\n")
+    commit_all(a, "knowledge", env)
+    git(a, "push", "-q", "origin", "HEAD:main", env=env)
+    b = clone(remote, tmp_path / "b", env)
+    git(b, "rm", "-q", rel, env=env)
+    commit_all(b, "gone", env)
+    git(b, "push", "-q", "origin", "HEAD:main", env=env)
+    write_record(Workspace(a), rel, knowledge_meta(description="How to run the suite, and its slow part."),
+                 "\n# Run the test suite\n\nUse pytest -q.\n")
+    commit_all(a, "rewritten", env)
+    assert git(a, "pull", "--no-rebase", "--no-edit", "origin", "main", env=env, check=False).returncode != 0
+    done = yoi(a, "resolve", env=env)
+    assert done.returncode == 0 and f"{rel}: deleted on one side; kept" in done.stdout, done.stdout + done.stderr
+    text = (a / rel).read_text()
+    assert "# Run the test suite" in text and "How to run the suite, and its slow part." in text

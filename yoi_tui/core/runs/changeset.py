@@ -1028,7 +1028,8 @@ def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]
         if step.outcome == "diverged":
             assert step.full_path is not None
             return _revert_around_later_edits(ws, step.full_path, change["path"], step.current,
-                                              change.get("before"), change.get("after"))
+                                              change.get("before"), change.get("after"),
+                                              undone_before=change.get("revert") == "restored")
     if step.outcome == "moved":
         return "restored", None
     if step.outcome == "done":
@@ -1039,7 +1040,7 @@ def _revert_one(ws: Workspace, change: dict[str, Any]) -> tuple[str, str | None]
 
 
 def _revert_around_later_edits(ws: Workspace, path: Path, rel: str, current: str | None, before: str | None,
-                               after: str | None) -> tuple[str, str | None]:
+                               after: str | None, *, undone_before: bool = False) -> tuple[str, str | None]:
     """Undo the run's change to a record edited since (a later commit, a rebase or cherry-pick that
     merged it with other work, a squash): a three-way merge with the run's text as the base, the
     file as it is as ours and the text before the run as theirs takes out what the run added and
@@ -1060,7 +1061,9 @@ def _revert_around_later_edits(ws: Workspace, path: Path, rel: str, current: str
         if survivor is None:
             return refused  # (not a readable record any more: a person decides)
         if survivor.text == current:
-            return "already", None  # (only what was added since is left: undone already)
+            # Nothing of the run is left in it: undone already by an earlier revert; otherwise a
+            # person rewrote it, and their version stands as it is.
+            return ("already", None) if undone_before else refused
         try:
             detail = replace_checked(path, current, survivor.text)
         except (YoiError, OSError) as exc:

@@ -144,7 +144,8 @@ def merge_deleted(base: str, modified: str, *, path: str) -> DeletionMerge | Non
     So the record stays only when the modifying side added sources or body lines (a later Phase 2
     run, a GC merge into it, a person's note); it then holds just those — the sources it added and
     its added lines under their headings (the title heading kept) — never the deleted content.
-    A change that adds nothing (a status, a trim, a timestamp) lets the deletion stand, and so does
+    A change that adds nothing (a status, a trim, a timestamp; no new heading, no other key edited)
+    lets the deletion stand, and so does
     a replaced stub that gained no source (its content lives in its keeper). None: a side is not a
     readable record (a person decides)."""
     kind = kind_from_path(path) or RecordKind.DECISION
@@ -163,7 +164,10 @@ def merge_deleted(base: str, modified: str, *, path: str) -> DeletionMerge | Non
         if len(new) != len(mine):
             updates[key] = new
     body, lines = _added_body(base_rec.body, mod_rec.body)
-    if not added and (lines == 0 or mod_rec.meta.get("replaced_by")):
+    # Another key edited (a description, a kind, a flag) is a person's change too: the record stays.
+    edited = [k for k in mod_rec.meta if k not in _MECHANICAL
+              and not _same(mod_rec.meta[k], base_rec.meta.get(k, _MISSING))]
+    if not added and not edited and (lines == 0 or mod_rec.meta.get("replaced_by")):
         return DeletionMerge(None)
     if not added:
         updates = {}  # a hand edit with no new source: the record's own sources stay with its text
@@ -171,9 +175,14 @@ def merge_deleted(base: str, modified: str, *, path: str) -> DeletionMerge | Non
     return DeletionMerge(render_record(mod_rec, updates, body=canonical_body(body)), added, lines)
 
 
+# Keys whose change alone is no content of its own (a deletion against it stands).
+_MECHANICAL = frozenset({"created_at", "updated_at", "sources", "last_sources", "status", "replaced_by"})
+
+
 def _added_body(base: str, modified: str) -> tuple[str, int]:
     """The lines of ``modified`` that ``base`` lacks, section by section, under their headings
-    (the first ``#`` heading, the title, always kept), and how many non-blank lines that is."""
+    (the first ``#`` heading, the title, always kept), and how many non-blank lines that is (a
+    heading ``base`` lacks counts: a new or retitled section is an edit)."""
     bmap = {s.key: s for s in _sections(base)}
     out: list[str] = []
     count = 0
@@ -193,7 +202,7 @@ def _added_body(base: str, modified: str) -> tuple[str, int]:
         title_seen = title_seen or is_title
         if not kept and not is_title:
             continue
-        count += sum(1 for line in kept if line.strip())
+        count += sum(1 for line in kept if line.strip()) + (bool(heading) and before is None)
         if out and out[-1].strip():
             out.append("")
         out.extend(heading)
