@@ -36,9 +36,9 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..forked import available_workers, run_forked, shrinking_chunks
 from ..store.config import Config
+from ..store.json_cache import read_cache, write_cache
 from ..store.kinds import RECORD_FOLDERS, RecordKind, kind_for_path, slug_of
 from ..store.reader import listed_file_crc, read_listed_record_stat, read_record
-from ..store.safe_read import load_cache_json
 from ..store.workspace import SUMMARY_REL, Workspace
 from . import resident, stored
 from .index import IndexEntry, WorkspaceIndex
@@ -62,7 +62,6 @@ from .stored import (  # noqa: F401  (re-exported: the cache's public names befo
     UsageFrequencies,
     _result_path,
     _save_result,
-    _store,
     file_signature,
     fingerprint,
     record_files,
@@ -178,14 +177,14 @@ def _facts(ws: Workspace, path: str, rel: str, sig: Sig | None, config: Config,
 
 
 def _load(ws: Workspace, key: str) -> tuple[dict[str, FileFacts], dict[str, Any]]:
+    data = read_cache(cache_path(ws), CACHE_VERSION, key)
+    if data is None:
+        return {}, {}
     try:
-        data = load_cache_json(cache_path(ws))
-        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("key") != key:
-            return {}, {}
         files = {rel: FileFacts.from_json(item) for rel, item in data["files"].items()}
         similar = data.get("similar") or {}
         return files, similar if isinstance(similar, dict) else {}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError):
         return {}, {}
 
 
@@ -198,11 +197,11 @@ def _save(ws: Workspace, key: str, files: Mapping[str, FileFacts], similar: dict
     target = cache_path(ws)
     if files_json is not None:
         head = _json_compact({"version": CACHE_VERSION, "key": key})[:-1]
-        _store(target, None, encoded=f'{head},"files":{{{files_json}}},"similar":{_json_compact(similar)}}}')
+        write_cache(target, None, encoded=f'{head},"files":{{{files_json}}},"similar":{_json_compact(similar)}}}')
         return
     data = {"version": CACHE_VERSION, "key": key, "files": {rel: f.to_json() for rel, f in files.items()},
             "similar": similar}
-    _store(target, data)
+    write_cache(target, data)
 
 
 def _json_compact(data: Any) -> str:

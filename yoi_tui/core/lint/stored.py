@@ -26,10 +26,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..freshness.signature import RACY_NS  # files changed less than 2 s before the run are re-read next time
-from ..store.atomic import temp_prefix
 from ..store.config import Config
 from ..store.folder_listing import md_entries, open_folder
-from ..store.safe_read import load_cache_json
+from ..store.json_cache import read_cache, write_cache
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL, Workspace
 
 CACHE_VERSION = 2  # 2: each file's facts keep the CRC-32 of its bytes
@@ -186,19 +185,19 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
                 self._values = dict(frequencies_for_lint(self.ws))
                 racy = any(max(item[2], item[3]) >= started_ns - RACY_NS for item in files or [])
                 if key is not None and not racy and self.ws.yoi_dir.is_dir():
-                    _store(self._cache_path(), {"key": key, "values": [[k, s, f] for (k, s), f in
-                                                                        sorted(self._values.items())]})
+                    write_cache(self._cache_path(), {"version": CACHE_VERSION, "key": key, "values": [
+                        [k, s, f] for (k, s), f in sorted(self._values.items())]})
         return self._values
 
     def _cache_path(self) -> Path:
         return self.ws.state_dir / "cache" / USAGE_CACHE_NAME
 
     def _cached(self, key: str) -> dict[tuple[str, str], float] | None:
+        data = read_cache(self._cache_path(), CACHE_VERSION, key)
         try:
-            data = load_cache_json(self._cache_path())
-            if isinstance(data, dict) and data.get("key") == key:
+            if data is not None:
                 return {(str(kind), str(slug)): float(freq) for kind, slug, freq in data["values"]}
-        except (OSError, ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError):
             pass
         return None
 
@@ -289,12 +288,12 @@ def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any]
 
 
 def _load_result(ws: Workspace, key: str, state: str) -> tuple[list[Diagnostic], int] | None:
+    data = read_cache(_result_path(ws), CACHE_VERSION, key)
+    if data is None or data.get("state") != state:
+        return None
     try:
-        data = load_cache_json(_result_path(ws))
-        if not isinstance(data, dict) or data.get("key") != key or data.get("state") != state:
-            return None
         return [Diagnostic(*item) for item in data["diags"]], int(data["files"])
-    except (OSError, ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError):
         return None
 
 
@@ -302,9 +301,9 @@ def _save_result(ws: Workspace, key: str, state: str, diags: list[Diagnostic], f
     if not ws.yoi_dir.is_dir():
         return
     target = _result_path(ws)
-    data = {"key": key, "state": state, "files": files,
+    data = {"version": CACHE_VERSION, "key": key, "state": state, "files": files,
             "diags": [[d.path, d.line, d.col, d.rule, d.severity, d.message, d.hint] for d in diags]}
-    _store(target, data)
+    write_cache(target, data)
 
 
 Checked = tuple[tuple[list[Diagnostic], int] | None, str, list[tuple[str, str, "Sig | None"]] | None, str | None, bool,
@@ -352,22 +351,6 @@ def filter_disabled(diags: list[Diagnostic], config: Config) -> list[Diagnostic]
     """Findings sorted, without the rules ``[lint] disable`` names (as every lint run reports them)."""
     disabled = set(config.lint.disable)
     return sorted(d for d in diags if d.rule not in disabled) if disabled else sorted(diags)
-
-
-def _store(target: Path, data: object, *, encoded: str | None = None) -> None:
-    """Best-effort write of one cache file (temp file + rename); a failure only costs a cold run.
-    ``encoded``: ``data`` already encoded as ``json.dumps(data, separators=(",", ":"))`` does."""
-    temp = target.with_name(f"{temp_prefix(target.name)}tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # ASCII JSON: a message may quote a lone surrogate from a YAML escape, which UTF-8 cannot hold.
-        temp.write_bytes((json.dumps(data, separators=(",", ":")) if encoded is None else encoded).encode("ascii"))
-        os.replace(temp, target)
-    except (OSError, ValueError):
-        try:
-            temp.unlink(missing_ok=True)
-        except OSError:
-            pass
 
 
 def unstored_findings(ws: Workspace) -> list[Diagnostic]:

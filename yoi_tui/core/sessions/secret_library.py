@@ -163,6 +163,9 @@ def _precheck(source: str, flags: int) -> LazyRegex | None:
     return LazyRegex(check, flags) if check is not None else None
 
 
+_TABLE_VERSION = 1  # the cached pattern table's format (store/json_cache.py)
+
+
 @lru_cache(maxsize=1)
 def library_patterns() -> tuple[SecretPattern, ...]:
     """The regex plugins of detect-secrets as ``SecretPattern``s (empty when it is not installed).
@@ -176,26 +179,21 @@ def library_patterns() -> tuple[SecretPattern, ...]:
     if signature is None:
         return ()
     target = _cache_file(signature)
-    from ..store.safe_read import load_cache_json
+    from ..store.json_cache import read_cache, write_cache
 
+    stored = read_cache(target, _TABLE_VERSION)
     try:
-        stored = load_cache_json(target)
-        rows = stored["rows"]  # type: ignore[index]  # None or not a dict: TypeError/KeyError, caught below
-        # The regexes are compiled on first use, so a damaged file must be caught here, by the
-        # digest of what was written, not by a compile error in the middle of a lint.
-        if stored["check"] == _rows_digest(rows):  # type: ignore[index]  # as above
-            return _from_rows(rows)
-    except (OSError, ValueError, TypeError, KeyError, re.error):
+        if stored is not None:
+            rows = stored["rows"]
+            # The regexes are compiled on first use, so a damaged file must be caught here, by the
+            # digest of what was written, not by a compile error in the middle of a lint.
+            if stored["check"] == _rows_digest(rows):
+                return _from_rows(rows)
+    except (ValueError, TypeError, KeyError, re.error):
         pass
     patterns = _imported_patterns()
     rows = [[p.kind, p.regex.pattern, p.regex.flags, list(p.needles), list(p.requires)] for p in patterns]
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps({"rows": rows, "check": _rows_digest(rows)}), encoding="utf-8")
-        os.replace(temp, target)
-    except OSError:
-        pass
+    write_cache(target, {"version": _TABLE_VERSION, "rows": rows, "check": _rows_digest(rows)})
     return patterns
 
 
