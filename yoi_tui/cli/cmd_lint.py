@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,15 +54,13 @@ def _usage_frequencies(ws: Workspace) -> Mapping[tuple[str, str], float]:
     return UsageFrequencies(ws)
 
 
+@dataclass(slots=True)
 class _Stored:
-    """A whole-workspace result as ``LintReport`` shows it (without importing the linter, or
-    ``dataclasses``: a warm lint is measured against ripgrep)."""
+    """A whole-workspace result as ``LintReport`` shows it (without importing the linter: a warm
+    lint is measured against ripgrep)."""
 
-    __slots__ = ("diagnostics", "files")
-
-    def __init__(self, diagnostics: list[Diagnostic], files: int) -> None:
-        self.diagnostics = diagnostics
-        self.files = files
+    diagnostics: list[Diagnostic]
+    files: int
 
 
 def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:

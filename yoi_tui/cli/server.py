@@ -395,7 +395,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, stop)
     import gc
 
-    gc.set_threshold(100_000, 100, 100)  # as a one-shot command: kept lint facts are walked seldom
+    gc.set_threshold(100_000, 100, 100)  # as main._fewer_full_collections (full walks: 30 % of a lint at 50k)
     try:
         server.serve()
     except InterruptedError:
