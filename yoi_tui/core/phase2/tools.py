@@ -232,7 +232,7 @@ class FileTools:
                 raise ToolRefusal(f"refused: {rel} is not a decision, request or knowledge record")
             entry = self.w.index.get(kind, resolved.name[:-3])
             final = self.w.index.final_replacement(kind, entry.slug) if entry is not None and entry.is_replaced else None
-            if final and final != entry.slug:  # type: ignore[union-attr]
+            if final and entry is not None and final != entry.slug:  # (final is only set for an entry)
                 # A replaced record's news belong to its replacement (as the rules engine does).
                 resolved, rel = self.resolve(path_for(self.ctx.sws, kind, final).relative_to(self.root).as_posix())
         except ToolRefusal as exc:
