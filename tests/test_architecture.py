@@ -24,13 +24,14 @@ ALLOWED: dict[str, set[str]] = {
     # the wings
     "store": set(),
     "freshness": {"store"},
-    "retrieval": {"store", "freshness"},
+    "text": {"store"},
+    "retrieval": {"store", "freshness", "text"},
     "runs": {"store"},
     "export": {"store"},
     "integrations": {"store"},
     # the memory pipeline and the rules
-    "sessions": {"store"},
-    "lint": {"store", "freshness", "retrieval"},
+    "sessions": {"store", "text"},
+    "lint": {"store", "freshness", "text", "retrieval"},
     "phase1": {"store", "retrieval", "runs", "sessions"},
     "phase2": {"store", "retrieval", "runs", "lint"},
     "gc": {"store", "retrieval", "runs", "lint"},
@@ -45,12 +46,10 @@ ALLOWED: dict[str, set[str]] = {
 DEBTS: dict[str, set[str]] = {
     "gc": {"phase2"},  # debt (issue 24): GC reuses Phase 2's file tools, context and agent tools;
     # the writer-run framework belongs in runs/
-    "lint": {"export",  # debt (issue 24): lint/stored.py asks export/check for stale exports
-             "sessions"},  # debt (issue 24): lint/rules.py uses sessions/redact's secret patterns
-    "sessions": {"retrieval"},  # debt (issue 24): markers, prefilter (text scanning) and usage
-    # (token_clock) live in retrieval/
+    "lint": {"export"},  # debt (issue 24): lint/stored.py asks export/check for stale exports
+    "sessions": {"retrieval"},  # debt (issue 24): token_clock records usage, which lives in retrieval/
 }
-WINGS = {"store", "freshness", "retrieval", "runs"}  # their __init__ docstrings say what they may import
+WINGS = {"store", "freshness", "text", "retrieval", "runs"}  # their __init__ docstrings say what they may import
 FORBIDDEN_OUTSIDE = ("textual", "yoi_tui.app", "yoi_tui.screens", "yoi_tui.widgets", "yoi_tui.cli",
                      "yoi_tui.mcp_server", "yoi_tui.messages", "textual_autocomplete", "textual_diff_view")
 

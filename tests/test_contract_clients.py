@@ -42,8 +42,8 @@ from scripted_model import (
 )
 from support import REPO, knowledge_meta, run_yoi, write_record
 
-from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, knowledge_begin
 from yoi_tui.core.store.workspace import find_workspace
+from yoi_tui.core.text.markers import CONTEXT_BEGIN, knowledge_begin
 
 pytestmark = pytest.mark.contract
 

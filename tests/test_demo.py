@@ -93,7 +93,7 @@ def test_core_imports_without_textual() -> None:
     """The memory core (and the demo/browse models the app uses) never imports Textual."""
     modules = ["yoi_tui.core." + name for name in (
         "store.atomic", "browse", "store.config", "demo", "diagnostics", "errors", "retrieval.expand", "store.ids",
-        "store.kinds", "retrieval.markers", "store.models", "store.records", "retrieval.search",
+        "store.kinds", "text.markers", "store.models", "store.records", "retrieval.search",
         "retrieval.slugrefs", "store.staging", "retrieval.usage", "store.workspace", "store.writer", "lint")]
     code = ("import importlib, sys\n"
             f"for name in {modules!r}:\n"

@@ -15,10 +15,10 @@ from pathlib import Path
 from support import knowledge_meta, make_ws, run_yoi, wait_for_background, write_record
 
 from yoi_tui.core import hook_jobs
-from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, knowledge_begin
 from yoi_tui.core.runs.lock import ConsolidationLock
 from yoi_tui.core.store.staging import list_staging
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.text.markers import CONTEXT_BEGIN, knowledge_begin
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "samples" / "claude-code_v2.0.28_agtrace_claude_session.jsonl"
 

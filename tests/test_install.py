@@ -12,7 +12,7 @@ from pathlib import Path
 from support import knowledge_meta, make_ws, run_yoi, wait_for_background, write_record
 
 from yoi_tui.core.integrations.codex import with_hooks_flag
-from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN
+from yoi_tui.core.text.markers import CONTEXT_BEGIN
 
 CODEX_SAMPLE = (Path(__file__).resolve().parent / "data" / "samples"
                 / "codex_0.104.0-alpha.1_localpush_rollout-2026-02-23T20-34-25_redacted.jsonl")

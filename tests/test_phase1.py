@@ -11,11 +11,11 @@ from support import make_ws, run_yoi
 
 from yoi_tui.core.phase1.pointer import read_pointer
 from yoi_tui.core.phase1.runner import run_phase1
-from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, CONTEXT_END
 from yoi_tui.core.sessions.model import Entry
 from yoi_tui.core.sessions.native import append_entries, write_log
 from yoi_tui.core.store.staging import Activity, list_staging, read_staging
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.text.markers import CONTEXT_BEGIN, CONTEXT_END
 
 SAMPLES = Path(__file__).resolve().parent / "data" / "samples"
 

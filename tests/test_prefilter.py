@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yoi_tui.core.lint import injection
-from yoi_tui.core.retrieval.prefilter import fold, maybe
-from yoi_tui.core.sessions.redact import SECRET_PATTERNS, all_patterns, find_secrets
+from yoi_tui.core.text.prefilter import fold, maybe
+from yoi_tui.core.text.secrets import SECRET_PATTERNS, all_patterns, find_secrets
 
 sys.path.insert(0, str(Path(__file__).parent))
 import test_redact  # noqa: E402  (its corpus of real-shaped secrets and near misses)
@@ -149,7 +149,7 @@ def test_filtered_scans_equal_unfiltered_on_generated_text(pieces: list[str]) ->
 
 
 def test_needle_plan_sees_overlapping_and_nested_needles() -> None:
-    from yoi_tui.core.retrieval.prefilter import NeedlePlan
+    from yoi_tui.core.text.prefilter import NeedlePlan
 
     entries = [(("sword",), ()), (("pass",), ("word",)), (("xyz",), ()), ((), ()), (("ss",), ("pas", "sw"))]
     plan = NeedlePlan(entries)
@@ -160,8 +160,8 @@ def test_needle_plan_sees_overlapping_and_nested_needles() -> None:
 
 def test_joint_plan_answers_as_each_plan_would() -> None:
     # check_text asks the secret and injection tables in one pass: each table's answer must be its own plan's.
-    from yoi_tui.core.retrieval.prefilter import JointPlan, NeedlePlan
-    from yoi_tui.core.sessions.redact import secret_needles
+    from yoi_tui.core.text.prefilter import JointPlan, NeedlePlan
+    from yoi_tui.core.text.secrets import secret_needles
 
     tables = [secret_needles(), injection.NEEDLES,
               [(("sword",), ()), (("pass",), (("word", "xyz"),)), ((), ()), (("ss",), ("pas", ("sw", "zz")))]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yoi_tui.core.sessions.redact import SECRET_PATTERNS, find_secrets, redact, redact_value
+from yoi_tui.core.text.secrets import SECRET_PATTERNS, find_secrets, redact, redact_value
 
 # Built from pieces so the test file itself does not look like it leaks credentials.
 OPENAI = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"

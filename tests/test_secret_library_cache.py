@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 PROBE = ("import sys\n"
-         "from yoi_tui.core.sessions.secret_library import library_patterns\n"
+         "from yoi_tui.core.text.secret_library import library_patterns\n"
          "rows = [(p.kind, p.regex.pattern, p.regex.flags, p.needles, p.requires) for p in library_patterns()]\n"
          "print(len(rows), 'detect_secrets' in sys.modules, hash(repr(rows)))\n")
 

@@ -17,7 +17,7 @@ from support import decision_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.sessions.model import Entry
 from yoi_tui.core.sessions.native import write_log
-from yoi_tui.core.sessions.redact import find_secrets, redact
+from yoi_tui.core.text.secrets import find_secrets, redact
 
 A = "abcdefghijklmnopqrstuvwxyz"
 HEX = "0123456789abcdef"

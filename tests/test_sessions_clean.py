@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from yoi_tui.core.retrieval.markers import CONTEXT_BEGIN, CONTEXT_END, KNOWLEDGE_END, knowledge_begin
 from yoi_tui.core.sessions import Entry, clean_entries, clean_text, load_session, native
+from yoi_tui.core.text.markers import CONTEXT_BEGIN, CONTEXT_END, KNOWLEDGE_END, knowledge_begin
 
 _LOCAL = Path(__file__).parent / "data" / "samples"
 _SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "samples"

@@ -23,8 +23,8 @@ from textual.widgets import Footer, Static, TextArea
 from textual.worker import get_current_worker
 
 from ..core.retrieval.expand import ExpandResult, expand_prompt
-from ..core.retrieval.markers import KNOWLEDGE_END
 from ..core.retrieval.slugrefs import iter_slug_refs
+from ..core.text.markers import KNOWLEDGE_END
 from ..widgets.header import AppHeader
 from ..widgets.slug_complete import PromptTextArea, SlugAutoComplete
 from .dialogs import Choice, ChoiceModal

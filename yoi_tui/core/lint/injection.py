@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..retrieval.markers import FORGED_MARKER_RE, HARNESS_TAG_RE, HARNESS_TAGS
-from ..retrieval.prefilter import NeedlePlan, fold
+from ..text.markers import FORGED_MARKER_RE, HARNESS_TAG_RE, HARNESS_TAGS
+from ..text.prefilter import NeedlePlan, fold
 
 # (pattern, reason, needles, requires): any match holds one of the lower-case ``needles`` and all of
-# ``requires`` (a tuple there: one of its words; core.retrieval.prefilter), so a text lacking them is
+# ``requires`` (a tuple there: one of its words; core.text.prefilter), so a text lacking them is
 # not scanned with that pattern.
 _PHRASES: list[tuple[str, str, tuple[str, ...], tuple[str | tuple[str, ...], ...]]] = [
     (r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|preceding)"

@@ -9,13 +9,13 @@ from collections.abc import Callable, Iterator, Mapping
 from rapidfuzz import fuzz, process
 
 from ..diagnostics import Diagnostic, Severity
-from ..retrieval.prefilter import JointPlan, fold
 from ..retrieval.slugrefs import iter_ref_positions
-from ..sessions.redact import all_patterns, find_secrets, secret_needles  # the patterns Phase 1 redacts with
 from ..store.config import Config
 from ..store.kinds import SLUG_MAX, RecordKind, is_valid_slug
 from ..store.meta_fields import DECISION_STATUSES, KNOWN_KEYS, REQUIRED_KEYS, meta_is_valid
 from ..store.records import Record
+from ..text.prefilter import JointPlan, fold
+from ..text.secrets import all_patterns, find_secrets, secret_needles  # the patterns Phase 1 redacts with
 from .index import WorkspaceIndex
 from .injection import NEEDLES as INJECTION_NEEDLES
 from .injection import find_injections

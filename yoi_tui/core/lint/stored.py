@@ -34,10 +34,10 @@ from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMAR
 CACHE_VERSION = 2  # 2: each file's facts keep the CRC-32 of its bytes
 RESULT_NAME = "lint-v1-result.json"  # the last whole result and the state it was computed from
 USAGE_CACHE_NAME = "usage-frequencies.json"
-_LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "retrieval.prefilter",
+_LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "text.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.stored", "lint.index",
-                   "lint.injection", "lint.rules", "lint.runner", "lint.similar", "sessions.redact",
-                   "sessions.secret_library", "store.safe_read", "retrieval.usage", "retrieval.markers",
+                   "lint.injection", "lint.rules", "lint.runner", "lint.similar", "text.secrets",
+                   "text.secret_library", "store.safe_read", "retrieval.usage", "text.markers",
                    "lint.fix", "store.meta_fields")  # lint.fix: the unknown-field and missing-field hints
 _FOLDERS = (DECISIONS_REL, REQUESTS_REL, KNOWLEDGE_REL)
 

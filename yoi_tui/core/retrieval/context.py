@@ -34,8 +34,8 @@ from ..freshness.signature import RACY_NS
 from ..notices import warn
 from ..store.reader import read_record
 from ..store.workspace import Workspace
+from ..text.markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
 from .listing_cache import ListingCache
-from .markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
 from .summary_lists import generated_listings, scan_knowledge, strip_generated
 from .usage import estimate_tokens, record_inject
 

@@ -24,7 +24,7 @@ from ..store.kinds import RecordKind, is_valid_slug, path_for
 from ..store.reader import read_record
 from ..store.records import Record
 from ..store.workspace import Workspace
-from .markers import INJECTED_BLOCK_RE, KNOWLEDGE_END, escape_markers, knowledge_begin
+from ..text.markers import INJECTED_BLOCK_RE, KNOWLEDGE_END, escape_markers, knowledge_begin
 from .slugrefs import SlugRef, iter_slug_refs
 from .usage import record_quietly
 

@@ -4,8 +4,7 @@ SPEC section 7 (session logs) and the cleaning step of section 8. Public entry p
 
 - ``load_session(path) -> ParsedLog``: detect the format from content and normalise the log;
 - ``detect_format(path) -> str``;
-- ``clean_entries(entries) -> list[Entry]``: redact secrets and drop injected text;
-- ``redact(text)`` / ``find_secrets(text)``: the secret pattern table, shared with the linter.
+- ``clean_entries(entries) -> list[Entry]``: redact secrets (``core.text.secrets``) and drop injected text;
 
 Adapters: ``native`` (yoi's own JSONL), ``claude_code``, ``codex``. Never imports Textual.
 """
@@ -16,21 +15,19 @@ from typing import TYPE_CHECKING
 
 from ..lazy_names import lazy_names
 
-# Names are imported from their modules on first use (PEP 562): the linter's secret rule imports
-# ``sessions.redact`` and must not pay for the log adapters and their pydantic models (~40 ms).
+# Names are imported from their modules on first use (PEP 562): a caller of one adapter must not
+# pay for the others and their pydantic models (~40 ms).
 _HOMES = {
     "clean_entries": "clean", "clean_entry": "clean", "clean_text": "clean",
     "FORMAT_EMPTY": "detect", "FORMATS": "detect", "detect_format": "detect", "load_session": "detect",
     "INJECTED_KINDS": "model", "Entry": "model", "LogProblem": "model", "ParsedLog": "model", "Role": "model",
     "SessionLogError": "model",
-    "SECRET_PATTERNS": "redact", "find_secrets": "redact", "redact": "redact", "redact_value": "redact",
 }
 
 __all__ = [
     "FORMATS",
     "FORMAT_EMPTY",
     "INJECTED_KINDS",
-    "SECRET_PATTERNS",
     "Entry",
     "LogProblem",
     "ParsedLog",
@@ -40,10 +37,7 @@ __all__ = [
     "clean_entry",
     "clean_text",
     "detect_format",
-    "find_secrets",
     "load_session",
-    "redact",
-    "redact_value",
 ]
 
 
@@ -54,4 +48,3 @@ if TYPE_CHECKING:
     from .clean import clean_entries, clean_entry, clean_text
     from .detect import FORMAT_EMPTY, FORMATS, detect_format, load_session
     from .model import INJECTED_KINDS, Entry, LogProblem, ParsedLog, Role, SessionLogError
-    from .redact import SECRET_PATTERNS, find_secrets, redact, redact_value

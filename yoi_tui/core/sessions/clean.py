@@ -3,7 +3,7 @@
 Owns what "cleaned" means:
 - secrets are redacted in ``text`` and in every string of ``tool_input`` (``redact.py``);
 - text that yoi itself injected (resident context, expanded ``#slug`` blocks, between the markers
-  of ``yoi_tui.core.retrieval.markers``) is removed, so memory never learns from its own output;
+  of ``yoi_tui.core.text.markers``) is removed, so memory never learns from its own output;
 - text the harness injected is removed: whole entries of an injected kind (Claude ``isMeta``
   caveats, Codex ``environment_context``/AGENTS.md/developer messages, compaction summaries,
   token-only usage entries), and injected blocks inside any text (``<system-reminder>`` blocks
@@ -23,10 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from yoi_tui.core.retrieval.markers import strip_injected
-
+from ..text.markers import strip_injected
+from ..text.secrets import redact, redact_value
 from .model import INJECTED_KINDS, Entry
-from .redact import redact, redact_value
 
 # Blocks a harness wraps around text it adds to a user message or a tool result. Non-greedy and
 # DOTALL so several blocks in one text are each removed whole.

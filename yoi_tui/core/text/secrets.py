@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..retrieval.prefilter import NeedlePlan, fold, unfolds_exactly
+from ..text.prefilter import NeedlePlan, fold, unfolds_exactly
 
 Span = tuple[str, int, int]
 
@@ -64,7 +64,7 @@ class SecretPattern:
 
     ``span`` picks the part of a match to redact (default: the whole match) and may reject the
     match by returning None, for checks a regex cannot express well. ``needles``: lower-case
-    literals of which any match holds at least one (see ``core.retrieval.prefilter``); a text holding none
+    literals of which any match holds at least one (see ``core.text.prefilter``); a text holding none
     of them (or missing one of ``requires``) is not scanned with the regex at all.
     """
 

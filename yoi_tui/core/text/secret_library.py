@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .redact import LazyRegex, SecretPattern
+    from .secrets import LazyRegex, SecretPattern
 
 # Plugins left out: a public IP address is not a secret; the private-key plugin matches the header
 # line alone (prose *about* key files), while the hand pattern matches a header with its key body.
 _SKIPPED = {"IPPublicDetector", "PrivateKeyDetector"}
 
 # Lower-case literals at least one of which every match of the plugin's regexes contains
-# (``core.retrieval.prefilter``), and literals every match contains.
+# (``core.text.prefilter``), and literals every match contains.
 _NEEDLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ArtifactoryDetector": (("akc", "ap"), ()),
     "AWSKeyDetector": (("a3t", "abia", "acca", "akia", "asia", "aws"), ()),
@@ -140,7 +140,7 @@ def _cache_file(signature: str) -> Path:
 
 
 def _from_rows(rows: list[list[Any]]) -> tuple[SecretPattern, ...]:
-    from .redact import LazyRegex, SecretPattern
+    from .secrets import LazyRegex, SecretPattern
 
     return tuple(SecretPattern(kind, LazyRegex(source, flags), _span, tuple(needles), tuple(requires),
                                precheck=_precheck(source, flags))
@@ -157,7 +157,7 @@ _PRECHECKS = {
 
 
 def _precheck(source: str, flags: int) -> LazyRegex | None:
-    from .redact import LazyRegex
+    from .secrets import LazyRegex
 
     check = _PRECHECKS.get(source)
     return LazyRegex(check, flags) if check is not None else None
@@ -203,7 +203,7 @@ def _rows_digest(rows: Any) -> str:
 
 def _imported_patterns() -> tuple[SecretPattern, ...]:
     """The table built by importing detect-secrets' plugins."""
-    from .redact import SecretPattern
+    from .secrets import SecretPattern
 
     try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
