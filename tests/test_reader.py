@@ -20,6 +20,7 @@ from yoi_tui.core.store.reader import (
     BINARY_REASON,
     decode_record_bytes,
     decode_text,
+    drop_bom,
     is_binary,
     read_bytes,
     read_bytes_stat,
@@ -116,6 +117,8 @@ def test_the_two_decoders_apply_the_same_rules(data: bytes) -> None:
     if text is not None:
         rest, had_bom = split_bom(data)
         assert had_bom == bom and rest.decode("utf-8") == text
+        # and the same rule on an exact text (the change sets' read keeps the BOM as U+FEFF)
+        assert drop_bom(data.decode("utf-8", "surrogateescape")) == text
 
 
 def test_the_byte_readers_refuse_what_is_not_a_record_file(tmp_path: Path) -> None:

@@ -38,9 +38,11 @@ def _read(path: str) -> tuple[str | None, bool]:
         data = Path(path).read_bytes()
     except OSError:
         return None, False
-    bom = data.startswith(b"\xef\xbb\xbf")
+    from ..core.store.reader import split_bom
+
+    data, bom = split_bom(data)
     try:
-        return data[3 if bom else 0:].decode("utf-8"), bom
+        return data.decode("utf-8"), bom
     except UnicodeDecodeError:
         return None, bom
 

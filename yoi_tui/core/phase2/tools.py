@@ -37,7 +37,7 @@ from ..errors import YoiError
 from ..lint.write_check import source_keys
 from ..store.atomic import is_locked
 from ..store.kinds import RecordKind, kind_for_path, path_for, slugify
-from ..store.reader import read_exact
+from ..store.reader import drop_bom, read_exact
 from ..store.records import parse_record_text
 from ..store.writer import new_record_text, render_record
 from .context import LintedWriter, Phase2Context
@@ -137,7 +137,7 @@ class FileTools:
         if text is None:
             raise ToolRefusal(f"no such file: {rel} (use list_files to see what exists)")
         self.w.read_paths.add(rel)
-        text = text.removeprefix("\ufeff")
+        text = drop_bom(text)
         if len(text) > MAX_READ_CHARS:
             return text[:MAX_READ_CHARS] + f"\n[... truncated at {MAX_READ_CHARS} characters]"
         return text
@@ -196,7 +196,7 @@ class FileTools:
         before = read_exact(resolved) if resolved.is_file() else None
         if before is None:
             raise self._fail(f"no such file: {rel}; create it with write_file")
-        current = before.removeprefix("\ufeff")
+        current = drop_bom(before)
         count = current.count(old) if old else 0
         if count != 1:
             raise self._fail(f"edit refused: the old text occurs {count} times in {rel}; give an exact excerpt "
@@ -243,7 +243,7 @@ class FileTools:
         field = "last_sources" if kind is RecordKind.KNOWLEDGE else "sources"
         resolved_status = fields.status == "resolved" or (fields.status is None and bool(fields.chosen.strip()))
         if before_raw is not None:
-            record = parse_record_text(before_raw.removeprefix("\ufeff"), kind=kind, path=resolved, rel=rel)[0]
+            record = parse_record_text(drop_bom(before_raw), kind=kind, path=resolved, rel=rel)[0]
             if record is None:
                 raise self._fail(f"{rel} cannot be read as a record (run `yoi lint`); give this record another title")
             current = title_of_body(record.body)
@@ -305,7 +305,7 @@ class FileTools:
             if derived_from not in self.candidates:
                 raise self._fail(f"refused: a new knowledge record must name the candidate-report record it derives "
                                  f"from in derived_from (one of: {', '.join(sorted(self.candidates))})")
-        before = before_raw.removeprefix("\ufeff") if before_raw is not None else None
+        before = drop_bom(before_raw) if before_raw is not None else None
         bom = before_raw is not None and before_raw.startswith("\ufeff")
         text = self._with_tool_fields(kind, resolved, rel, content, before, staging_ids)
         why = why or staging_ids or [s.id for s in self.ctx.staging]

@@ -41,6 +41,7 @@ from typing import Any
 
 from .canonical import canonical_body, capped_sources, merge_section
 from .kinds import RecordKind, slug_preference
+from .reader import drop_bom
 from .records import Record, as_timestamp, parse_record_text
 from .writer import DELETE, emit_value, render_record
 
@@ -90,8 +91,7 @@ def shape_of(meta: dict[str, Any]) -> RecordKind:
 
 
 def _parse(text: str, kind: RecordKind, path: str) -> Record | None:
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = drop_bom(text)
     if _MARKER_RE.search(text):
         return None  # an unresolved earlier conflict: record logic cannot read it
     record, diags = parse_record_text(text, kind=kind, path=Path(path), rel=path)

@@ -77,6 +77,12 @@ def split_bom(data: bytes) -> tuple[bytes, bool]:
     return data, False
 
 
+def drop_bom(text: str) -> str:
+    """The byte-order-mark rule on a text already decoded exactly (``read_exact``: a BOM stays a
+    U+FEFF): ``text`` without one leading U+FEFF."""
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def decode_text(data: bytes) -> tuple[str | None, str | None]:
     """A record's text (BOM dropped) or ``(None, reason)``: the one-line reasons search reports."""
     if is_binary(data):
@@ -358,6 +364,6 @@ def _locate(ws: Workspace, path: Path | str) -> tuple[Path, str, RecordKind | No
     return located, ws.rel(located), kind_for_path(ws, located)
 
 
-__all__ = ["BINARY_REASON", "MAX_RECORD_BYTES", "UTF8_BOM", "decode_record_bytes", "decode_text", "encode_exact",
+__all__ = ["BINARY_REASON", "MAX_RECORD_BYTES", "UTF8_BOM", "decode_record_bytes", "decode_text", "drop_bom", "encode_exact",
            "is_binary", "is_record_text", "listed_file_crc", "read_bytes", "read_bytes_stat", "read_exact", "read_frontmatter_bytes",
            "read_listed_record", "read_listed_record_stat", "read_record", "split_bom"]

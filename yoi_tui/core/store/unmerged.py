@@ -85,6 +85,7 @@ def settle(ws: Workspace) -> Settled:
     """Settle every modify/delete (and rename/delete) of a record left unmerged in ``ws``."""
     from .atomic import atomic_write_text
     from .merge import kind_from_path, merge_deleted  # (the record logic only once git has stopped)
+    from .reader import drop_bom
 
     result = Settled(next_step=operation_in_progress(str(ws.root)))
     for rel, stages in sorted(_unmerged(ws.root).items()):
@@ -100,7 +101,7 @@ def settle(ws: Workspace) -> Settled:
         if not mode.startswith("100") or base is None or modified is None:
             result.left[rel] = "deleted on one side, changed on the other, and not a UTF-8 file"
             continue
-        merged = merge_deleted(base.removeprefix("\ufeff"), modified.removeprefix("\ufeff"), path=rel)
+        merged = merge_deleted(drop_bom(base), drop_bom(modified), path=rel)
         if merged is None:
             result.left[rel] = "deleted on one side, changed on the other, and not a readable record"
             continue

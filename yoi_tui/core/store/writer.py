@@ -19,6 +19,7 @@ import yaml
 
 from ..errors import RecordChangedError, YoiError
 from .atomic import atomic_write_text, ensure_writable
+from .reader import split_bom
 from .records import Record
 from .safe_read import NotRegularFile, read_regular_bytes
 
@@ -207,8 +208,7 @@ def _current_text(path: Path) -> str | None:
         raise
     except OSError as exc:
         raise YoiError(f"cannot read: {exc.strerror or exc}", path=path) from exc
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data, _bom = split_bom(data)
     return data.decode("utf-8", errors="replace")
 
 
