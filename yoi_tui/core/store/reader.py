@@ -1,15 +1,17 @@
 """The one reader of record files: bytes → text → record.
 
 Every consumer that reads a record file goes through here — search and its index, resident
-context, lint (cold, cached and served), GC, Phase 2, change sets, the app's editor — so a file is
+context, lint (cold, cached and served), GC, Phase 2, change sets, the app's editor (its decoding) — so a file is
 the same thing to all of them: a record to one is a record to every other, and a file one calls
 binary every other calls binary (issue 24: search and lint had different rules).
 
-**Bytes.** Four reads, for four jobs, each a few system calls:
+**Bytes.** Four reads, for four jobs, each a few system calls (``read_frontmatter_bytes`` and
+``is_record_text``, Phase 2's look for a session id in every decision's frontmatter, are built on
+the second):
 
 * ``read_bytes`` — search's read: one open, 64 KiB reads until EOF, at most ``MAX_RECORD_BYTES``;
-  no ``fstat`` (the listing or the index gave the file's type, and a stat result per file was a
-  third of the read's cost at 10,000 files). A reason instead of bytes when it cannot.
+  no ``fstat`` (the listing or the index gave the file's type; a read with one measured about a
+  third slower over 10,000 files). A reason instead of bytes when it cannot.
 * ``read_bytes_stat`` — open, ``fstat``, one read of the size it gave (``safe_read.read_to_end``),
   close: regular files only (a FIFO swapped in opens at once with ``O_NONBLOCK`` and is refused),
   within the limit, and the ``fstat`` comes back (the lint's caches key on it).
@@ -34,7 +36,8 @@ such a file as ``file-unreadable`` (binary); search, context, GC and Phase 2 ski
 
 **The byte-order-mark rule.** One leading UTF-8 BOM is taken off and remembered (``split_bom``;
 ``Record.bom``, written back on rewrite, and lint's ``encoding`` warning); a U+FEFF anywhere else
-is text. ``read_exact`` keeps it, as every other byte.
+is text. ``read_exact`` keeps it, as every other byte; ``drop_bom`` is the same rule on such an
+exact text (Phase 2's file tools, the record merge).
 
 **Text → record** is ``records.parse_record_text``, called from here.
 """
