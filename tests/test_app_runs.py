@@ -108,13 +108,14 @@ async def test_conflict_on_disk_edit_is_not_overwritten(demo_root: Path, make_te
 
 async def test_gc_merge_is_one_operation(demo_root: Path, make_test_app, wait_until) -> None:
     app = make_test_app(demo_root)
-    merge = "merge:memory/decisions/retry-webhooks-with-backoff.md"
+    merge = "merge:memory/decisions/retry-webhook-with-backoff.md"
     drop = "drop:memory/decisions/cache-invoices-in-redis.md"
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, wait_until, key="g")
-        # The keeper holds more text (docs/gc.md); the weaker note becomes its stub.
-        assert screen.by_id[merge].paths == ["memory/decisions/retry-webhooks-with-backoff.md",
-                                             "memory/decisions/retry-webhook-with-backoff.md"]
+        # The keeper is the preferred (shorter) slug, whatever each note holds (docs/gc.md, issue 30);
+        # the other becomes its stub.
+        assert screen.by_id[merge].paths == ["memory/decisions/retry-webhook-with-backoff.md",
+                                             "memory/decisions/retry-webhooks-with-backoff.md"]
         groups = [o.id for o in screen.query_one("#review-list", OptionList).options if (o.id or "").startswith("group:")]
         assert groups[:2] == ["group:superseded", "group:noisy"]
         await highlight(pilot, wait_until, screen, merge)
@@ -126,10 +127,10 @@ async def test_gc_merge_is_one_operation(demo_root: Path, make_test_app, wait_un
     assert applied == ["memory/decisions/retry-webhook-with-backoff.md",
                        "memory/decisions/retry-webhooks-with-backoff.md"]
     # Merged away as a replaced stub, not deleted (docs/gc.md: another clone's update merges into it).
-    stub = (demo_root / "memory/decisions/retry-webhook-with-backoff.md").read_text()
-    assert "replaced_by: retry-webhooks-with-backoff" in stub and "status: replaced" in stub
-    kept = (demo_root / "memory/decisions/retry-webhooks-with-backoff.md").read_text()
-    # The hard-wrapped paragraph stays one paragraph; the status stays what it was (resolved).
+    stub = (demo_root / "memory/decisions/retry-webhooks-with-backoff.md").read_text()
+    assert "replaced_by: retry-webhook-with-backoff" in stub and "status: replaced" in stub
+    kept = (demo_root / "memory/decisions/retry-webhook-with-backoff.md").read_text()
+    # The hard-wrapped paragraph moves whole, one paragraph; the choice the other recorded makes it resolved.
     assert "After that the\ndelivery is marked failed" in kept and "status: resolved" in kept
     assert (demo_root / "memory/decisions/cache-invoices-in-redis.md").exists()
     states = {c["path"]: c["state"] for c in read_run(Workspace(demo_root), "last")["changes"]}
@@ -142,7 +143,7 @@ async def test_gc_merge_rejected_keeps_both_files(demo_root: Path, make_test_app
     before = tree_bytes(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, wait_until, key="g")
-        await highlight(pilot, wait_until, screen, "merge:memory/decisions/retry-webhooks-with-backoff.md")
+        await highlight(pilot, wait_until, screen, "merge:memory/decisions/retry-webhook-with-backoff.md")
         await pilot.press("r")
         await apply_and_wait(app, pilot, wait_until)
     assert tree_bytes(demo_root) == before

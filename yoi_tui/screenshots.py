@@ -141,7 +141,7 @@ async def gc_review(app: Any, pilot: Any) -> None:
 async def gc_decided(app: Any, pilot: Any) -> None:
     """Accept the merge (both files together), reject one drop."""
     screen = app.screen
-    merge = "merge:memory/decisions/retry-webhooks-with-backoff.md"
+    merge = "merge:memory/decisions/retry-webhook-with-backoff.md"  # the preferred slug is kept (docs/gc.md)
     drop = "drop:memory/decisions/cache-invoices-in-redis.md"
     for item_id, key in ((drop, "r"), (merge, "a")):
         option_list = screen.query_one("#review-list")
