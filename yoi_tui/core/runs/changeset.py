@@ -1058,8 +1058,10 @@ def _revert_around_later_edits(ws: Workspace, path: Path, rel: str, current: str
         # deletion against those changes, settled as git's modify/delete is (store/unmerged.py):
         # what was added since survives, the run's own content goes.
         survivor = merge_deleted(after, current, path=rel)
-        if survivor is None:
-            return refused  # (not a readable record any more: a person decides)
+        if survivor is None or (survivor.text is not None and not survivor.sources):
+            # Not a readable record any more, or only a person's hand edits were added (no later
+            # run's source): the run's content and theirs are one text now; a person decides.
+            return refused
         if survivor.text == current:
             # Nothing of the run is left in it: undone already by an earlier revert; otherwise a
             # person rewrote it, and their version stands as it is.
