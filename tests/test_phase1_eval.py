@@ -164,3 +164,10 @@ def test_update_readme_rewrites_only_the_table_between_its_markers(tmp_path: Pat
     for category in ("requests", "decisions", "attempts", "overall"):
         assert f"| {category} | " in text
     assert "python bench/extraction/score.py --half development" in text
+    # The llm engine's column (issue 29) from the newest measured result, no precision without items.
+    llm = sorted((BENCH / "results").glob("*.json"))
+    if llm:
+        figures = json.loads(llm[-1].read_text(encoding="utf-8"))["categories"]
+        assert "llm engine, " in text and llm[-1].name in text
+        overall = figures["overall"]
+        assert f"{overall['labels']}, {overall['recall']:.2f} / {overall['precision']:.2f} |" in text

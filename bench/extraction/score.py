@@ -207,13 +207,43 @@ def halves_table(engine: Any) -> str:
         paths = [p for p in sorted(LABELS.glob("*.yaml")) if p.stem in stems]
         figures[half] = (len(paths), totals([score_session(path, engine) for path in paths]))
     (dev_n, dev), (held_n, held) = figures["development"], figures["held-out"]
-    lines = [f"| category | development half ({dev_n} sessions): labels, recall / precision | "
-             f"held-out half ({held_n} sessions): labels, recall / precision |", "|---|---|---|"]
+    llm = latest_llm_result()
+    head = (f"| category | development half ({dev_n} sessions): labels, recall / precision | "
+            f"held-out half ({held_n} sessions): labels, recall / precision |")
+    rule = "|---|---|---|"
+    if llm is not None:
+        head += f" llm engine, {llm[1]} ({llm[0]['sessions']} smallest labelled sessions): labels, recall / precision |"
+        rule += "---|"
+    lines = [head, rule]
     for name in (*CATEGORIES, "overall"):
         cells = [f"{t.labels}, {t.recall:.2f} / {t.precision:.2f}" for t in (dev[name], held[name])]
-        lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
+        if llm is not None:
+            found = llm[0]["categories"][name]
+            precision = f"{found['precision']:.2f}" if found["items"] else "—"  # no item: no precision
+            cells.append(f"{found['labels']}, {found['recall']:.2f} / {precision}")
+        lines.append(f"| {name} | {' | '.join(cells)} |")
     command = "python bench/extraction/score.py --half development   # and --half held-out; --update-readme rewrites this table"
+    if llm is not None:
+        command += (f"\npython bench/extraction/score.py --engine llm --workspace DIR --json   # the llm column: "
+                    f"{llm[2]}")
     return "\n".join(lines) + f"\n\n```\n{command}\n```\n"
+
+
+LLM_RESULTS = ROOT / "bench" / "extraction" / "results"
+
+
+def latest_llm_result() -> tuple[dict[str, Any], str, str] | None:
+    """The newest llm-engine result in ``bench/extraction/results/`` (it is measured with a real
+    model, not at each README update): its figures, the model it names, and its file."""
+    for path in sorted(LLM_RESULTS.glob("*.json"), reverse=True):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("engine") == "llm" and isinstance(data.get("categories"), dict):
+            model = str(data.get("model") or "Qwen2.5-Coder-0.5B on a local llama.cpp server")
+            return data, model, str(path.relative_to(ROOT))
+    return None
 
 
 def update_readme(readme: Path, engine: Any) -> None:
