@@ -240,3 +240,18 @@ async def test_symlink_out_of_the_workspace_is_not_opened(demo_root: Path, tmp_p
         await wait_until(pilot, lambda: any("outside the workspace" in n.message for n in app._notifications))
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
 
+
+
+async def test_a_fifo_named_like_a_record_is_not_opened_and_does_not_hang(demo_root: Path, make_test_app,
+                                                                         wait_until) -> None:
+    """Reading a FIFO blocks until a writer comes: the editor opens record files non-blocking and
+    regular-file-only, so it says what the path is instead."""
+    import os
+
+    os.mkfifo(demo_root / "knowledge" / "pipe.md")
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.linted_once)
+        app.open_editor("knowledge/pipe.md")
+        await wait_until(pilot, lambda: any("FIFO" in n.message for n in app._notifications))
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))

@@ -30,6 +30,7 @@ from ..core.errors import RecordChangedError, RecordLockedError, YoiError
 from ..core.lint import WorkspaceIndex, lint_text
 from ..core.store.atomic import is_locked
 from ..core.store.reader import decode_record_bytes, read_record
+from ..core.store.safe_read import NotRegularFile, read_regular_bytes
 from ..core.store.workspace import Workspace
 from ..core.store.writer import render_record, save_text
 from ..messages import RecordSaved
@@ -134,9 +135,12 @@ class EditorScreen(Screen[None]):
             self.notify(f"{self.rel} is a symlink pointing outside the workspace; not opened", severity="error")
             return None
         try:
-            data = self.path.read_bytes()
+            data = read_regular_bytes(self.path)  # never blocks: a FIFO named like a record is refused
         except FileNotFoundError:
             self.notify(f"{self.rel} no longer exists", severity="error")
+            return None
+        except NotRegularFile as exc:
+            self.notify(f"{self.rel} {exc.message}", severity="error")
             return None
         except OSError as exc:
             self.notify(f"{self.rel}: cannot read: {exc.strerror or exc}", severity="error")
@@ -340,8 +344,8 @@ class EditorScreen(Screen[None]):
 
     def _peek_disk(self) -> str | None:
         try:
-            data = self.path.read_bytes()
-        except OSError:
+            data = read_regular_bytes(self.path)
+        except (OSError, NotRegularFile):
             return None
         text, _bom, _diags = decode_record_bytes(data, self.rel)
         return text
