@@ -249,34 +249,28 @@ class RecordFeed:
         """Watch what ``folder/name`` holds now; what cannot be vouched for goes to ``unvouched``."""
         feed = self._feed
         assert feed is not None
-        info: os.stat_result | None
+        path = os.path.join(folder, name)
+        regular: bool | None
         try:
-            found = os.lstat(os.path.join(folder, name))
+            regular = stat.S_ISREG(os.lstat(path).st_mode)
         except FileNotFoundError:
-            info = None
+            regular = None  # gone: its folder's event said so
         except OSError:
-            info, regular = None, False
-        else:
-            info, regular = found, stat.S_ISREG(found.st_mode)
-        if info is None and not os.path.lexists(os.path.join(folder, name)):
-            feed.forget_file(folder, name)  # gone: its folder's event said so
-            regular = True
-        elif not regular:
+            regular = False  # cannot be looked at: reported on every call
+        if not regular:
             feed.forget_file(folder, name)
         elif not feed.is_watched(folder, name) and _watched_files + feed.file_watches - self._files >= file_watch_budget():
             self._stop_vouching()  # out of the budget: the callers lstat again
             return
-        elif not feed.watch_file(folder, name) and os.path.lexists(os.path.join(folder, name)):
+        elif not feed.watch_file(folder, name) and os.path.lexists(path):
             self._stop_vouching()  # out of watches (ENOSPC: another process holds them)
             return
-        if regular:
-            names = self.unvouched.get(folder)
-            if names is not None:
-                names.discard(name)
-                if not names:
-                    del self.unvouched[folder]
-        else:
+        if regular is False:  # a symlink, a FIFO, anything but a regular file
             self.unvouched.setdefault(folder, set()).add(name)
+        elif (names := self.unvouched.get(folder)) is not None:
+            names.discard(name)
+            if not names:
+                del self.unvouched[folder]
         self._account()
 
     def _stop_vouching(self) -> None:
@@ -314,13 +308,20 @@ class RecordFeed:
                 self.close()
             return
         for folder, names in changes.items():
-            if self.vouches_for_contents and folder != self.root:
+            if self.vouches_for_contents:
                 for name in names:
-                    if folder != self.memory or name == "summary.md":
-                        if folder != self.config_folder or name == "config.toml":
-                            self._watch(folder, name)
+                    if self._is_source(folder, name):
+                        self._watch(folder, name)
             for subscriber in list(self.subscribers):
                 subscriber._add(folder, names)
+
+    def _is_source(self, folder: str, name: str) -> bool:
+        """A file whose inode the feed watches: a record folder's entry, summary.md, config.toml."""
+        if folder == self.memory:
+            return name == "summary.md"
+        if folder == self.config_folder:
+            return name == "config.toml"
+        return folder != self.root
 
     def close(self) -> None:
         if self._feed is not None:
