@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rich.console import Console
@@ -166,3 +167,25 @@ async def test_large_workspace_paints_before_parsing(tmp_path: Path, make_test_a
         await wait_until(pilot, lambda: app.store.loaded, what="background load")
         await wait_until(pilot, lambda: app.linted_once, what="lint")
         assert len(app.screen.query_one(RecordTree).shown_rels) == 159
+
+
+async def test_unreadable_file_is_not_sent_to_the_editor(demo_root: Path, make_test_app, wait_until) -> None:
+    """A file the editor cannot open (a FIFO, bytes that are not UTF-8) says so, instead of 'press e';
+    text that merely does not parse still points to the editor."""
+    os.mkfifo(demo_root / "knowledge" / "pipe.md")
+    (demo_root / "knowledge" / "latin1.md").write_bytes(b"---\ntitle: caf\xe9\n---\n")
+    (demo_root / "knowledge" / "broken.md").write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    app = make_test_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _ready(pilot, wait_until)
+        tree = screen.query_one(RecordTree)
+        view = screen.query_one(RecordView)
+        shown: dict[str, str] = {}
+        for rel in ("knowledge/pipe.md", "knowledge/latin1.md", "knowledge/broken.md"):
+            await wait_until(pilot, lambda rel=rel: tree.select_rel(rel), what=f"{rel} listed")
+            await wait_until(pilot, lambda rel=rel: view.rel == rel
+                             and "loading" not in _plain(view.query_one("#record-fields", Static).content))
+            shown[rel] = _plain(view.query_one("#record-fields", Static).content)
+        for rel in ("knowledge/pipe.md", "knowledge/latin1.md"):
+            assert "the editor cannot open it" in shown[rel] and "press e" not in shown[rel], shown[rel]
+        assert "press e to fix it in the editor" in shown["knowledge/broken.md"]

@@ -67,6 +67,14 @@ def fields_table(entry: RecordEntry) -> Table:
     return table
 
 
+def _unparsed_hint(entry: RecordEntry) -> str:
+    """What the user can do: text that does not parse is fixed in the editor; a file that cannot be
+    read at all (no permission, a FIFO or device in the record's place) the editor cannot open either."""
+    if any(d.rule == "file-unreadable" for d in entry.problems):
+        return "This file cannot be read, so the editor cannot open it; fix it outside the app (below)."
+    return "This record cannot be parsed; press e to fix it in the editor."
+
+
 class RecordView(VerticalScroll):
     """Field table + Markdown body of one record (or its reading problems when unparseable)."""
 
@@ -97,8 +105,7 @@ class RecordView(VerticalScroll):
                 await body.update("")
                 return
             problems = [Text(f"{d.rule}: {d.message}", style="red") for d in entry.problems]
-            fields.update(RichGroup(Text("This record cannot be parsed; press e to fix it in the editor.",
-                                         style="bold red"), *problems))
+            fields.update(RichGroup(Text(_unparsed_hint(entry), style="bold red"), *problems))
             await body.update("")
             return
         fields.update(fields_table(entry))
