@@ -62,3 +62,30 @@ def test_save_record_writes_update(tmp_path: Path) -> None:
     record = read_record(ws, path).record
     save_record(record, {"status": "resolved"})
     assert read_record(ws, path).record.meta["status"] == "resolved"
+
+
+def test_a_record_with_invalid_utf8_saved_after_an_edit(tmp_path: Path) -> None:
+    """The changed-since check reads the file as the reader's exact read does (every byte kept,
+    the BOM dropped): a file holding a byte that is not UTF-8, read exactly and repaired, saves."""
+    from yoi_tui.core.store.reader import drop_bom, read_exact
+
+    path = tmp_path / "memory" / "decisions" / "bad.md"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"\xef\xbb\xbf---\nstatus: open\n---\n\n# Caf\xe9 \xff notes\n")
+    before = drop_bom(read_exact(path) or "")
+    assert "\udce9" in before and not before.startswith("\ufeff")
+    fixed = before.replace("\udce9", "\u00e9").replace(" \udcff", "")
+    save_text(path, fixed, expected_before=before, bom=True)
+    assert path.read_bytes() == b"\xef\xbb\xbf---\nstatus: open\n---\n\n# Caf\xc3\xa9 notes\n"
+
+
+def test_an_invalid_byte_where_a_replacement_character_was_is_a_change(tmp_path: Path) -> None:
+    """A U+FFFD read from the file, turned into a byte that is not UTF-8 on disk since: changed
+    (a decoding that replaced bad bytes saw the same text and overwrote the file)."""
+    path = tmp_path / "r.md"
+    path.write_bytes("---\nstatus: open\n---\n\nA \ufffd here\n".encode())
+    expected = path.read_bytes().decode("utf-8")
+    path.write_bytes(b"---\nstatus: open\n---\n\nA \xff here\n")
+    with pytest.raises(RecordChangedError, match="changed on disk"):
+        save_text(path, expected + "mine\n", expected_before=expected)
+    assert path.read_bytes() == b"---\nstatus: open\n---\n\nA \xff here\n"

@@ -79,17 +79,26 @@ def _norm(line: str) -> str:
     return " ".join(line.split())
 
 
-class _Section:
+class Section:
+    """One part of a Markdown body, as ``split_sections`` cuts it: the text before the first
+    heading (``heading`` None, level 0), or a ``#`` heading's line and the lines under it."""
+
     __slots__ = ("heading", "level", "name", "lines", "fenced")
 
     def __init__(self, heading: str | None, level: int, name: str) -> None:
-        self.heading, self.level, self.name = heading, level, name
-        self.lines: list[str] = []
+        self.heading, self.level = heading, level
+        self.name = name  # the heading's text, lower-cased, whitespace runs as one space ("" for none)
+        self.lines: list[str] = []  # the lines under the heading (the heading line not among them)
         self.fenced = False  # holds a fenced code block: never reordered
 
 
-def _split(body: str) -> list[_Section]:
-    sections = [_Section(None, 0, "")]
+def split_sections(body: str) -> list[Section]:
+    """``body`` cut at its ``#`` headings — the one Markdown section splitter of the store (the
+    canonical order here, the record merge in ``store.merge``). A line inside a fenced code block
+    (```` ``` ```` or ``~~~``, closed by a fence of the same character at least as long) is never a
+    heading; a fence line belongs to the section it is in and marks it ``fenced``. The first
+    section is the text before any heading (possibly empty)."""
+    sections = [Section(None, 0, "")]
     fence: str | None = None
     for line in body.split("\n"):
         match = _FENCE_RE.match(line)
@@ -104,7 +113,7 @@ def _split(body: str) -> list[_Section]:
             continue
         heading = _HEADING_RE.match(line) if fence is None else None
         if heading:
-            sections.append(_Section(line, len(heading.group(1)), _norm(heading.group(2)).lower()))
+            sections.append(Section(line, len(heading.group(1)), _norm(heading.group(2)).lower()))
         else:
             sections[-1].lines.append(line)
     return sections
@@ -158,7 +167,7 @@ def _blocks(lines: list[str]) -> list[list[str]]:
     return blocks
 
 
-def _title_lines(section: _Section) -> list[str] | None:
+def _title_lines(section: Section) -> list[str] | None:
     """The title block with its labelled lines sorted on top (None: nothing to change)."""
     if section.fenced:
         return None
@@ -231,7 +240,7 @@ def canonical_body(body: str) -> str:
     """``body`` with its merged parts in canonical order (see the module docstring)."""
     if not body.strip():
         return body
-    sections = _split(body)
+    sections = split_sections(body)
     trailers: list[str] = []
     for section in sections:
         if section.fenced:
@@ -248,7 +257,7 @@ def canonical_body(body: str) -> str:
     # Phase 2's sections: merged by name, in rank order, into the places they hold.
     rank = {name: i for i, name in enumerate(MANAGED_SECTIONS)}
     slots = [i for i, s in enumerate(sections) if s.level == 2 and s.name in rank]
-    managed: dict[str, _Section] = {}
+    managed: dict[str, Section] = {}
     dropped: set[int] = set()
     for i in slots:
         section = sections[i]
@@ -286,5 +295,5 @@ def canonical_body(body: str) -> str:
     return text if text.endswith("\n") or not body.endswith("\n") else text + "\n"
 
 
-__all__ = ["LABELS", "MANAGED_SECTIONS", "TRAILER_RE", "canonical_body", "canonical_sources", "capped_sources",
-           "merge_section", "source_sort_key"]
+__all__ = ["LABELS", "MANAGED_SECTIONS", "TRAILER_RE", "Section", "canonical_body", "canonical_sources", "capped_sources",
+           "merge_section", "source_sort_key", "split_sections"]

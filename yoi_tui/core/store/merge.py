@@ -39,15 +39,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .canonical import canonical_body, capped_sources, merge_section
+from .canonical import canonical_body, capped_sources, merge_section, split_sections
 from .kinds import RecordKind, slug_preference
 from .reader import drop_bom
 from .records import Record, as_timestamp, parse_record_text
 from .writer import DELETE, emit_value, render_record
 
 STATUS_ORDER = {"open": 0, "resolved": 1, "replaced": 2}
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( |$)", re.MULTILINE)
 DEFAULT_LABELS = ("ours", "base", "theirs")
 
@@ -365,25 +363,17 @@ class _Section:
 
 
 def _sections(body: str) -> list[_Section]:
-    sections = [_Section("", [])]
-    fence: str | None = None
+    """``canonical.split_sections``'s sections, each keyed by its heading's level and name and
+    which of that heading's occurrences it is (``"2:notes#1"``), its heading line first."""
+    sections: list[_Section] = []
     seen: dict[str, int] = {}
-    for line in body.split("\n"):
-        match = _FENCE_RE.match(line)
-        if match:
-            marker = match.group(1)
-            if fence is None:
-                fence = marker[0] * len(marker)
-            elif line.strip().startswith(fence):
-                fence = None
-        heading = _HEADING_RE.match(line) if fence is None and not match else None
-        if heading:
-            title = " ".join(heading.group(2).lower().split())
-            key = f"{len(heading.group(1))}:{title}"
-            seen[key] = seen.get(key, 0) + 1
-            sections.append(_Section(f"{key}#{seen[key]}", [line]))
-        else:
-            sections[-1].lines.append(line)
+    for section in split_sections(body):
+        if section.heading is None:
+            sections.append(_Section("", section.lines))
+            continue
+        key = f"{section.level}:{section.name}"
+        seen[key] = seen.get(key, 0) + 1
+        sections.append(_Section(f"{key}#{seen[key]}", [section.heading, *section.lines]))
     return sections
 
 

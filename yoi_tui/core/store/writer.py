@@ -17,11 +17,10 @@ from typing import Any
 
 import yaml
 
-from ..errors import RecordChangedError, YoiError
+from ..errors import RecordChangedError
 from .atomic import atomic_write_text, ensure_writable
-from .reader import split_bom
+from .reader import drop_bom, read_exact
 from .records import Record
-from .safe_read import NotRegularFile, read_regular_bytes
 
 DELETE = object()
 """Sentinel value in ``updates``: remove that key."""
@@ -200,16 +199,14 @@ def save_record(record: Record, updates: Mapping[str, Any] | None = None, body: 
 
 
 def _current_text(path: Path) -> str | None:
-    try:
-        data = read_regular_bytes(path)
-    except FileNotFoundError:
-        return None
-    except NotRegularFile:
-        raise
-    except OSError as exc:
-        raise YoiError(f"cannot read: {exc.strerror or exc}", path=path) from exc
-    data, _bom = split_bom(data)
-    return data.decode("utf-8", errors="replace")
+    """The file's text now, to compare with ``expected_before``: the reader's exact read
+    (``reader.read_exact``: every byte kept, an invalid UTF-8 byte as a lone surrogate) without
+    its byte-order mark (``drop_bom``, as every record text is held). A valid UTF-8 file gives the
+    text every reader gives; a file with bytes that are not UTF-8 equals no strictly decoded text
+    and only the exact text it was read as (a ``replace`` decoding once made a file whose U+FFFD
+    became an invalid byte look unchanged, and overwrote it). None: no such file."""
+    current = read_exact(path)
+    return drop_bom(current) if current is not None else None
 
 
 __all__ = ["DELETE", "atomic_write_text", "emit_value", "new_record_text", "render_record",
