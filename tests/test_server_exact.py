@@ -27,7 +27,7 @@ from test_server import local, probe, start_server
 from yoi_tui.core.store.workspace import Workspace
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-MOUNT_OPS = ("tmpfs-over-decisions", "bind-over-knowledge", "unmount")
+MOUNT_OPS = ("tmpfs-over-decisions", "bind-over-knowledge", "bind-over-record", "mount-elsewhere", "unmount")
 OPS = ("append", "same-size-mtime-back", "create", "delete", "rename", "hard-link-edit", "link-then-edit",
        "replace-workspace-by-copy", "replace-folder-by-rename", "queue-overflow",
        *(MOUNT_OPS if ROOT else ()))
@@ -58,7 +58,7 @@ class Outside:
         self.step = 0
 
     def files(self, folder: Path) -> list[Path]:
-        return sorted(p for p in folder.glob("*.md") if p.is_file() and not p.is_symlink())
+        return sorted(p for p in folder.glob("*.md") if p.is_file() and not p.is_symlink() and not p.is_mount())
 
     def apply(self, op: str, pick: int) -> str:
         self.step += 1
@@ -145,6 +145,21 @@ class Outside:
             with (sorted(over.glob("*.md")) or [over / "x.md"])[0].open("a", encoding="utf-8") as handle:
                 handle.write(f"\nzebra on the mount {step}\n")
             self.mounts.append(over)
+        elif op == "bind-over-record":  # another file's bytes under a record's name: no event anywhere
+            if target is None:
+                return f"{op} (no record to mount over)"
+            replacement = self.scratch / f"mounted-{step}.md"
+            replacement.write_text(f"{target.read_text(encoding='utf-8')}\nzebra bound over {step}\n{SECRET}\n",
+                                   encoding="utf-8")
+            subprocess.run(["mount", "--bind", str(replacement), str(target)], check=True)
+            self.mounts.append(target)
+        elif op == "mount-elsewhere":  # outside the workspace: the answers must not change, nor go stale
+            elsewhere = self.scratch / f"elsewhere-{step}"
+            elsewhere.mkdir()
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(elsewhere)], check=True)
+            self.mounts.append(elsewhere)
+            write_record(ws, f"knowledge/after-mount-elsewhere-{step}.md", knowledge_meta(),
+                         f"\nzebra after a mount elsewhere {step}\n")
         elif op == "unmount":
             if not self.mounts:
                 return "unmount (nothing mounted)"
@@ -225,7 +240,8 @@ def test_a_mount_over_a_record_folder_is_seen_by_the_served_answers(runtime: dic
     _compare(runtime, ws, "start")
     outside = Outside(ws, tmp_path)
     try:
-        for op in ("tmpfs-over-decisions", "bind-over-knowledge", "unmount", "unmount"):
+        for op in ("tmpfs-over-decisions", "bind-over-knowledge", "unmount", "unmount", "mount-elsewhere",
+                   "bind-over-record", "append", "unmount", "unmount"):
             _compare(runtime, ws, outside.apply(op, 0))
     finally:
         outside.undo()
