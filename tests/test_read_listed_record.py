@@ -102,9 +102,9 @@ def test_a_parsed_record_is_the_record_its_parts_make(text: str) -> None:
     close = text.split("\n").index(next(line for line in text.split("\n")[1:] if line.rstrip() in ("---", "...")), 1)
     lines = text.split("\n")
     assert record.frontmatter_lines == lines[1:close] and record.body == "\n".join(lines[close + 1:])
-    built = Record(kind=record.kind, slug=record.slug, path=Path("/ws/knowledge/k.md"), rel=record.rel,
-                   meta=record.meta, body=record.body, text=text, key_lines=record.key_lines,
-                   frontmatter_lines=lines[1:close], body_line=record.body_line)
+    built = Record.from_parts(kind=record.kind, slug=record.slug, path=Path("/ws/knowledge/k.md"), rel=record.rel,
+                              meta=record.meta, body=record.body, text=text, key_lines=record.key_lines,
+                              frontmatter_lines=lines[1:close], body_line=record.body_line)
     assert built == record and record.path == Path("/ws/knowledge/k.md")
 
 

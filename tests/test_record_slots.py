@@ -45,45 +45,64 @@ def test_body_and_frontmatter_lines_are_what_the_text_says(parts: list[str], new
                                        rel="memory/decisions/x.md")[0]
 
 
-def test_a_released_text_raises_until_restored() -> None:
+def test_a_record_is_an_immutable_value() -> None:
+    import dataclasses
+
     text = "---\nstatus: open\n---\n\n# Title\n"
     path = Path("/w/memory/decisions/x.md")
-    record, _ = parse_record_text(text, kind=RecordKind.DECISION, path=path, rel="memory/decisions/x.md")
-    again, _ = parse_record_text(text, kind=RecordKind.DECISION, path=path, rel="memory/decisions/x.md")
-    assert record is not None and again is not None
-    record.release_text()
-    assert record.text_released and record.meta == {"status": "open"} and record.status == "open"
-    for name in ("text", "body", "frontmatter_lines"):
+    record, _ = parse_record_text(text, kind=RecordKind.DECISION, path=str(path), rel="memory/decisions/x.md")
+    assert record is not None and type(record.path) is type(path) and record.path == path  # a str becomes a Path
+    for name, value in (("text", "other"), ("meta", {}), ("path", path), ("slug", "y")):
         try:
-            getattr(record, name)
-        except ValueError as exc:
-            assert "released" in str(exc)
+            setattr(record, name, value)
+        except dataclasses.FrozenInstanceError:
+            pass
         else:
-            raise AssertionError(f"{name} answered after release")
-    try:
-        record.line_of("status")  # the key positions go with the text
-    except ValueError as exc:
-        assert "released" in str(exc)
-    else:
-        raise AssertionError("line_of answered after release")
-    assert record != again and record == record  # compared without reading the text
-    record.restore_text(again)
-    assert record == again and record.body == "\n# Title\n" and record.frontmatter_lines == ["status: open"]
-    assert record.line_of("status") == (2, 1)
+            raise AssertionError(f"{name} was set")
+    assert not hasattr(record, "__dict__")  # slots
+    assert record.line_of("status") == (2, 1) and record.body == "\n# Title\n"
 
 
 def test_a_record_pickles_to_an_equal_record() -> None:
-    """GC's workers send the records they read back pickled, read and released ones alike."""
     import pickle
 
     text = "---\nstatus: open\ncreated_at: 2026-01-02T03:04:05+00:00\n---\n\n# Title\n"
     path = Path("/w/memory/decisions/x.md")
-    for released in (False, True):
-        record, _ = parse_record_text(text, kind=RecordKind.DECISION, path=str(path), rel="memory/decisions/x.md")
+    for newline in ("\n", "\r\n"):
+        record, _ = parse_record_text(text.replace("\n", newline), kind=RecordKind.DECISION, path=path,
+                                      rel="memory/decisions/x.md")
         assert record is not None
-        if released:
-            record.release_text()
         again = pickle.loads(pickle.dumps(record))
-        assert again == record and again.path == path and again.text_released is released
-        if not released:
-            assert again.body == record.body and again.line_of("created_at") == (3, 1)
+        assert again == record and again.path == path and again.body == record.body
+        assert again.line_of("created_at") == (3, 1)
+
+
+def test_a_head_knows_the_bytes_it_was_read_from(tmp_path: Path) -> None:
+    """``RecordHead``: what a bulk reader keeps; its digest is of the bytes (the BOM too) and
+    means the same in every process (a text's ``hash`` does not)."""
+    import pickle
+    import subprocess
+    import sys
+
+    from yoi_tui.core.store.reader import content_digest, read_record_digest
+    from yoi_tui.core.store.records import RecordHead
+    from yoi_tui.core.store.workspace import Workspace
+
+    root = tmp_path / "ws"
+    path = root / "memory" / "decisions" / "x.md"
+    path.parent.mkdir(parents=True)
+    data = "\ufeff---\nstatus: open\nsources: []\n---\n\n# Title\n".encode()
+    path.write_bytes(data)
+    result, size, digest = read_record_digest(Workspace(root), path)
+    assert result.record is not None and size == len(data) and digest == content_digest(data)
+    head = RecordHead.of(result.record, size, digest, meta={"status": "open"})
+    assert (head.kind, head.slug, head.path, head.rel, head.bom) == (
+        RecordKind.DECISION, "x", str(path), "memory/decisions/x.md", True)
+    assert head.status == "open" and not head.is_replaced and pickle.loads(pickle.dumps(head)) == head
+    assert head.describes(size, digest) and not head.describes(size, content_digest(data[3:] + b" "))
+    assert not head.describes(size - 3, content_digest(data[3:]))  # the same text without its BOM
+    other = subprocess.run([sys.executable, "-c", "import sys; from yoi_tui.core.store.reader import content_digest; "
+                            "print(content_digest(open(sys.argv[1], 'rb').read()).hex())", str(path)],
+                           capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "random",
+                                                                            **__import__("os").environ})
+    assert other.stdout.strip() == digest.hex()

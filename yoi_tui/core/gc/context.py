@@ -25,7 +25,7 @@ from ..runs.changeset import Scratch
 from ..runs.rejections import GcRejections, Rejection
 from ..store.atomic import is_locked
 from ..store.reader import read_record
-from ..store.records import Record
+from ..store.records import Record, RecordHead
 from ..store.workspace import Workspace
 from .facts import UsageFacts
 from .model import Operations
@@ -70,13 +70,13 @@ class GcWriter:
         self.read_paths: set[str] = set()
         self._locked: dict[str, bool] = {}
 
-    def locked(self, record: Record) -> bool:
+    def locked(self, record: Record | RecordHead) -> bool:
         # The scratch copy keeps mode bits, so this is the real file's lock (chmod a-w). Asked up to
         # twice per record (drops, reports): answered once per file. GC never changes a file's mode,
         # and a file it deleted is not asked about again.
         answer = self._locked.get(record.rel)
         if answer is None:
-            answer = self._locked[record.rel] = is_locked(record.path_string)
+            answer = self._locked[record.rel] = is_locked(str(record.path))
         return answer
 
     def errors(self, record: Record, text: str, *, allowed_sources: Iterable[SourceKey] = ()) -> list[Diagnostic]:
@@ -107,7 +107,7 @@ class GcWriter:
         if created is not None:
             self.index.add(created)
 
-    def delete(self, record: Record, *, category: list[str], reason: str) -> None:
+    def delete(self, record: Record | RecordHead, *, category: list[str], reason: str) -> None:
         self.ctx.scratch.delete(record.rel, category=category, reason=reason)
         self.index.remove(record.kind, record.slug)
 

@@ -20,7 +20,7 @@ import bisect
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -32,7 +32,7 @@ from ..retrieval.slugrefs import iter_prose_lines, referenced_slugs
 from ..retrieval.usage import RecordStat, compute_stats, load_events
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.reader import read_exact
-from ..store.records import Record, as_timestamp
+from ..store.records import Record, RecordHead, as_timestamp
 from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.workspace import Workspace
 
@@ -152,21 +152,19 @@ def _targets(names: RelNames, kind: RecordKind | None, slugs: list[str], replace
     return targets
 
 
-def build_references(ws: Workspace, records: list[Record], unparsed: list[tuple[RecordKind, str]],
-                     notes: list[str], slugs_of: Callable[[str], list[str]] = referenced_slugs,
-                     refs_of: Callable[[Record], list[str]] | None = None) -> References:
+def build_references(ws: Workspace, records: Sequence[Record | RecordHead], unparsed: list[tuple[RecordKind, str]],
+                     notes: list[str], *, refs_of: Callable[[Record | RecordHead], list[str]]) -> References:
     """The reference graph of the records of ``ws`` (the run's scratch copy).
 
     ``unparsed``: (kind, rel) of record files that could not be parsed; their raw text is scanned.
     Workflows are added by ``scan_workflows`` from the real workspace (the scratch copy has none).
-    ``slugs_of`` finds a body's references (``referenced_slugs``, or a cached equivalent);
-    ``refs_of``, when given, answers for a record instead (GC computes them while reading).
+    ``refs_of`` gives the ``#slug``s a record's body names (GC takes them while reading, and
+    keeps heads, not bodies).
     """
     refs = References()
     names = RelNames(ws)
     for record in records:
-        slugs = refs_of(record) if refs_of is not None else slugs_of(record.body)
-        for target in _targets(names, record.kind, slugs, record.replaced_by):
+        for target in _targets(names, record.kind, refs_of(record), record.replaced_by):
             refs.add(record.rel, target)
     for kind, rel in unparsed:
         try:

@@ -53,8 +53,8 @@ from ..runs.rejections import held_reason
 from ..store.canonical import canonical_body, capped_sources
 from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
-from ..store.reader import read_record
-from ..store.records import Record, as_timestamp
+from ..store.reader import read_record, read_record_digest
+from ..store.records import Record, RecordHead, as_timestamp
 from ..store.slug_names import naming_difference
 from ..store.writer import DELETE, render_record
 from .context import GcContext, GcWriter, format_errors
@@ -97,9 +97,8 @@ def stub_line(keeper: str) -> str:
 
 
 class _BodyFacts(NamedTuple):
-    """What GC's rules need of a record's text, kept once the text is released."""
+    """What GC's rules need of a record's text, taken while reading it (GC keeps no text)."""
 
-    text_hash: int
     body_chars: int
     refs: str  # the #slugs the body names, one per line (as the cache keeps them: one object)
     paths: str  # the repository paths it names in code spans, one per line
@@ -129,9 +128,15 @@ def _norm_title(title: str) -> str:
     return " ".join(title.lower().split())
 
 
+# A record as the passes hold it: the head of every record read (``RecordHead``), or the whole
+# record once ``_full`` read it again to be rewritten.
+Held = RecordHead | Record
+
+
 class GcRulesEngine:
     name = "rules"
     facts: dict[str, _BodyFacts]  # by rel, filled by _load
+    full: dict[str, Record]  # by rel: the records read again in full (``_full``), the few GC rewrites
 
     def run(self, ctx: GcContext) -> None:
         self.ctx = ctx
@@ -147,9 +152,9 @@ class GcRulesEngine:
         scan_workflows(ctx.ws, self.refs, ctx.notes)
         self.gone: set[str] = set()  # rels deleted by this run
         self.claimed: set[str] = set()  # rels changed by a proposed operation
-        self.unused_kept: list[tuple[Record, str, int]] = []
+        self.unused_kept: list[tuple[RecordHead, str, int]] = []
         self.by_key = {(r.kind, r.slug): r for r in records}
-        self.folds: list[tuple[Record, Record]] = []
+        self.folds: list[tuple[RecordHead, RecordHead]] = []
         self.stubbed: set[str] = set()  # rels this run turned into merge stubs (not reported again)
         # Shared through git: a clone that has not pulled a merge may still edit the record it merged
         # away, and git cannot merge an edit into a deleted file (a modify/delete conflict for a
@@ -169,19 +174,19 @@ class GcRulesEngine:
         self.meta_cache.save()
         # Everything per record goes now, before the change set is built and printed (the engine
         # object lives on until the run returns; its results are in ctx and ``claimed``).
-        self.records, self.by_key, self.facts, self.unused_kept, self.folds = [], {}, {}, [], []
+        self.records, self.by_key, self.facts, self.full, self.unused_kept, self.folds = [], {}, {}, {}, [], []
         del self.refs, self.w, self.meta_cache
 
     # ------------------------------------------------------------------ helpers
 
-    def _load(self) -> tuple[list[Record], list[tuple[RecordKind, str]]]:
+    def _load(self) -> tuple[list[RecordHead], list[tuple[RecordKind, str]]]:
         sws = self.ctx.sws
-        records: list[Record] = []
+        records: list[RecordHead] = []
         unparsed: list[tuple[RecordKind, str]] = []
         # Parsed frontmatter by its text's hash, kept in the real workspace's .yoi/state/cache/:
         # building the YAML values was ~45 % of a dry run at 10,000 records.
         cache = self.meta_cache = MetaCache.load(self.ctx.ws)
-        self.facts = {}
+        self.facts, self.full = {}, {}
         paths = list(iter_record_path_strings(sws))
         with _no_cyclic_gc():
             for read, (used, new) in self._read_in_parallel(paths) or [(self._read(paths), ({}, False))]:
@@ -203,53 +208,55 @@ class GcRulesEngine:
             return None
         return run_forked([(self._read_share, (chunk,)) for chunk in shrinking_chunks(paths, workers, MIN_CHUNK)], workers)
 
-    def _read_share(self, paths: list[str]) -> tuple[list[tuple[str, Record | None, Any]], tuple[dict[str, Any], bool]]:
+    def _read_share(self, paths: list[str]) -> tuple[list[tuple[str, RecordHead | None, Any]], tuple[dict[str, Any], bool]]:
         """A worker's chunk (in a forked child): ``_read``'s answers, and the frontmatter-cache
         entries used or added meanwhile (which the parent adopts, so the saved cache is the one a
         serial read would save)."""
         read = self._read(paths)
         return read, self.meta_cache.take_used()
 
-    def _read(self, paths: list[str]) -> list[tuple[str, Record | None, Any]]:
-        """``(path, record, its _BodyFacts)`` for each path, or ``(path, None, why)`` for a file that
-        does not parse. A record's text and sources are released once its facts are taken."""
+    def _read(self, paths: list[str]) -> list[tuple[str, RecordHead | None, Any]]:
+        """``(path, head, its _BodyFacts)`` for each path, or ``(path, None, why)`` for a file that
+        does not parse. The record itself is not kept: its head, without the sources, and the facts
+        its body gives are."""
         sws, cache = self.ctx.sws, self.meta_cache
-        read: list[tuple[str, Record | None, Any]] = []
+        read: list[tuple[str, RecordHead | None, Any]] = []
         for path in paths:
-            result = read_record(sws, path, meta_cache=cache)
+            result, size, digest = read_record_digest(sws, path, meta_cache=cache)
             record = result.record
-            if record is None:
+            if record is None or digest is None:
                 read.append((path, None, next((d.message for d in result.diagnostics if d.is_error), "unreadable")))
                 continue
-            # What the rules read in a body, taken now; then the text is let go (at 50,000
-            # records it was most of GC's memory) and read again for the few records rewritten.
+            # What the rules read in a body, taken now; the text is not kept (at 50,000 records it
+            # was most of GC's memory) and is read again for the few records rewritten (``_full``).
             body = record.body
-            sources = record.meta.get(_sources_key(record.kind))
-            read.append((path, record, _BodyFacts(
-                hash(record.text), len(body), cache.memo_joined("refs", body, referenced_slugs),
+            key = _sources_key(record.kind)
+            sources = record.meta.get(key)
+            # The sources go with the text (the largest part of the frontmatter); ``_full`` brings
+            # both back for a record about to be rewritten.
+            meta = ({k: v for k, v in record.meta.items() if k != key}
+                    if key in record.meta and record.kind is not RecordKind.SUMMARY else record.meta)
+            read.append((path, RecordHead.of(record, size, digest, meta=meta), _BodyFacts(
+                len(body), cache.memo_joined("refs", body, referenced_slugs),
                 cache.memo_joined("paths", body, named_paths),
                 bool(record.replaced_by) and _STUB_RE.search(body) is not None,
                 len(sources) if isinstance(sources, list) else -1)))
-            if record.kind is not RecordKind.SUMMARY:
-                # The sources go with the text (the largest part of the frontmatter); ``_full``
-                # brings both back for a record about to be rewritten.
-                record.release_text()
-                record.meta.pop(_sources_key(record.kind), None)
         return read
 
-    def _full(self, record: Record) -> Record:
-        """``record`` with its text again (read from the scratch copy, which GC has not written yet
-        for it); a file changed on disk since it was read stops the run rather than be rewritten
-        from a stale reading."""
-        if not record.text_released:
+    def _full(self, record: Held) -> Record:
+        """The whole record of ``record``'s head (read again from the scratch copy, which GC has not
+        written yet for it, once per run); a file changed on disk since it was read (its bytes'
+        digest differs) stops the run rather than be rewritten from a stale reading."""
+        if isinstance(record, Record):
             return record
-        fresh = read_record(self.ctx.sws, record.path).record
-        if fresh is None or hash(fresh.text) != self.facts[record.rel].text_hash or fresh.bom != record.bom:
-            raise YoiError(f"{record.rel}: changed on disk while GC was running; nothing was written, "
-                           "run GC again", path=record.rel)
-        record.restore_text(fresh)
-        record.meta = fresh.meta  # the same text: the same frontmatter, sources included
-        return record
+        full = self.full.get(record.rel)
+        if full is None:
+            result, size, digest = read_record_digest(self.ctx.sws, record.path)
+            if result.record is None or not record.describes(size, digest):
+                raise YoiError(f"{record.rel}: changed on disk while GC was running; nothing was written, "
+                               "run GC again", path=record.rel)
+            full = self.full[record.rel] = result.record
+        return full
 
     def _unparsed(self, why: str, path: str, unparsed: list[tuple[RecordKind, str]]) -> None:
         sws = self.ctx.sws
@@ -259,19 +266,19 @@ class GcRulesEngine:
             unparsed.append((kind, rel))
         self.ctx.note(f"{rel}: not evaluated ({why}); run `yoi lint`")
 
-    def _add(self, record: Record, op: Operation, state: State, categories: list[str], reason: str, *,
+    def _add(self, record: Held, op: Operation, state: State, categories: list[str], reason: str, *,
              paths: list[str] | None = None, details: dict[str, Any] | None = None) -> None:
         self.ctx.operations.add(op, state, categories, reason, kind=record.kind.value, slug=record.slug,
                                 path=record.rel, paths=paths, details=details)
 
-    def _protected(self, record: Record) -> bool:
+    def _protected(self, record: Held) -> bool:
         return self.usage.protected(record.kind, record.slug)
 
-    def _protected_reason(self, record: Record) -> str:
+    def _protected_reason(self, record: Held) -> str:
         return (f"protected: used {self.usage.frequency(record.kind, record.slug):.2f} times per million tokens "
                 f"(threshold {self.cfg.usage.protect_threshold:g})")
 
-    def _unused_age(self, record: Record) -> int | None:
+    def _unused_age(self, record: Held) -> int | None:
         """Tokens since creation when the record was never invoked and is old enough (else None)."""
         if self.usage.invokes(record.kind, record.slug):
             return None
@@ -283,7 +290,7 @@ class GcRulesEngine:
     # ------------------------------------------------------------------ 1. drop
 
     def _drops(self) -> None:
-        candidates: dict[str, tuple[Record, list[str], list[str]]] = {}
+        candidates: dict[str, tuple[RecordHead, list[str], list[str]]] = {}
         for record in self.records:
             if record.kind is RecordKind.SUMMARY:
                 continue
@@ -349,7 +356,7 @@ class GcRulesEngine:
             self.claimed.add(rel)
             self._add(record, "drop", "proposed", categories, reason, paths=[rel])
 
-    def _absorbed_into(self, record: Record) -> Record | None:
+    def _absorbed_into(self, record: RecordHead) -> RecordHead | None:
         """The live record a GC merge absorbed ``record`` into (None: not a merge stub).
 
         Content decides, so every clone agrees: a merge stub carries the ``stub_line`` GC wrote.
@@ -360,14 +367,13 @@ class GcRulesEngine:
         target = self.by_key.get((record.kind, final)) if final else None
         if target is None or target is record or target.is_replaced or target.rel in self.gone:
             return None
-        stub = self.facts[record.rel].stub if record.text_released else _STUB_RE.search(record.body) is not None
-        return target if stub else None
+        return target if self.facts[record.rel].stub else None
 
-    def _revive_orphan(self, record: Record) -> bool:
+    def _revive_orphan(self, record: RecordHead) -> bool:
         """A merge (or move) stub whose keeper no longer exists — a person deleted the record another
         clone's GC merged into, or deleted it before pulling the merge — becomes a live record again:
         its sources and text live nowhere else. True when it is dealt with here."""
-        if not record.replaced_by or record.text_released and not self.facts[record.rel].stub:
+        if not record.replaced_by or not self.facts[record.rel].stub:
             return False
         loop = self._loop_of(record)
         if loop:
@@ -401,10 +407,10 @@ class GcRulesEngine:
                   details={"revived": True, "was_replaced_by": record.replaced_by, "loop": loop})
         return True
 
-    def _loop_of(self, record: Record) -> list[str]:
+    def _loop_of(self, record: RecordHead) -> list[str]:
         """The slugs of the ``replaced_by`` loop ``record`` is on (empty: it is on none)."""
         chain = [record.slug]
-        current: Any = record  # a Record, then index entries
+        current: Any = record  # a head, then index entries
         while current is not None and current.replaced_by:
             if current.replaced_by == record.slug:
                 return chain
@@ -414,7 +420,7 @@ class GcRulesEngine:
             current = self.w.index.get(record.kind, current.replaced_by)
         return []
 
-    def _stub_kept(self, record: Record) -> bool:
+    def _stub_kept(self, record: RecordHead) -> bool:
         """A merge stub within its grace period is kept; one that gained content after the merge (an
         update from a clone that had not pulled it, merged by git) is folded into its keeper first.
         True when ``record`` is dealt with here (not a drop candidate this run)."""
@@ -444,11 +450,11 @@ class GcRulesEngine:
             return True
         return False
 
-    def _fold_text(self, record: Record, target: Record) -> str | None:
+    def _fold_text(self, head: RecordHead, target_head: RecordHead) -> str | None:
         """``target``'s text with what ``record`` holds beyond it (body lines, sources); None: nothing."""
         from ..phase2.merge import merge_body
 
-        record, target = self._full(record), self._full(target)
+        record, target = self._full(head), self._full(target_head)
         key = _sources_key(record.kind)
         theirs, mine = record.meta.get(key), target.meta.get(key)
         if not isinstance(theirs, list) or not isinstance(mine, list):
@@ -473,20 +479,21 @@ class GcRulesEngine:
         return render_record(target, updates, body=body)
 
     def _folds(self) -> None:
-        for record, target in self.folds:
-            if target.rel in self.claimed or target.rel in self.gone:
+        for record, target_head in self.folds:
+            if target_head.rel in self.claimed or target_head.rel in self.gone:
                 continue
+            target = self._full(target_head)  # read when the fold was found
             reason = (f"`{record.slug}` was merged into `{target.slug}` and then gained content (an update from "
                       "a clone that had not pulled the merge): folded into the keeper; the stub is dropped by a "
                       "later run")
             if self.w.locked(target):
                 self._add(target, "merge", "locked", ["superseded"], f"{reason}; read-only: not touched")
                 continue
-            text = self._fold_text(record, target)
+            text = self._fold_text(record, target_head)
             if text is None:
                 continue
             key = _sources_key(record.kind)
-            errors = self.w.errors(target, text, allowed_sources=source_keys(record.meta.get(key) or []))
+            errors = self.w.errors(target, text, allowed_sources=source_keys(self._full(record).meta.get(key) or []))
             if errors:
                 self._add(target, "merge", "refused", ["superseded"],
                           f"{reason}; the linter refused the folded text: {format_errors(errors)}")
@@ -497,7 +504,7 @@ class GcRulesEngine:
                       details={"into": target.slug, "merged": [record.slug], "deleted": [], "replaced": [],
                                "folded": True})
 
-    def _replacement_problem(self, record: Record) -> str | None:
+    def _replacement_problem(self, record: RecordHead) -> str | None:
         """Why a replaced record's replacement cannot be relied on (None: its chain ends at a live record)."""
         if not record.replaced_by:
             return "status is replaced but no replaced_by names the replacement"
@@ -507,7 +514,7 @@ class GcRulesEngine:
             return f"the replacement chain from `{record.replaced_by}` is broken (a missing record or a loop; see `yoi lint`)"
         return None
 
-    def _request_done(self, record: Record) -> str | None:
+    def _request_done(self, record: Held) -> str | None:
         """Why an unused request may go: resolved, or not updated for ``gc.request_stale_tokens``."""
         if record.kind is not RecordKind.REQUEST:
             return None
@@ -542,19 +549,19 @@ class GcRulesEngine:
                 self._merge_group(kind, [live[s] for s in members], scores)
         known.save()
 
-    def _holding(self, record: Record) -> Holding:
+    def _holding(self, record: Held) -> Holding:
         """What ``record`` holds, as the keeper rule weighs it (``merge_content``): from the facts
         taken while reading, so a released text need not be read again."""
         facts = self.facts[record.rel]
         created = as_timestamp(record.meta.get("created_at"))
         return Holding(record.slug, max(facts.sources, 0), facts.body_chars, created.timestamp() if created else 0.0)
 
-    def _keeper_key(self, record: Record) -> tuple[Any, ...]:
+    def _keeper_key(self, record: RecordHead) -> tuple[Any, ...]:
         """The keeper first: the preferred slug (``merge_content``), a rule of names alone, so every
         clone picks the same keeper whatever sources, text or usage it had seen (issue 30)."""
         return self._holding(record).key()
 
-    def _merge_group(self, kind: RecordKind, group: list[Record], scores: dict[tuple[str, str], float]) -> None:
+    def _merge_group(self, kind: RecordKind, group: list[RecordHead], scores: dict[tuple[str, str], float]) -> None:
         ordered = sorted(group, key=self._keeper_key)
         unlocked = [r for r in ordered if not self.w.locked(r)]
         for record in ordered:
@@ -565,7 +572,7 @@ class GcRulesEngine:
         if len(unlocked) < 2:
             return
         keeper = unlocked[0]
-        absorbed: list[tuple[Record, float]] = []
+        absorbed: list[tuple[RecordHead, float]] = []
         for record in unlocked[1:]:
             score = scores.get((keeper.slug, record.slug))
             if score is None:
@@ -600,9 +607,11 @@ class GcRulesEngine:
         block.lines[0:0] = [line for item in extra for line in ("", item)]
         return join_blocks(blocks)
 
-    def _merge(self, kind: RecordKind, keeper: Record, absorbed: list[tuple[Record, float]]) -> None:
+    def _merge(self, kind: RecordKind, keeper_head: RecordHead, heads: list[tuple[RecordHead, float]]) -> None:
         key = _sources_key(kind)
-        group = [self._full(keeper), *(self._full(r) for r, _ in absorbed)]
+        keeper = self._full(keeper_head)
+        absorbed = [(self._full(r), score) for r, score in heads]
+        group = [keeper, *(r for r, _ in absorbed)]
         malformed = [r.rel for r in group if not isinstance(r.meta.get(key, []), list)]
         names = ", ".join(f"`{r.slug}`" for r, _ in absorbed)
         paths = [r.rel for r in group]
@@ -692,13 +701,14 @@ class GcRulesEngine:
 
     def _trims(self) -> None:
         limit = self.cfg.records.sources_max
-        for record in self.records:
-            if record.kind is RecordKind.SUMMARY or record.rel in self.gone or record.rel in self.claimed:
+        for head in self.records:
+            if head.kind is RecordKind.SUMMARY or head.rel in self.gone or head.rel in self.claimed:
                 continue
-            if record.text_released and self.facts[record.rel].sources <= limit:
+            if self.facts[head.rel].sources <= limit:
                 continue  # the count taken while reading: most records are not read again
-            key = _sources_key(record.kind)
-            sources = self._full(record).meta.get(key)
+            key = _sources_key(head.kind)
+            record = self._full(head)
+            sources = record.meta.get(key)
             if not isinstance(sources, list) or len(sources) <= limit:
                 continue
             reason = f"{len(sources)} {key}; keep the last {limit} by session and range (git has the rest)"
@@ -720,25 +730,25 @@ class GcRulesEngine:
     # ------------------------------------------------------------------ 4. reports
 
     def _reports(self) -> None:
-        for record, reason, age in self.unused_kept:
-            if record.rel not in self.gone and record.rel not in self.stubbed:
-                self._add(record, "drop", "locked" if self.w.locked(record) else "reported", ["unused"], reason,
+        for kept, reason, age in self.unused_kept:
+            if kept.rel not in self.gone and kept.rel not in self.stubbed:
+                self._add(kept, "drop", "locked" if self.w.locked(kept) else "reported", ["unused"], reason,
                           details={"age_tokens": age})
         checker = PathChecker(self.ctx.ws.root)
         for original in self.records:
             if original.rel in self.gone or original.rel in self.stubbed:
                 continue
             # A record this run changed (a merge keeper) is judged by its new text.
-            record = (read_record(self.ctx.sws, original.path).record or original
-                      if original.rel in self.claimed else original)
+            changed = read_record(self.ctx.sws, original.path).record if original.rel in self.claimed else None
+            record: Held = changed or original
             state: State = "locked" if self.w.locked(record) else "reported"
             locked_note = "; read-only" if state == "locked" else ""
             cap = self.cfg.cap_for(record.kind.value)
-            if record.text_released:
+            if changed is None:  # the facts its text gave when it was read
                 facts = self.facts[record.rel]
                 chars, paths = facts.body_chars, _lines(facts.paths)
             else:
-                chars, paths = len(record.body), self.meta_cache.memo("paths", record.body, named_paths)
+                chars, paths = len(changed.body), self.meta_cache.memo("paths", changed.body, named_paths)
             if chars > cap:
                 self._add(record, "rewrite", state, ["noisy"],
                           f"body is {chars:,} characters, over the {record.kind.value} cap of {cap:,}; "
@@ -755,11 +765,15 @@ class GcRulesEngine:
                           f"{locked_note}", details={"missing_paths": missing})
 
     def _summary_note(self) -> None:
-        summary = next((r for r in self.records if r.kind is RecordKind.SUMMARY), None)
+        head = next((r for r in self.records if r.kind is RecordKind.SUMMARY), None)
+        gone = [r for r in self.records if r.rel in self.gone]
+        if head is None or not gone:
+            return
+        summary = self.full.get(head.rel) or read_record(self.ctx.sws, head.path).record  # GC never writes it
         if summary is None:
             return
-        for record in self.records:
-            if record.rel in self.gone and f"`{record.slug}`" in summary.body:
+        for record in gone:
+            if f"`{record.slug}`" in summary.body:
                 self.ctx.note(f"memory/summary.md still lists `{record.slug}`, which this run removes; "
                               "edit that line (the summary's generated listings are computed, never stored)")
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from ..freshness.signature import RACY_NS
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.reader import read_record
-from ..store.records import Record
+from ..store.records import Record, RecordHead
 from ..store.workspace import Workspace
 
 # Folder listings reused while the folder is unchanged: the editor builds a lazy index on every
@@ -166,7 +166,7 @@ class WorkspaceIndex:
             index.entries[kind].setdefault(slug, IndexEntry(kind, slug, rel, None, None, "", False, False, None))
         return index
 
-    def add(self, record: Record) -> IndexEntry:
+    def add(self, record: Record | RecordHead) -> IndexEntry:
         entry = self.entries[record.kind][record.slug] = IndexEntry(
             kind=record.kind, slug=record.slug, rel=record.rel, replaced_by=record.replaced_by,
             status=record.status, description=record.description, user_invocable=record.user_invocable,

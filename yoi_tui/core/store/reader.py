@@ -20,6 +20,9 @@ the second):
   symlink out of the workspace, a folder named like a record, a device, a file over the limit)
   is worded as a lint diagnostic. ``read_listed_record_stat`` is the lint's fast path over files a
   listing just saw: ``read_bytes_stat`` without following links, ``read_record`` for anything else.
+  ``read_record_digest`` is ``read_record`` with the size and ``content_digest`` (BLAKE2b) of the
+  bytes read: GC keeps a ``RecordHead`` of every record and reads the few it rewrites again,
+  refusing one whose bytes are no longer those.
 * ``read_exact`` — the change sets' read: every byte kept (``surrogateescape``, the byte-order
   mark and CRLF as they are), so before → after → revert round-trips byte for byte. It decides
   nothing about records; it is here so a record file is read in one module.
@@ -293,28 +296,53 @@ def read_record(ws: Workspace, path: Path | str, *, text: str | None = None,
 
     ``meta_cache`` (``store.meta_cache``) answers for a frontmatter text parsed before (GC's full reads).
     """
+    return _read_record(ws, path, text, meta_cache)[0]
+
+
+def read_record_digest(ws: Workspace, path: Path | str, *, meta_cache: MetaCache | None = None
+                       ) -> tuple[ReadResult, int, bytes | None]:
+    """``read_record(ws, path)``, the number of bytes read and their ``content_digest`` (-1 and
+    None when none were read): what a ``RecordHead`` keeps to know the bytes again."""
+    result, data = _read_record(ws, path, None, meta_cache)
+    return result, (len(data) if data is not None else -1), (content_digest(data) if data is not None else None)
+
+
+def content_digest(data: bytes) -> bytes:
+    """A digest of a file's bytes that means the same in every process (a ``hash`` of a text does
+    not: its seed is per process): BLAKE2b, 16 bytes."""
+    try:  # imported here: most reads never digest (and hashlib would load OpenSSL first, 2-4 ms)
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - another Python implementation
+        from hashlib import blake2b
+    return blake2b(data, digest_size=16).digest()
+
+
+def _read_record(ws: Workspace, path: Path | str, text: str | None, meta_cache: MetaCache | None
+                 ) -> tuple[ReadResult, bytes | None]:
+    """``read_record``'s result and the bytes it read (None: none, ``text`` was given)."""
     path, rel, kind = _locate(ws, path)
     if kind is None:
         return ReadResult(None, [_diag(rel, "file-unreadable", "not a record path (memory/summary.md, "
-                                       "memory/decisions/, memory/requests/ or knowledge/)")])
+                                       "memory/decisions/, memory/requests/ or knowledge/)")]), None
     bom = False
     diags: list[Diagnostic] = []
+    data = None
     if text is None:
         problem = _file_problem(ws, path, rel)
         if problem is not None:
-            return ReadResult(None, [problem])
+            return ReadResult(None, [problem]), None
         try:
             data = read_regular_bytes(path)
         except NotRegularFile as exc:
-            return ReadResult(None, [_diag(rel, "file-unreadable", exc.message)])
+            return ReadResult(None, [_diag(rel, "file-unreadable", exc.message)]), None
         except OSError as exc:
-            return ReadResult(None, [_diag(rel, "file-unreadable", f"cannot read: {exc.strerror or exc}")])
+            return ReadResult(None, [_diag(rel, "file-unreadable", f"cannot read: {exc.strerror or exc}")]), None
         decoded, bom, diags = decode_record_bytes(data, rel)
         if decoded is None:
-            return ReadResult(None, diags)
+            return ReadResult(None, diags), data
         text = decoded
     record, parse_diags = parse_record_text(text, kind=kind, path=path, rel=rel, bom=bom, meta_cache=meta_cache)
-    return ReadResult(record, diags + parse_diags)
+    return ReadResult(record, diags + parse_diags), data
 
 
 def read_listed_record(ws: Workspace, path: str, rel: str, kind: RecordKind) -> ReadResult:
@@ -367,6 +395,7 @@ def _locate(ws: Workspace, path: Path | str) -> tuple[Path, str, RecordKind | No
     return located, ws.rel(located), kind_for_path(ws, located)
 
 
-__all__ = ["BINARY_REASON", "MAX_RECORD_BYTES", "UTF8_BOM", "decode_record_bytes", "decode_text", "drop_bom", "encode_exact",
+__all__ = ["BINARY_REASON", "MAX_RECORD_BYTES", "UTF8_BOM", "content_digest", "decode_record_bytes", "decode_text", "drop_bom",
+           "encode_exact",
            "is_binary", "is_record_text", "listed_file_crc", "read_bytes", "read_bytes_stat", "read_exact", "read_frontmatter_bytes",
-           "read_listed_record", "read_listed_record_stat", "read_record", "split_bom"]
+           "read_listed_record", "read_listed_record_stat", "read_record", "read_record_digest", "split_bom"]

@@ -5,6 +5,10 @@
 Problems come back as ``Diagnostic``s; the file is never changed. Reading a record file — its
 bytes, the binary and byte-order-mark rules, the decoding — is ``store/reader.py``, the one reader
 every consumer goes through (``read_record`` and the fast paths live there).
+
+``Record`` is an immutable value (a frozen, slotted dataclass; its ``path`` always a ``Path``);
+``RecordHead`` is what a bulk reader keeps of one instead (GC: no text, the frontmatter it needs,
+the size and BLAKE2b digest of the bytes it was read from, to know them again in any process).
 """
 
 from __future__ import annotations
@@ -41,172 +45,13 @@ _MAX_YAML_NODES = 20_000
 FENCE = "---"
 
 
-# The key positions of a record whose text was released (``Record.release_text``): shared, never filled.
-_RELEASED_LINES: dict[str, tuple[int, int]] = {}
+class _Frontmatter:
+    """What a record's frontmatter says, typed: shared by ``Record`` and ``RecordHead`` (both have
+    ``kind`` and ``meta``)."""
 
-
-def _rebuilt_record(*slots: Any) -> Record:
-    """A record from ``Record.__reduce__``'s slot values."""
-    record = Record.__new__(Record)
-    (record.kind, record.slug, record._path, record.rel, record.meta, record._text, record.key_lines,
-     record.body_line, record.newline, record.bom, record._body, record._body_at, record._fm, record._fm_span) = slots
-    return record
-
-
-class Record:
-    """A parsed record. ``meta`` keeps the frontmatter's key order; ``text`` is the file as read.
-
-    ``body`` and ``frontmatter_lines`` are kept as positions in ``text`` when they are a part of it
-    (every LF file) and rebuilt on each access: holding them besides the text doubled what a
-    workspace of records costs in memory (GC and the app keep every record). ``__slots__`` for the
-    same reason.
-    """
-
-    __slots__ = ("kind", "slug", "_path", "rel", "meta", "_text", "key_lines", "body_line", "newline", "bom",
-                 "_body", "_body_at", "_fm", "_fm_span")
+    __slots__ = ()
     kind: RecordKind
-    slug: str
-    _path: Path | str  # the string it was read from until ``path`` is first asked for
-    rel: str
     meta: dict[str, Any]
-    _text: str | None  # None once released
-    key_lines: dict[str, tuple[int, int]]
-    body_line: int
-    newline: str
-    bom: bool
-    _body: str | None  # None: the body is ``_text[_body_at:]``
-    _body_at: int
-    _fm: list[str] | None  # None: the frontmatter lines are ``_text[_fm_span]``
-    _fm_span: tuple[int, int]
-
-    def __init__(self, kind: RecordKind, slug: str, path: Path | str, rel: str, meta: dict[str, Any], body: str,
-                 text: str, key_lines: dict[str, tuple[int, int]] | None = None,
-                 frontmatter_lines: list[str] | None = None, body_line: int = 1, newline: str = "\n",
-                 bom: bool = False) -> None:
-        self.kind, self.slug, self.path, self.rel, self.meta, self.text = kind, slug, path, rel, meta, text
-        self.key_lines = key_lines if key_lines is not None else {}
-        self.body_line, self.newline, self.bom = body_line, newline, bom
-        self.body = body
-        self.frontmatter_lines = frontmatter_lines if frontmatter_lines is not None else []
-
-    @classmethod
-    def at_positions(cls, kind: RecordKind, slug: str, path: Path | str, rel: str, meta: dict[str, Any], text: str,
-                     key_lines: dict[str, tuple[int, int]], body_line: int, body_at: int,
-                     fm_span: tuple[int, int] | None, bom: bool = False) -> Record:
-        """The record of an LF ``text`` whose body starts at ``body_at`` and whose frontmatter lines
-        are ``text[fm_span]`` (None: no lines) — what ``__init__`` finds by searching, given."""
-        record = cls.__new__(cls)
-        record.kind, record.slug, record._path, record.rel, record.meta = kind, slug, path, rel, meta
-        record._text, record.key_lines, record.body_line, record.newline, record.bom = text, key_lines, body_line, \
-            "\n", bom
-        record._body, record._body_at = None, body_at
-        record._fm, record._fm_span = (None, fm_span) if fm_span is not None else ([], (0, 0))
-        return record
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Its slots in order, rebuilt without a state dict: GC's workers send 50,000 records back.
-        # The path goes as a string (a Path's pickle holds its parts).
-        path = self._path if type(self._path) is str else str(self._path)
-        return _rebuilt_record, (self.kind, self.slug, path, self.rel, self.meta, self._text, self.key_lines,
-                                 self.body_line, self.newline, self.bom, self._body, self._body_at, self._fm,
-                                 self._fm_span)
-
-    @property
-    def path(self) -> Path:
-        """The file's absolute path. Kept as the string it was read from until first asked for: a
-        cold lint reads every record and never needs a ``Path`` of one."""
-        kept = self._path
-        if isinstance(kept, Path):
-            return kept
-        folder, _, name = kept.rpartition("/") if os.sep == "/" else ("", "", kept)
-        path = self._path = _child_path(folder, name) if folder else Path(kept)
-        return path
-
-    @path.setter
-    def path(self, value: Path | str) -> None:
-        self._path = value
-
-    @property
-    def path_string(self) -> str:
-        """``str(self.path)`` without building a ``Path`` for a path still kept as its string."""
-        path = self._path
-        return path if type(path) is str else str(path)
-
-    @property
-    def text(self) -> str:
-        if self._text is None:
-            raise ValueError(f"{self.rel}: the record's text was released (read the file again)")
-        return self._text
-
-    @text.setter
-    def text(self, value: str) -> None:
-        self._text = value
-
-    @property
-    def text_released(self) -> bool:
-        return self._text is None
-
-    def restore_text(self, fresh: Record) -> None:
-        """Take the text back from ``fresh``, the same file read again (the caller checks it is the
-        same text: then body and frontmatter positions are the same too)."""
-        self._text, self._body, self._body_at = fresh._text, fresh._body, fresh._body_at
-        self._fm, self._fm_span, self.key_lines = fresh._fm, fresh._fm_span, fresh.key_lines
-
-    def release_text(self) -> None:
-        """Forget the text and where its keys are: ``text``, ``body``, ``frontmatter_lines`` and
-        ``line_of`` raise ``ValueError`` after this. GC holds the frontmatter of every record but
-        needs the text of the few it rewrites, which it reads again (the text was most of what
-        50,000 records cost in memory; the key positions, a dict each, another 30 MB)."""
-        self._text = None
-        self._body = self._fm = None
-        self.key_lines = _RELEASED_LINES
-
-    @property
-    def body(self) -> str:
-        return self.text[self._body_at:] if self._body is None else self._body
-
-    @body.setter
-    def body(self, value: str) -> None:
-        at = len(self.text) - len(value)
-        if at >= 0 and self.text.endswith(value):
-            self._body, self._body_at = None, at
-        else:
-            self._body, self._body_at = value, 0
-
-    @property
-    def body_length(self) -> int:
-        """``len(self.body)`` without copying the body out of the text."""
-        return len(self.text) - self._body_at if self._body is None else len(self._body)
-
-    @property
-    def frontmatter_lines(self) -> list[str]:
-        if self._fm is not None:
-            return list(self._fm)
-        start, end = self._fm_span
-        return self.text[start:end].split("\n")
-
-    @frontmatter_lines.setter
-    def frontmatter_lines(self, value: list[str]) -> None:
-        joined = "\n".join(value)
-        start = self.text.find(joined) if value else -1
-        if start >= 0:
-            self._fm, self._fm_span = None, (start, start + len(joined))
-        else:
-            self._fm, self._fm_span = list(value), (0, 0)
-
-    def _values(self) -> tuple[Any, ...]:
-        text = () if self._text is None else (self.body, self.frontmatter_lines)
-        return (self.kind, self.slug, self.path, self.rel, self.meta, self._text, *text, self.key_lines,
-                self.body_line, self.newline, self.bom)
-
-    def __eq__(self, other: object) -> bool:
-        return self._values() == other._values() if isinstance(other, Record) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaced
-
-    def __repr__(self) -> str:
-        return (f"Record(kind={self.kind!r}, slug={self.slug!r}, path={self.path!r}, rel={self.rel!r}, "
-                f"meta={self.meta!r}, body_line={self.body_line!r})")
 
     @property
     def replaced_by(self) -> str | None:
@@ -241,15 +86,123 @@ class Record:
         # SPEC 3 default: user_invocable true.
         return self.meta.get("user_invocable", True) is not False
 
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Record(_Frontmatter):
+    """A parsed record, an immutable value. ``meta`` keeps the frontmatter's key order (treat it as
+    read-only: writers build new texts with ``writer.render_record``); ``text`` is the file as read
+    (byte-order mark dropped, ``bom`` says whether it had one).
+
+    ``body`` and ``frontmatter_lines`` are positions in ``text`` when they are a part of it (every LF
+    file: ``body_at``, ``fm_span``) and are cut out on each access: holding them besides the text
+    doubled what a workspace of records costs in memory. A CRLF file's parts, with LF endings, are
+    not parts of its text and are kept (``lf_parts``). ``parse_record_text`` builds records;
+    ``from_parts`` builds one from its body and frontmatter lines. Equal records have equal values
+    (kind, slug, path, rel, meta, text, body, frontmatter lines, key lines, body line, newline, BOM),
+    however they are kept.
+    """
+
+    kind: RecordKind
+    slug: str
+    path: Path  # absolute
+    rel: str
+    meta: dict[str, Any]
+    text: str
+    key_lines: dict[str, tuple[int, int]]  # the (line, column) of every top-level frontmatter key
+    body_line: int = 1  # the 1-based line the body starts on
+    newline: str = "\n"
+    bom: bool = False
+    body_at: int = 0  # the body is ``text[body_at:]`` (unless ``lf_parts``)
+    fm_span: tuple[int, int] | None = None  # the frontmatter lines are ``text[start:end]`` split (None: none)
+    lf_parts: tuple[str, tuple[str, ...]] | None = None  # body and frontmatter lines kept apart
+
+    @classmethod
+    def from_parts(cls, kind: RecordKind, slug: str, path: Path | str, rel: str, meta: dict[str, Any], body: str,
+                   text: str, key_lines: dict[str, tuple[int, int]] | None = None,
+                   frontmatter_lines: list[str] | None = None, body_line: int = 1, newline: str = "\n",
+                   bom: bool = False) -> Record:
+        """The record of ``text`` whose body and frontmatter lines are these (kept as positions in
+        ``text`` when they are parts of it)."""
+        lines = frontmatter_lines or []
+        at = len(text) - len(body)
+        joined = "\n".join(lines)
+        start = text.find(joined) if lines else -1
+        if at >= 0 and text.endswith(body) and (start >= 0 or not lines):
+            return cls(kind, slug, as_path(path), rel, meta, text, key_lines if key_lines is not None else {},
+                       body_line, newline, bom, at, (start, start + len(joined)) if lines else None)
+        return cls(kind, slug, as_path(path), rel, meta, text, key_lines if key_lines is not None else {}, body_line,
+                   newline, bom, lf_parts=(body, tuple(lines)))
+
+    @property
+    def body(self) -> str:
+        return self.text[self.body_at:] if self.lf_parts is None else self.lf_parts[0]
+
+    @property
+    def body_length(self) -> int:
+        """``len(self.body)`` without copying the body out of the text."""
+        return len(self.text) - self.body_at if self.lf_parts is None else len(self.lf_parts[0])
+
+    @property
+    def frontmatter_lines(self) -> list[str]:
+        """The lines between the fences (a new list on each access)."""
+        if self.lf_parts is not None:
+            return list(self.lf_parts[1])
+        if self.fm_span is None:
+            return []
+        start, end = self.fm_span
+        return self.text[start:end].split("\n")
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.kind, self.slug, self.path, self.rel, self.meta, self.text, self.body, self.frontmatter_lines,
+                self.key_lines, self.body_line, self.newline, self.bom)
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if isinstance(other, Record) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and ``meta`` is a dict: not hashable
+
+    def __repr__(self) -> str:
+        return (f"Record(kind={self.kind!r}, slug={self.slug!r}, path={self.path!r}, rel={self.rel!r}, "
+                f"meta={self.meta!r}, body_line={self.body_line!r})")
+
     def sources(self) -> list[dict[str, Any]]:
         key = "last_sources" if self.kind is RecordKind.KNOWLEDGE else "sources"
         value = self.meta.get(key)
         return [s for s in value if isinstance(s, dict)] if isinstance(value, list) else []
 
     def line_of(self, key: str) -> tuple[int, int]:
-        if self._text is None:
-            raise ValueError(f"{self.rel}: the record's text was released (read the file again)")
         return self.key_lines.get(key, (1, 1))
+
+
+@dataclass(frozen=True, slots=True)
+class RecordHead(_Frontmatter):
+    """What a bulk reader keeps of a record instead of the record (GC holds one per record of the
+    workspace: 50,000 of them): no text, and only the frontmatter it asks for. ``size`` and
+    ``digest`` (``reader.content_digest``: BLAKE2b of the file's bytes, BOM included) say which bytes
+    it was read from, so a reader that needs the whole record again can tell whether the file is
+    still those bytes (``describes``), in any process. ``path`` is the absolute path as a string:
+    heads are sent back from forked workers, and a ``Path`` per record cost more to unpickle (and
+    to build) than GC's reading of a workspace spends on anything else of a head."""
+
+    kind: RecordKind
+    slug: str
+    path: str
+    rel: str
+    meta: dict[str, Any]
+    bom: bool
+    size: int
+    digest: bytes
+
+    @classmethod
+    def of(cls, record: Record, size: int, digest: bytes, *, meta: dict[str, Any] | None = None) -> RecordHead:
+        """The head of ``record`` read from ``size`` bytes with this digest; ``meta``: the
+        frontmatter to keep (default: all of it)."""
+        return cls(record.kind, record.slug, str(record.path), record.rel, record.meta if meta is None else meta,
+                   record.bom, size, digest)
+
+    def describes(self, size: int, digest: bytes | None) -> bool:
+        """True when bytes of this ``size`` and ``digest`` are the ones this head was read from."""
+        return digest is not None and size == self.size and digest == self.digest
 
 
 @dataclass(slots=True)
@@ -278,6 +231,14 @@ def _child_path(folder: str, name: str) -> Path:
             _FOLDER_PATHS.clear()
         parent = _FOLDER_PATHS[folder] = Path(folder)
     return parent / name
+
+
+def as_path(path: Path | str) -> Path:
+    """``path`` as a ``Path`` (a string built on a shared ``Path`` of its folder: ``_child_path``)."""
+    if isinstance(path, Path):
+        return path
+    folder, _, name = path.rpartition("/") if os.sep == "/" else ("", "", path)
+    return _child_path(folder, name) if folder else Path(path)
 
 
 _CONFLICT_LINE_RE = re.compile(r"^(<{7}|>{7}|\|{7})( .*)?\r?$", re.MULTILINE)
@@ -357,11 +318,10 @@ def _parse_record_text(text: str, *, kind: RecordKind, path: Path | str, rel: st
     body_at = body_start + 1 if body_start >= 0 else len(normalized)
     if newline == "\n":  # the text is the normalized text: the parts are positions in it
         fm_span = (first_end + 1, first_end + 1 + len(fm_text)) if fm_lines else None
-        record = Record.at_positions(kind, slug, path, rel, meta, text, key_lines, body_line, body_at, fm_span, bom)
+        record = Record(kind, slug, as_path(path), rel, meta, text, key_lines, body_line, "\n", bom, body_at, fm_span)
     else:
-        record = Record(kind=kind, slug=slug, path=path, rel=rel, meta=meta, body=normalized[body_at:], text=text,
-                        key_lines=key_lines, frontmatter_lines=fm_lines, body_line=body_line, newline=newline,
-                        bom=bom)
+        record = Record(kind, slug, as_path(path), rel, meta, text, key_lines, body_line, newline, bom,
+                        lf_parts=(normalized[body_at:], tuple(fm_lines)))
     return record, diags
 
 
