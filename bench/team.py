@@ -61,11 +61,11 @@ import yaml  # noqa: E402
 from yoi_tui.core.gc.runner import run_gc  # noqa: E402
 from yoi_tui.core.lint import lint_workspace  # noqa: E402
 from yoi_tui.core.phase2.runner import run_phase2  # noqa: E402
-from yoi_tui.core.retrieval.usage import record_invoke, record_tokens  # noqa: E402
-from yoi_tui.core.retrieval.usage_compact import compact  # noqa: E402
 from yoi_tui.core.store.models import Source  # noqa: E402
 from yoi_tui.core.store.staging import Activity, Attempt, Decision, Extractor, Request, write_staging  # noqa: E402
 from yoi_tui.core.store.workspace import Workspace  # noqa: E402
+from yoi_tui.core.usage.compact import compact  # noqa: E402
+from yoi_tui.core.usage.log import record_invoke, record_tokens  # noqa: E402
 
 RECORD_PREFIXES = ("memory/decisions/", "memory/requests/", "knowledge/", "memory/summary.md")
 
@@ -423,7 +423,7 @@ class Team:
     def usage_sizes(self, path: Path) -> tuple[int, int]:
         """Bytes of the usage folder at the remote, and of the same events as the session files that
         first held them (each event re-encoded as ``usage.record_events`` writes it)."""
-        from yoi_tui.core.retrieval.usage import load_events
+        from yoi_tui.core.usage.log import load_events
 
         listing = run_git(path, "ls-tree", "-r", "-l", "origin/main", "--", ".yoi/usage", env=self.env).stdout
         size = sum(int(line.split()[3]) for line in listing.splitlines() if line.split()[3].isdigit())

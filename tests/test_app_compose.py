@@ -8,8 +8,8 @@ from pathlib import Path
 
 from yoi_tui.app import YoiApp
 from yoi_tui.core.retrieval.expand import expand_prompt
-from yoi_tui.core.retrieval.usage import load_events
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import load_events
 from yoi_tui.screens.compose import ComposeScreen, render_preview
 from yoi_tui.screens.main import MainScreen
 from yoi_tui.widgets.slug_complete import PromptTextArea, SlugAutoComplete

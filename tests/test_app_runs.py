@@ -265,7 +265,7 @@ async def test_palette_has_the_pipeline_entries(demo_root: Path, make_test_app) 
 
 
 async def test_gc_review_shows_locked_and_protected(demo_root: Path, make_test_app, wait_until) -> None:
-    from yoi_tui.core.retrieval.usage import record_invoke
+    from yoi_tui.core.usage.log import record_invoke
 
     ws = Workspace(demo_root)
     for _ in range(5):  # used often: protected from the drop GC would propose
@@ -340,7 +340,7 @@ async def test_history_revert_reports_files_changed_since(demo_root: Path, make_
 async def test_usage_screen_shows_the_report_and_sorts(demo_root: Path, make_test_app, wait_until) -> None:
     from textual.widgets import DataTable, Sparkline, Static
 
-    from yoi_tui.core.retrieval.usage import record_invoke, usage_report
+    from yoi_tui.core.usage.log import record_invoke, usage_report
     from yoi_tui.screens.usage import SORTS, UsageScreen
 
     ws = Workspace(demo_root)

@@ -25,31 +25,31 @@ ALLOWED: dict[str, set[str]] = {
     "store": set(),
     "freshness": {"store"},
     "text": {"store"},
-    "retrieval": {"store", "freshness", "text"},
+    "usage": {"store"},
+    "retrieval": {"store", "freshness", "text", "usage"},
     "runs": {"store"},
     "export": {"store"},
     "integrations": {"store"},
     # the memory pipeline and the rules
-    "sessions": {"store", "text"},
-    "lint": {"store", "freshness", "text", "retrieval"},
-    "phase1": {"store", "retrieval", "runs", "sessions"},
-    "phase2": {"store", "retrieval", "runs", "lint"},
-    "gc": {"store", "retrieval", "runs", "lint"},
+    "sessions": {"store", "text", "usage"},
+    "lint": {"store", "freshness", "text", "retrieval", "usage"},
+    "phase1": {"store", "retrieval", "runs", "sessions", "usage"},
+    "phase2": {"store", "retrieval", "runs", "lint", "usage"},
+    "gc": {"store", "retrieval", "runs", "lint", "usage"},
     "importer": {"store", "runs", "lint"},
     # the app- and CLI-facing loose modules
     "browse": {"store"},
     "demo": {"store", "phase1"},
     "hook_jobs": {"store", "sessions", "phase1", "phase2"},
-    "hooks": {"store", "retrieval", "hook_jobs"},
+    "hooks": {"store", "retrieval", "usage", "hook_jobs"},
 }
 # Imports that exist today against the rooms issue 24 asks for: allowed, each a debt of issue 24.
 DEBTS: dict[str, set[str]] = {
     "gc": {"phase2"},  # debt (issue 24): GC reuses Phase 2's file tools, context and agent tools;
     # the writer-run framework belongs in runs/
     "lint": {"export"},  # debt (issue 24): lint/stored.py asks export/check for stale exports
-    "sessions": {"retrieval"},  # debt (issue 24): token_clock records usage, which lives in retrieval/
 }
-WINGS = {"store", "freshness", "text", "retrieval", "runs"}  # their __init__ docstrings say what they may import
+WINGS = {"store", "freshness", "text", "usage", "retrieval", "runs"}  # their __init__ docstrings say what they may import
 FORBIDDEN_OUTSIDE = ("textual", "yoi_tui.app", "yoi_tui.screens", "yoi_tui.widgets", "yoi_tui.cli",
                      "yoi_tui.mcp_server", "yoi_tui.messages", "textual_autocomplete", "textual_diff_view")
 

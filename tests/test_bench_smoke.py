@@ -17,8 +17,8 @@ import pytest
 
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.retrieval.search import knowledge_search, memory_search
-from yoi_tui.core.retrieval.usage import frequencies_for_lint
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import frequencies_for_lint
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"

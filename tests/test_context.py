@@ -10,9 +10,9 @@ import pytest
 from support import knowledge_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.retrieval.context import INDEX_INTRO, build_resident_context, resident_context
-from yoi_tui.core.retrieval.usage import estimate_tokens, load_events
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.core.text.markers import CONTEXT_BEGIN, CONTEXT_END, strip_injected
+from yoi_tui.core.usage.log import estimate_tokens, load_events
 
 SUMMARY = "\n# Invoicing API\n\nFastAPI + Postgres. Money is integer cents.\n"
 

@@ -62,7 +62,7 @@ def test_demo_staging_and_session_logs_are_valid(tmp_path: Path) -> None:
 
 
 def test_demo_usage_events_are_valid_and_varied(tmp_path: Path) -> None:
-    from yoi_tui.core.retrieval.usage import candidate_report, load_events, record_stats
+    from yoi_tui.core.usage.log import candidate_report, load_events, record_stats
 
     create_demo_workspace(tmp_path / "ws")
     ws = Workspace(tmp_path / "ws")
@@ -94,7 +94,7 @@ def test_core_imports_without_textual() -> None:
     modules = ["yoi_tui.core." + name for name in (
         "store.atomic", "browse", "store.config", "demo", "diagnostics", "errors", "retrieval.expand", "store.ids",
         "store.kinds", "text.markers", "store.models", "store.records", "retrieval.search",
-        "retrieval.slugrefs", "store.staging", "retrieval.usage", "store.workspace", "store.writer", "lint")]
+        "retrieval.slugrefs", "store.staging", "usage.log", "store.workspace", "store.writer", "lint")]
     code = ("import importlib, sys\n"
             f"for name in {modules!r}:\n"
             "    importlib.import_module(name)\n"

@@ -10,9 +10,9 @@ import pytest
 from support import knowledge_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.retrieval.expand import expand_prompt
-from yoi_tui.core.retrieval.usage import load_events
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.core.text.markers import KNOWLEDGE_END, knowledge_begin, strip_injected
+from yoi_tui.core.usage.log import load_events
 
 BODY = "\nUse `pytest -q` from the root.\nNever pass -x in CI.\n"
 

@@ -191,7 +191,7 @@ def test_a_status_change_is_said_in_the_reason(tmp_path: Path) -> None:
 
 
 def test_two_clones_pick_the_same_keeper_whatever_their_usage_and_file_times(tmp_path: Path) -> None:
-    from yoi_tui.core.retrieval.usage import record_invoke, record_tokens
+    from yoi_tui.core.usage.log import record_invoke, record_tokens
 
     picks = []
     for name in ("one", "two"):

@@ -17,10 +17,10 @@ from support import decision_meta, knowledge_meta, make_ws, request_meta, write_
 from yoi_tui.core.gc import run_gc
 from yoi_tui.core.gc.runner import prepare_gc
 from yoi_tui.core.gc.similar_cache import CACHE_NAME as SIMILAR_CACHE
-from yoi_tui.core.retrieval.usage import record_tokens
 from yoi_tui.core.store.meta_cache import CACHE_NAME, MetaCache
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import record_tokens
 
 NOW = datetime(2027, 1, 5, 12, 0, tzinfo=UTC)
 

@@ -19,11 +19,11 @@ from yoi_tui.core.gc.facts import PathChecker, UsageFacts, named_paths
 from yoi_tui.core.gc.rules_engine import stub_line
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2.runner import prepare_round
-from yoi_tui.core.retrieval.usage import record_invoke, record_tokens
 from yoi_tui.core.runs.changeset import revert
 from yoi_tui.core.runs.lock import LockBusy, lock_path
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import record_invoke, record_tokens
 
 FUTURE = datetime.now(UTC).replace(microsecond=0) + timedelta(days=3)
 

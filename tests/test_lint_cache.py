@@ -23,8 +23,8 @@ from yoi_tui.core import forked
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.lint import stored as lint_stored
-from yoi_tui.core.retrieval.usage import frequencies_for_lint
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import frequencies_for_lint
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
@@ -216,7 +216,7 @@ def test_unchanged_workspace_reuses_the_stored_result(tmp_path: Path, no_racy: N
 
 
 def test_usage_log_changes_invalidate_the_stored_result(tmp_path: Path, no_racy: None) -> None:
-    from yoi_tui.core.retrieval.usage import record_invokes, record_tokens
+    from yoi_tui.core.usage.log import record_invokes, record_tokens
 
     ws = _ws_copy(tmp_path, "workspace")
     path = ws.decisions_dir / "rules-engine-is-the-default.md"
@@ -254,7 +254,7 @@ def test_lazy_frequencies_are_read_only_when_needed(tmp_path: Path, no_racy: Non
 
 
 def test_usage_frequencies_are_kept_until_the_usage_log_changes(tmp_path: Path, no_racy: None) -> None:
-    from yoi_tui.core.retrieval.usage import UsageLog, frequencies_for_lint
+    from yoi_tui.core.usage.log import UsageLog, frequencies_for_lint
 
     ws = _ws_copy(tmp_path, "workspace")
     log = UsageLog(ws, "s-1")

@@ -22,8 +22,8 @@ from support import RECORD_EDITS, count_lint_reads, edit_record, write_text
 from yoi_tui.core.freshness import change_feed
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace, resident
-from yoi_tui.core.retrieval.usage import frequencies_for_lint
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import frequencies_for_lint
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))

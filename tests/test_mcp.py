@@ -12,8 +12,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.retrieval.usage import load_events
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import load_events
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from support import knowledge_meta, make_ws, write_record
 
-from yoi_tui.core.retrieval.usage import load_events
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import load_events
 
 REPO = Path(__file__).resolve().parent.parent
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",

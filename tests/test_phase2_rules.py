@@ -239,7 +239,7 @@ def test_hash_words_from_sessions_do_not_become_dangling_refs(tmp_path: Path) ->
 
 
 def test_knowledge_is_created_only_from_the_candidate_report(tmp_path: Path) -> None:
-    from yoi_tui.core.retrieval import usage
+    from yoi_tui.core.usage import log as usage
 
     ws = make_ws(tmp_path)
     stage(ws, "s8", 0, 4, decisions=[Decision(title="Use SQLite", options=["SQLite"], chosen="SQLite",

@@ -11,8 +11,8 @@ from support import decision_meta, knowledge_meta, make_ws, request_meta, run_yo
 
 from yoi_tui.core.retrieval import search as search_mod
 from yoi_tui.core.retrieval.search import SearchError, get_record, knowledge_search, memory_search
-from yoi_tui.core.retrieval.usage import load_events
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import load_events
 
 PYTEST_BODY = """
 # Running the tests

@@ -438,7 +438,7 @@ def test_hooks_and_context_are_served_with_the_same_answer_after_changes(tmp_pat
     """SessionStart, UserPromptSubmit and ``yoi context`` are answered by the server (the hook's
     event travels with the request), the same as in their own process, after every kind of change
     to what the block is built from."""
-    from yoi_tui.core.retrieval.usage import estimate_tokens, load_events
+    from yoi_tui.core.usage.log import estimate_tokens, load_events
 
     ws = _workspace(tmp_path)
     write_record(ws, "memory/summary.md", {"updated_at": "2026-11-02T09:00:00+00:00"}, "\nA quokka project.\n")

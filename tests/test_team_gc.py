@@ -15,9 +15,9 @@ from support import decision_meta, make_ws, request_meta, write_record
 from yoi_tui.core.gc import run_gc
 from yoi_tui.core.gc.rules_engine import stub_line
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.retrieval.usage import record_invoke, record_tokens
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import record_invoke, record_tokens
 
 KEEP = "memory/requests/add-a-dark-mode.md"
 DUP = "memory/requests/add-a-dark-modes.md"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from support import knowledge_meta, make_ws, run_yoi, wait_for_background, write_record
 
-from yoi_tui.core.retrieval.usage import load_events, usage_report
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import load_events, usage_report
 
 SAMPLES = Path(__file__).resolve().parent / "data" / "samples"
 CLAUDE = SAMPLES / "claude-code_v2.1.38_spotter_tool_heavy.jsonl"

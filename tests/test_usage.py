@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.retrieval import usage
-from yoi_tui.core.retrieval.usage import (
+from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage import log as usage
+from yoi_tui.core.usage.log import (
     UsageError,
     candidate_report,
     collapse_sessions,
@@ -31,7 +32,6 @@ from yoi_tui.core.retrieval.usage import (
     usage_report,
     window_frequency,
 )
-from yoi_tui.core.store.workspace import Workspace
 
 DEFAULTS = {"window": 10, "floor": 100_000, "protect_threshold": 1.0, "candidate_threshold": 1.0,
             "candidate_min_sessions": 2}
@@ -447,7 +447,7 @@ def _uuid_verdict(event_id: str) -> bool:
     st.text(max_size=40)))
 def test_event_ids_are_judged_as_uuid_judges_them(event_id: str) -> None:
     # _check_event answers canonical UUIDv7 ids by a pattern: the verdict must be uuid.UUID's.
-    from yoi_tui.core.retrieval.usage import _check_event
+    from yoi_tui.core.usage.log import _check_event
 
     reason = _check_event({"id": event_id, "type": "tokens", "input_tokens": 1})
     assert (reason is None) == _uuid_verdict(event_id), (event_id, reason)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from support import decision_meta, knowledge_meta, make_ws, request_meta, run_yoi, write_record
 
-from yoi_tui.core.retrieval.usage import load_events
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.core.usage.log import load_events
 
 NOW = datetime.now(UTC)
 
@@ -105,9 +105,9 @@ def test_in_a_shared_workspace_a_clone_compacts_only_its_own_sessions(tmp_path: 
     session another clone resumes (appends to) is never deleted under it."""
     from git_support import clone, commit_all, git, git_env, make_remote
 
-    from yoi_tui.core.retrieval.usage import record_tokens
-    from yoi_tui.core.retrieval.usage_compact import compact
     from yoi_tui.core.store.workspace import Workspace
+    from yoi_tui.core.usage.compact import compact
+    from yoi_tui.core.usage.log import record_tokens
 
     env = git_env(tmp_path / "home")
     remote = make_remote(tmp_path, env)
@@ -177,9 +177,9 @@ def test_clones_compacting_into_one_month_file_never_double_a_line(tmp_path: Pat
     of 30 lines in a 4-clone campaign of bench/team.py.)"""
     from git_support import clone, commit_all, git, git_env, make_remote
 
-    from yoi_tui.core.retrieval.usage import mark_own_session
-    from yoi_tui.core.retrieval.usage_compact import compact
-    from yoi_tui.core.retrieval.usage_month import encode_session
+    from yoi_tui.core.usage.compact import compact
+    from yoi_tui.core.usage.log import mark_own_session
+    from yoi_tui.core.usage.month_file import encode_session
 
     env = git_env(tmp_path / "home")
     remote = make_remote(tmp_path, env)

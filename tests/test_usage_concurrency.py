@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import make_ws
 
-from yoi_tui.core.retrieval.usage import load_events
+from yoi_tui.core.usage.log import load_events
 
 PROCESSES = 8
 EVENTS = 500
@@ -20,7 +20,7 @@ EVENTS = 500
 WRITER = textwrap.dedent("""
     import os, sys, time
     from yoi_tui.core.store.workspace import Workspace
-    from yoi_tui.core.retrieval.usage import UsageLog
+    from yoi_tui.core.usage.log import UsageLog
 
     root, session, proc, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
     log = UsageLog(Workspace(root), session)

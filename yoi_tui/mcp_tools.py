@@ -188,7 +188,7 @@ class ToolContext:
     def session(self) -> str:
         """The usage session of this call, asked again at every call: the client's hooks may announce
         a new one (``/clear`` in Claude Code starts a new session with the same MCP server)."""
-        from .core.retrieval.agent_session import session_for_mcp
+        from .core.usage.agent_session import session_for_mcp
 
         found = session_for_mcp(self.ws, self.explicit_session)
         if found is not None:

@@ -68,7 +68,7 @@ def _suppressed_parent() -> argparse.ArgumentParser:
 
 
 def run_record_tokens(args: argparse.Namespace) -> int:
-    from ..core.retrieval.usage import UsageLog
+    from ..core.usage.log import UsageLog
 
     ws = workspace_from(args)
     usage_log = UsageLog(ws, session_from(args))
@@ -79,7 +79,7 @@ def run_record_tokens(args: argparse.Namespace) -> int:
 
 
 def run_compact(args: argparse.Namespace) -> int:
-    from ..core.retrieval.usage_compact import compact
+    from ..core.usage.compact import compact
 
     ws = workspace_from(args)
     result = compact(ws, older_than_days=args.older_than_days, dry_run=args.dry_run)
@@ -103,7 +103,7 @@ def _fmt_freq(value: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.retrieval.usage import usage_report
+    from ..core.usage.log import usage_report
 
     show_library_warnings()
     ws = workspace_from(args)

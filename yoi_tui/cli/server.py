@@ -291,8 +291,8 @@ def _run(argv: list[str]) -> int:
 
 def _set_caller(pid: int | None) -> None:
     """A served hook announces its session with the ancestors of the calling ``yoi`` process, not
-    the server's (core/retrieval/agent_session)."""
-    from ..core.retrieval import agent_session
+    the server's (core/usage/agent_session)."""
+    from ..core.usage import agent_session
 
     agent_session.served_caller = pid
 

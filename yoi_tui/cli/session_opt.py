@@ -28,7 +28,7 @@ def session_parent(*, no_record: bool = True) -> argparse.ArgumentParser:
 
 def session_from(args: argparse.Namespace) -> str | None:
     """The validated ``--session`` value, or None to use the environment / process default."""
-    from ..core.retrieval.usage import validate_session_id
+    from ..core.usage.log import validate_session_id
 
     value = getattr(args, "session", None)
     return validate_session_id(value) if value else None

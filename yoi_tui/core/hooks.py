@@ -45,7 +45,7 @@ def export_session_id(session_id: str, env_file: str | None) -> None:
     """
     import shlex
 
-    from .retrieval.usage import validate_session_id
+    from .usage.log import validate_session_id
 
     if not env_file:
         return
@@ -60,7 +60,7 @@ def export_session_id(session_id: str, env_file: str | None) -> None:
 
 
 def announce_session(ws: Workspace, session_id: str, *, prune: bool) -> None:
-    from .retrieval.agent_session import announce
+    from .usage.agent_session import announce
 
     announce(ws, session_id, prune=prune)
 
@@ -82,7 +82,7 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
             outcome.notes.extend(str(item) for item in result)
 
     if isinstance(session_id, str):
-        # The client's MCP server records under this session too (retrieval/agent_session).
+        # The client's MCP server records under this session too (usage/agent_session).
         step("session", lambda: announce_session(ws, session_id, prune=event == "SessionStart"))
     # The token clock is advanced by Phase 1 in the background worker (Stop, PreCompact, SessionEnd):
     # parsing the transcript here cost every prompt ~0.1 s of imports plus the transcript's size.

@@ -36,7 +36,7 @@ PROCESS = "process"
 # "module:name" -> (kind, why; for PER_REQUEST also the factory of the value a request starts with)
 STATE: dict[str, tuple[Any, ...]] = {
     # per request
-    "yoi_tui.core.retrieval.usage:_process_session_id": (
+    "yoi_tui.core.usage.log:_process_session_id": (
         PER_REQUEST, "the session id made up once per process when none is given: each caller is its own process",
         lambda: None),
     "yoi_tui.core.crashpoints:_count": (

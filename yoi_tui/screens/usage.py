@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Sparkline, Static
 
-from ..core.retrieval.usage import RecordStat, UsageSummary, load_events, usage_report
+from ..core.usage.log import RecordStat, UsageSummary, load_events, usage_report
 from ..widgets.header import AppHeader
 
 BUCKETS = 40

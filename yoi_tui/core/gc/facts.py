@@ -1,6 +1,6 @@
 """What GC's rules look at, computed once per run.
 
-* ``UsageFacts`` — per-record usage from ``core.retrieval.usage`` (invokes, frequency, the protection flag)
+* ``UsageFacts`` — per-record usage from ``core.usage.log`` (invokes, frequency, the protection flag)
   and the **token clock** as a timeline, so a record's age can be measured in input tokens like
   everything else in usage (SPEC 6): the clock at a wall-clock moment is the sum of the ``tokens``
   events whose UUIDv7 id was minted at or before it. A record written before usage was recorded
@@ -29,12 +29,12 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..errors import YoiError
 from ..retrieval.slugrefs import iter_prose_lines, referenced_slugs
-from ..retrieval.usage import RecordStat, compute_stats, load_events
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.reader import read_exact
 from ..store.records import Record, RecordHead, as_timestamp
 from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.workspace import Workspace
+from ..usage.log import RecordStat, compute_stats, load_events
 
 MAX_WORKFLOW_BYTES = 1024 * 1024
 

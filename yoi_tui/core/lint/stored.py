@@ -37,7 +37,7 @@ USAGE_CACHE_NAME = "usage-frequencies.json"
 _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models", "text.prefilter",
                    "store.records", "retrieval.slugrefs", "lint.cache", "lint.stored", "lint.index",
                    "lint.injection", "lint.rules", "lint.runner", "lint.similar", "text.secrets",
-                   "text.secret_library", "store.safe_read", "retrieval.usage", "text.markers",
+                   "text.secret_library", "store.safe_read", "usage.log", "text.markers",
                    "lint.fix", "store.meta_fields")  # lint.fix: the unknown-field and missing-field hints
 _FOLDERS = (DECISIONS_REL, REQUESTS_REL, KNOWLEDGE_REL)
 
@@ -180,7 +180,7 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
                                                 sort_keys=True).encode()).hexdigest()
                 self._values = self._cached(key)
             if self._values is None:
-                from ..retrieval.usage import frequencies_for_lint
+                from ..usage.log import frequencies_for_lint
 
                 self._values = dict(frequencies_for_lint(self.ws))
                 racy = any(max(item[2], item[3]) >= started_ns - RACY_NS for item in files or [])

@@ -172,7 +172,7 @@ class LlmEngine:
         return within_chunk(to_activity(result.output), entries)
 
     def _count(self, usage: Any) -> None:
-        from ..retrieval.usage import record_tokens
+        from ..usage.log import record_tokens
 
         self.spent += int(usage.input_tokens or 0) + int(usage.output_tokens or 0)
         self.requests += int(usage.requests or 0)

@@ -135,7 +135,7 @@ def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, i
     if tokens <= 0:
         return counted
     try:
-        from ..retrieval.usage import record_tokens
+        from ..usage.log import record_tokens
 
         record_tokens(ws, tokens)
     except (ImportError, YoiError, OSError) as exc:

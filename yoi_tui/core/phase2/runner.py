@@ -109,7 +109,7 @@ def staging_pressure(ws: Workspace, *, exclude: set[str] | frozenset[str] = froz
 
 def _candidates(ws: Workspace, notes: list[str]) -> list[Any]:
     try:
-        from ..retrieval.usage import candidate_report
+        from ..usage.log import candidate_report
     except ImportError:
         notes.append("usage: the knowledge candidate report is not available; no knowledge is created")
         return []

@@ -35,9 +35,9 @@ from ..notices import warn
 from ..store.reader import read_record
 from ..store.workspace import Workspace
 from ..text.markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
+from ..usage.log import estimate_tokens, record_inject
 from .listing_cache import ListingCache
 from .summary_lists import generated_listings, scan_knowledge, strip_generated
-from .usage import estimate_tokens, record_inject
 
 INDEX_INTRO = ("Knowledge records (read one with the knowledge_search tool, slug=SLUG, "
                "or `yoi search knowledge --slug SLUG`):")

@@ -25,8 +25,8 @@ from ..store.reader import read_record
 from ..store.records import Record
 from ..store.workspace import Workspace
 from ..text.markers import INJECTED_BLOCK_RE, KNOWLEDGE_END, escape_markers, knowledge_begin
+from ..usage.log import record_quietly
 from .slugrefs import SlugRef, iter_slug_refs
-from .usage import record_quietly
 
 _MAX_CHAIN = 20
 # Marker text inside a body would end its block early when Phase 1 strips injected blocks, leaving

@@ -279,7 +279,7 @@ def _context_lines(ws: Workspace, context_lines: int | None) -> int:
 def _record(ws: Workspace, events: list[tuple[str, str, str]], session_id: str | None) -> None:
     """Record the hits as invokes; the usage module is imported only when there is one to record."""
     if events:
-        from .usage import record_quietly
+        from ..usage.log import record_quietly
 
         record_quietly(ws, events, session_id)
 

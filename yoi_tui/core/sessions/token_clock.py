@@ -19,10 +19,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..errors import YoiError
-from ..retrieval.usage import record_tokens, validate_session_id
 from ..store.atomic import atomic_write_text
 from ..store.safe_read import load_state_json
 from ..store.workspace import Workspace
+from ..usage.log import record_tokens, validate_session_id
 from .model import ParsedLog
 
 _LOCK_TIMEOUT_S = 30.0

@@ -4,7 +4,7 @@ One file per session keeps concurrent writers and git merges apart, but a team o
 12,000 of them a year and every lint/usage/GC run reads them all. A session is *closed* when its
 last event is older than ``older_than_days`` (UUIDv7 ids carry their time); its events move into
 ``.yoi/usage/_month-YYYY-MM.jsonl`` for the month of the event, one line per session in the short
-form of ``usage_month`` (smaller than the session files it replaces). The loader
+form of ``month_file`` (smaller than the session files it replaces). The loader
 (``usage.load_events``) reads the session back, so every metric — clock, frequencies, sessions,
 candidates — is exactly what it was; ``compact`` checks that before it reports success.
 
@@ -32,7 +32,7 @@ from typing import Any
 from ..errors import YoiError
 from ..store.atomic import atomic_write_bytes
 from ..store.workspace import Workspace
-from .usage import COMPACTED_PREFIX, UsageError, own_sessions, usage_report, validate_session_id
+from .log import COMPACTED_PREFIX, UsageError, own_sessions, usage_report, validate_session_id
 
 DEFAULT_OLDER_THAN_DAYS = 30
 
@@ -164,13 +164,13 @@ def _closed_session_lines(path: Path, cutoff: datetime, result: CompactResult) -
 
 def _write_month(path: Path, new: dict[str, dict[str, Any]]) -> None:
     """Add the events ``new`` (id → event with its ``session_id``) to the month file at ``path``: one
-    line per session (``usage_month``) appended after the lines already there, which keep their
+    line per session (``month_file``) appended after the lines already there, which keep their
     order; an event the file already holds is not written again, a line found twice is kept once.
 
     Appending, never re-sorting: two clones adding their sessions' lines at the end of one month file
     meet in one hunk that ``merge=union`` settles by keeping both; lines moved around by one side
     came back twice from such merges (5 of 30 lines in a 4-clone campaign of bench/team.py)."""
-    from .usage_month import BadLine, decode_line, encode_session
+    from .month_file import BadLine, decode_line, encode_session
 
     lines: list[bytes] = []
     present: set[str] = set()

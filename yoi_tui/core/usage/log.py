@@ -229,7 +229,7 @@ OWN_SESSIONS = "usage-own"  # .yoi/state/usage-own/<session_id>: sessions this c
 def mark_own_session(ws: Workspace, session_id: str) -> None:
     """Remember that this clone began ``session_id``'s usage file. Only this clone appends to it (a
     session runs on one machine), so only this clone may fold it away in a shared workspace
-    (``usage_compact``): a file deleted in one clone while another appended to it would be a
+    (``compact``): a file deleted in one clone while another appended to it would be a
     modify/delete conflict in git, which no merge driver settles."""
     folder = ws.state_dir / OWN_SESSIONS
     try:
@@ -437,7 +437,7 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
         path = ws.usage_dir / name
         rel = ws.rel(path)
         session_id = name[: -len(".jsonl")]
-        # A compacted month file (``_month-YYYY-MM.jsonl``, see usage_compact) names no session:
+        # A compacted month file (``_month-YYYY-MM.jsonl``, see compact) names no session:
         # each of its lines carries the session it came from.
         compacted = name.startswith(COMPACTED_PREFIX)
         try:
@@ -466,7 +466,7 @@ def load_events(ws: Workspace) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
                 problems.append(_problem(rel, line_no, f"not valid JSON ({str(exc).splitlines()[0][:80]})"))
                 continue
             if compacted:
-                from .usage_month import BadLine, decode_line
+                from .month_file import BadLine, decode_line
 
                 try:
                     items = list(decode_line(parsed))

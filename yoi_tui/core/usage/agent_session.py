@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..errors import YoiError
 from ..store.workspace import Workspace
-from .usage import SESSION_ENV, validate_session_id
+from .log import SESSION_ENV, validate_session_id
 
 FOLDER = "agent-sessions"
 HOOK_DEPTH = 3  # a hook's parent, grandparent, great-grandparent: the client, through a shell or two
