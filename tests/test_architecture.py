@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "integrations": {"store"},
     # the memory pipeline and the rules
     "sessions": {"store", "text", "usage"},
-    "lint": {"store", "freshness", "text", "retrieval", "usage"},
+    "lint": {"store", "freshness", "text", "retrieval", "usage", "export"},
     "phase1": {"store", "retrieval", "runs", "sessions", "usage"},
     "phase2": {"store", "retrieval", "runs", "lint", "usage"},
     "gc": {"store", "retrieval", "runs", "lint", "usage"},
@@ -47,9 +47,8 @@ ALLOWED: dict[str, set[str]] = {
 DEBTS: dict[str, set[str]] = {
     "gc": {"phase2"},  # debt (issue 24): GC reuses Phase 2's file tools, context and agent tools;
     # the writer-run framework belongs in runs/
-    "lint": {"export"},  # debt (issue 24): lint/stored.py asks export/check for stale exports
 }
-WINGS = {"store", "freshness", "text", "usage", "retrieval", "runs"}  # their __init__ docstrings say what they may import
+WINGS = {"store", "freshness", "text", "usage", "retrieval", "runs", "export"}  # their __init__ docstrings say what they may import
 FORBIDDEN_OUTSIDE = ("textual", "yoi_tui.app", "yoi_tui.screens", "yoi_tui.widgets", "yoi_tui.cli",
                      "yoi_tui.mcp_server", "yoi_tui.messages", "textual_autocomplete", "textual_diff_view")
 

@@ -356,7 +356,7 @@ def filter_disabled(diags: list[Diagnostic], config: Config) -> list[Diagnostic]
 def unstored_findings(ws: Workspace) -> list[Diagnostic]:
     """Findings no cache holds, computed on every whole-workspace lint: a file where a record folder
     belongs (``layout_problems``) and ``stale-export`` (it depends on the skills folders, not records)."""
-    from ..export.check import stale_export_findings
     from ..store.kinds import layout_problems
+    from .stale_export import stale_export_findings
 
     return [*layout_problems(ws), *stale_export_findings(ws)]
