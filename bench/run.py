@@ -552,7 +552,7 @@ def fig_mcp_ready(ws: Path, repeat: int, yoi: list[str], env: dict[str, str], in
 
 def _wait_for_hook_jobs(ws: Path, timeout: float = 600.0) -> None:
     """Until the hooks' background worker is done (so the next figure does not share the CPU with it)."""
-    from yoi_tui.core.hook_jobs import status
+    from yoi_tui.core.hooks.jobs import status
     from yoi_tui.core.store.workspace import Workspace
 
     deadline = time.monotonic() + timeout

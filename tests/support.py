@@ -153,7 +153,7 @@ def wait_for_background(ws: Workspace, deadline_s: float = 120.0) -> dict:
     check: the deadline only keeps a broken worker from hanging the suite)."""
     end = time.monotonic() + deadline_s
     while True:
-        from yoi_tui.core import hook_jobs
+        from yoi_tui.core.hooks import jobs as hook_jobs
 
         found = hook_jobs.status(ws)
         fresh = [j for j in found["pending"] if j["waiting"]]

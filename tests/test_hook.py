@@ -14,7 +14,7 @@ from pathlib import Path
 
 from support import knowledge_meta, make_ws, run_yoi, wait_for_background, write_record
 
-from yoi_tui.core import hook_jobs
+from yoi_tui.core.hooks import jobs as hook_jobs
 from yoi_tui.core.runs.lock import ConsolidationLock
 from yoi_tui.core.store.staging import list_staging
 from yoi_tui.core.store.workspace import Workspace

@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.hooks import handle_claude_code, handle_codex_notify
+    from ..core.hooks.events import handle_claude_code, handle_codex_notify
 
     # Codex's notify passes the event as one argv argument, with stdin closed.
     raw = args.payload if args.harness == "codex-notify" else sys.stdin.read()

@@ -1,4 +1,4 @@
-"""``yoi status``: what the hooks' background work is doing and did (``core/hook_jobs``)."""
+"""``yoi status``: what the hooks' background work is doing and did (``core/hooks/jobs``)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _when(stamp: object) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.hook_jobs import status
+    from ..core.hooks.jobs import status
 
     ws = workspace_from(args)
     found = status(ws)

@@ -16,7 +16,7 @@ from .hooksjson import plan_hooks
 from .jsonfile import load_object, render
 from .plan import FileEdit, IntegrationError, shell_command
 
-# The events yoi handles (see core/hooks.py). SessionEnd is left out: Claude Code gives all
+# The events yoi handles (see core/hooks/events.py). SessionEnd is left out: Claude Code gives all
 # SessionEnd hooks 1.5 s together, too little for Phase 1; Stop covers the end of every turn.
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop")
 HOOK_SUFFIX = "hook claude-code"

@@ -5,7 +5,7 @@
 - ``UserPromptSubmit``: expand the ``#slug``s of the prompt; print only the knowledge blocks (the
   prompt itself is already in the session).
 - ``PreCompact``: Phase 1 on the transcript (forced: the context is about to be summarised away),
-  then a Phase 2 flush — queued for the detached background worker (``hook_jobs``).
+  then a Phase 2 flush — queued for the detached background worker (``hooks.jobs``).
 - ``Stop`` / ``SessionEnd`` / ``SubagentStop``: Phase 1 when the session is over its token threshold,
   in the background worker too: no hook waits for Phase 1 or 2.
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import YoiError
-from .store.workspace import Workspace
+from ..errors import YoiError
+from ..store.workspace import Workspace
 
 
 @dataclass(slots=True)
@@ -45,7 +45,7 @@ def export_session_id(session_id: str, env_file: str | None) -> None:
     """
     import shlex
 
-    from .usage.log import validate_session_id
+    from ..usage.log import validate_session_id
 
     if not env_file:
         return
@@ -60,7 +60,7 @@ def export_session_id(session_id: str, env_file: str | None) -> None:
 
 
 def announce_session(ws: Workspace, session_id: str, *, prune: bool) -> None:
-    from .usage.agent_session import announce
+    from ..usage.agent_session import announce
 
     announce(ws, session_id, prune=prune)
 
@@ -87,14 +87,14 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
     # The token clock is advanced by Phase 1 in the background worker (Stop, PreCompact, SessionEnd):
     # parsing the transcript here cost every prompt ~0.1 s of imports plus the transcript's size.
     if event == "SessionStart":
-        from .retrieval.context import resident_context
+        from ..retrieval.context import resident_context
 
         if isinstance(session_id, str):
             step("session env", lambda: export_session_id(session_id, os.environ.get("CLAUDE_ENV_FILE")))
 
         step("context", lambda: setattr(outcome, "stdout", resident_context(ws, session_id=session_id)))
     elif event == "UserPromptSubmit":
-        from .retrieval.expand import expand_prompt
+        from ..retrieval.expand import expand_prompt
 
         prompt = str(payload.get("prompt", ""))
 
@@ -113,7 +113,7 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
 
 
 def _queue(ws: Workspace, transcript: Path, session_id: object, event: str, *, force: bool, flush: bool) -> None:
-    from .hook_jobs import queue
+    from .jobs import queue
 
     queue(ws, transcript, session_id if isinstance(session_id, str) else None, force=force, flush=flush, event=event)
 

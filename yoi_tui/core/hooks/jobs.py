@@ -4,7 +4,7 @@ detached worker process, so no hook blocks the agent (issue 23: Stop added 2-2.7
 A hook calls ``queue``: it writes one job file, ``.yoi/state/hook-jobs/<session>-<crc>.json`` (the CRC
 of the transcript's path; atomic,
 fsynced: the job survives the agent exiting right after, as PreCompact's flush must), and starts
-``python -m yoi_tui.core.hook_jobs WORKSPACE`` detached — its own session (``setsid``), stdin and
+``python -m yoi_tui.core.hooks.jobs WORKSPACE`` detached — its own session (``setsid``), stdin and
 stdout on ``/dev/null``, stderr appended to ``worker.log`` — so it outlives the agent, and the
 hook returns without waiting for it. A second event of the same session before the worker took
 the first merges into the same file (``force``/``flush`` are or-ed).
@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import YoiError
-from .store.workspace import Workspace
+from ..errors import YoiError
+from ..store.workspace import Workspace
 
 FOLDER = "hook-jobs"
 LOG_KEEP = 200  # log.jsonl is cut to this many lines when it grows past twice as many
@@ -61,7 +61,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    from .store.atomic import atomic_write_text
+    from ..store.atomic import atomic_write_text
 
     atomic_write_text(path, json.dumps(data, ensure_ascii=False) + "\n", mode=0o600)
 
@@ -101,7 +101,7 @@ def start_worker(ws: Workspace) -> None:
     _trim_worker_log(folder)  # here, not in the worker: its stderr is that file
     try:
         os.posix_spawn(
-            sys.executable, [sys.executable, "-m", "yoi_tui.core.hook_jobs", str(ws.root)], _worker_env(),
+            sys.executable, [sys.executable, "-m", "yoi_tui.core.hooks.jobs", str(ws.root)], _worker_env(),
             file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                           (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                           (os.POSIX_SPAWN_OPEN, 2, str(folder / "worker.log"),
@@ -160,7 +160,7 @@ def _log(folder: Path, entry: dict[str, Any]) -> None:
 
 
 def _write_text(path: Path, text: str) -> None:
-    from .store.atomic import atomic_write_text
+    from ..store.atomic import atomic_write_text
 
     try:
         atomic_write_text(path, text, mode=0o600)
@@ -213,7 +213,7 @@ def _recover_running(folder: Path) -> None:
 def run_job(ws: Workspace, job: dict[str, Any]) -> list[str]:
     """Phase 1 on the job's transcript, then (flush) a Phase 2 flush; the outcome lines. Raises
     ``YoiError`` (or anything else) when it failed."""
-    from .phase1.runner import run_phase1
+    from ..phase1.runner import run_phase1
 
     transcript = Path(str(job.get("transcript", "")))
     lines: list[str] = []
@@ -222,7 +222,7 @@ def run_job(ws: Workspace, job: dict[str, Any]) -> list[str]:
     if isinstance(session, str) and transcript.is_file():
         # Under the hook's session id (the one its usage events and MCP calls use); Phase 1 below
         # then finds these entries counted (the clock is shared).
-        from .sessions.token_clock import advance_token_clock
+        from ..sessions.token_clock import advance_token_clock
 
         try:
             advance_token_clock(ws, session, transcript)
@@ -233,7 +233,7 @@ def run_job(ws: Workspace, job: dict[str, Any]) -> list[str]:
         if r.status == "error":
             failed.append(f"phase1: {r.message}")
     if job.get("flush") and not failed:
-        from .phase2.runner import run_phase2
+        from ..phase2.runner import run_phase2
 
         try:
             report = run_phase2(ws, flush=True)
@@ -341,8 +341,8 @@ def status(ws: Workspace, *, recent: int = 10) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m yoi_tui.core.hook_jobs WORKSPACE``: the detached worker."""
-    from .store.workspace import find_workspace
+    """``python -m yoi_tui.core.hooks.jobs WORKSPACE``: the detached worker."""
+    from ..store.workspace import find_workspace
 
     try:
         ws = find_workspace(explicit=argv[0])
