@@ -709,8 +709,8 @@ def fig_completion(ws: Path, repeat: int) -> Figure:
     fig = Figure("completion", "`#` completion, one keystroke (in-process)", "s")
     queries = ("c", "ca", "cat", "q", "qz", "xqz")  # prefix hits and misses (the fuzzy path)
     try:
-        from yoi_tui.core.browse import RecordStore, rank_slugs
         from yoi_tui.core.store.workspace import Workspace
+        from yoi_tui.model.browse import RecordStore, rank_slugs
 
         store = RecordStore.load(Workspace(ws))
 
@@ -722,7 +722,7 @@ def fig_completion(ws: Path, repeat: int) -> Figure:
             start = time.perf_counter()
             store.knowledge_candidates()
             gather.append(time.perf_counter() - start)
-        fig.note = (f"core.browse.rank_slugs over store.knowledge_candidates(), as the compose screen calls it "
+        fig.note = (f"model.browse.rank_slugs over store.knowledge_candidates(), as the compose screen calls it "
                     f"(gathering the candidates alone: {statistics.median(gather) * 1000:.1f} ms)")
     except ImportError:
         from rapidfuzz import fuzz, process

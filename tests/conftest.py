@@ -37,8 +37,8 @@ except ImportError:  # pragma: no cover - the snapshot plugin is a test extra
 
 @pytest.fixture
 def demo_root(tmp_path: Path) -> Path:
-    """A fresh demo workspace (core.demo) in a temporary folder."""
-    from yoi_tui.core.demo import create_demo_workspace
+    """A fresh demo workspace (model.demo) in a temporary folder."""
+    from yoi_tui.model.demo import create_demo_workspace
 
     root = tmp_path / "ws"
     create_demo_workspace(root)

@@ -158,7 +158,7 @@ async def test_help_and_palette_cover_every_binding(demo_root: Path, make_test_a
 
 
 async def test_large_workspace_paints_before_parsing(tmp_path: Path, make_test_app, wait_until) -> None:
-    from yoi_tui.core.demo import create_demo_workspace
+    from yoi_tui.model.demo import create_demo_workspace
 
     create_demo_workspace(tmp_path / "big", extra=120)
     app: YoiApp = make_test_app(tmp_path / "big", inline_load_max=50)

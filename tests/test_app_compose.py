@@ -149,7 +149,7 @@ def test_console_script_help_and_errors(tmp_path: Path) -> None:
 
 async def test_compose_mode_on_a_large_workspace_loads_knowledge_in_the_background(
         tmp_path: Path, make_test_app, wait_until) -> None:
-    from yoi_tui.core.demo import create_demo_workspace
+    from yoi_tui.model.demo import create_demo_workspace
 
     create_demo_workspace(tmp_path / "big", extra=100)
     app: YoiApp = make_test_app(tmp_path / "big", mode="compose", inline_load_max=10)

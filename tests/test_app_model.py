@@ -1,4 +1,4 @@
-"""The app's Textual-free model (core.browse): store, grouping, filter, # completion, templates."""
+"""The app's Textual-free model (model.browse): store, grouping, filter, # completion, templates."""
 
 from __future__ import annotations
 
@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from yoi_tui.core.browse import (
+from yoi_tui.core.lint import WorkspaceIndex, lint_text
+from yoi_tui.core.store.kinds import RecordKind, path_for
+from yoi_tui.core.store.templates import record_template
+from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.model.browse import (
     RecordStore,
     filter_entries,
     group_entries,
     rank_slugs,
     slug_span,
 )
-from yoi_tui.core.lint import WorkspaceIndex, lint_text
-from yoi_tui.core.store.kinds import RecordKind, path_for
-from yoi_tui.core.store.templates import record_template
-from yoi_tui.core.store.workspace import Workspace
 
 
 def test_store_loads_every_record_once(demo_root: Path) -> None:

@@ -6,6 +6,10 @@ allowed to, below), on a part of the core the map does not name, or on any impor
 of the app/CLI layers from the core. The map is the direction the code has today
 (docs/architecture.md draws it); ``DEBTS`` are the imports against the intended rooms that
 issue 24 names, allowed until they are moved, and no new one may be added silently.
+
+Around the core, every other module of ``yoi_tui`` belongs to one front end (``FRONT_OF``) and
+imports one way too (``FRONTS``): the app may import the core and the app's model
+(``yoi_tui/model/``); the model, the CLI and the MCP server never import the app or Textual.
 """
 
 from __future__ import annotations
@@ -37,9 +41,7 @@ ALLOWED: dict[str, set[str]] = {
     "phase2": {"store", "retrieval", "runs", "lint", "usage"},
     "gc": {"store", "retrieval", "runs", "lint", "usage"},
     "importer": {"store", "runs", "lint"},
-    # the app- and CLI-facing loose modules
-    "browse": {"store"},
-    "demo": {"store", "phase1"},
+    # what `yoi hook` runs (the CLI's only caller of it)
     "hooks": {"store", "retrieval", "usage", "sessions", "phase1", "phase2"},
 }
 # Imports that exist today against the rooms issue 24 asks for: allowed, each a debt of issue 24.
@@ -50,6 +52,18 @@ DEBTS: dict[str, set[str]] = {
 WINGS = {"store", "freshness", "text", "usage", "retrieval", "runs", "export"}  # their __init__ docstrings say what they may import
 FORBIDDEN_OUTSIDE = ("textual", "yoi_tui.app", "yoi_tui.screens", "yoi_tui.widgets", "yoi_tui.cli",
                      "yoi_tui.mcp_server", "yoi_tui.messages", "textual_autocomplete", "textual_diff_view")
+PACKAGE = CORE.parent
+# The front ends around the core, and what each may import of ours (``core``: any of it): the app may
+# import the core and its model, the core never the app (nor the model, the CLI or the MCP server).
+FRONTS: dict[str, set[str]] = {
+    "model": {"core"},  # yoi_tui/model/: the app's data model and its demo workspace, without Textual
+    "mcp": {"core"},  # mcp_server.py (the protocol), mcp_tools.py (the tools)
+    "cli": {"core", "mcp"},  # yoi_tui/cli/: one module per `yoi` command, the command server; `yoi mcp` starts the server
+    "app": {"core", "model", "textual"},  # the Textual app and what only it uses
+}
+FRONT_OF = {"model": "model", "mcp_server": "mcp", "mcp_tools": "mcp", "cli": "cli", "app": "app",
+            "app_main": "app", "messages": "app", "screens": "app", "widgets": "app", "screenshots": "app",
+            "terminal": "app", "lint_process": "app"}
 
 
 def module_name(path: Path, core: Path = CORE) -> str:
@@ -97,8 +111,9 @@ def violations(core: Path = CORE) -> list[str]:
         here = part_of(module_name(path, core)) or ""
         for line, target in imports_of(path, core):
             where = f"{path.relative_to(core.parent.parent)}:{line} imports {target}"
-            if target.startswith(FORBIDDEN_OUTSIDE):
-                bad.append(f"{where} (the core never imports the app, the CLI or Textual)")
+            if target.startswith(FORBIDDEN_OUTSIDE) or (
+                    target.startswith("yoi_tui.") and not target.startswith("yoi_tui.core.")):
+                bad.append(f"{where} (the core never imports the app, its model, the CLI or Textual)")
                 continue
             there = part_of(target)
             if there is None or there == here or there in SHARED:
@@ -113,6 +128,45 @@ def violations(core: Path = CORE) -> list[str]:
     return bad
 
 
+def front_of(module: str) -> str | None:
+    """The front end (``FRONTS``) a module outside the core belongs to; None for one the map does not name."""
+    parts = module.split(".")
+    return FRONT_OF.get(parts[1]) if len(parts) > 1 else "package"
+
+
+def imported_part(target: str) -> str | None:
+    """``core``, a front end, ``textual`` (Textual and its add-ons), or None (anything else)."""
+    if target == "textual" or target.startswith(("textual.", "textual_")):
+        return "textual"
+    parts = target.split(".")
+    if parts[0] != "yoi_tui" or len(parts) < 2:
+        return None
+    return "core" if parts[1] == "core" else FRONT_OF.get(parts[1], parts[1])
+
+
+def front_violations(package: Path = PACKAGE) -> list[str]:
+    """Imports of the front ends that run the wrong way (the model or the CLI importing the app or
+    Textual, the MCP server importing the CLI, ...), and modules outside the core the map does not name."""
+    bad: list[str] = []
+    core = package / "core"
+    for path in sorted(package.rglob("*.py")):
+        if core in path.parents:
+            continue
+        name = module_name(path, core)
+        here = front_of(name)
+        if here is None:
+            bad.append(f"{path.relative_to(package.parent)} is in no front end of tests/test_architecture.py's "
+                       "FRONT_OF: add it there and to docs/architecture.md")
+            continue
+        allowed = FRONTS.get(here, set()) | {here}
+        for line, target in imports_of(path, core):
+            there = imported_part(target)
+            if there is not None and there not in allowed:
+                bad.append(f"{path.relative_to(package.parent)}:{line} imports {target} "
+                           f"({here} may import only {sorted(allowed - {here})})")
+    return bad
+
+
 def parts_of_core(core: Path = CORE) -> set[str]:
     """Every package and loose module directly under ``core`` (``__init__`` aside)."""
     found = {path.name for path in core.iterdir() if (path / "__init__.py").is_file()}
@@ -122,6 +176,26 @@ def parts_of_core(core: Path = CORE) -> set[str]:
 
 def test_core_imports_run_one_way() -> None:
     assert violations() == []
+
+
+def test_front_ends_import_one_way() -> None:
+    """The app may import the core and its model; the model, the CLI and the MCP server never the app or Textual."""
+    assert front_violations() == []
+
+
+@pytest.mark.parametrize(("where", "source", "expected"), [
+    ("model/_planted_for_test.py", "import textual\n", "model may import only ['core']"),
+    ("model/_planted_for_test.py", "from ..widgets import header\n", "model may import only ['core']"),
+    ("cli/_planted_for_test.py", "def f():\n    from ..app import YoiApp\n", "cli may import only"),
+    ("_planted_for_test.py", "", "in no front end"),
+])
+def test_checker_catches_a_wrong_way_front_import(tmp_path: Path, where: str, source: str, expected: str) -> None:
+    package = tmp_path / "yoi_tui"
+    shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "core"))
+    (package / "core").mkdir()
+    (package / where).write_text(source, encoding="utf-8")
+    found = front_violations(package)
+    assert any("_planted_for_test" in v and expected in v for v in found), found
 
 
 def test_the_map_names_every_part_of_the_core_and_nothing_else() -> None:
@@ -158,6 +232,7 @@ def test_every_wing_says_what_it_may_import() -> None:
     ("from ..runs.changeset import apply\n", "store may import only"),
     ("from yoi_tui.core.lint import runner\n", "store may import only"),
     ("import textual\n", "never imports"),
+    ("from yoi_tui.model.browse import RecordStore\n", "never imports the app, its model"),
     ("def f():\n    from ..retrieval import search\n", "store may import only"),
 ])
 def test_checker_catches_a_wrong_way_import(tmp_path: Path, source: str, expected: str) -> None:

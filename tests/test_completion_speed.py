@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 from support import knowledge_meta, write_record
 
-from yoi_tui.core.browse import RecordStore, SlugCandidates, SlugMatch, _subsequence, rank_slugs
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.model.browse import RecordStore, SlugCandidates, SlugMatch, _subsequence, rank_slugs
 
 
 def reference_rank(query: str, candidates: list[tuple[str, str]], limit: int = 50) -> list[SlugMatch]:

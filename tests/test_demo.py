@@ -1,4 +1,4 @@
-"""The demo workspace generator (core.demo): every kind, deliberate problems, determinism."""
+"""The demo workspace generator (model.demo): every kind, deliberate problems, determinism."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from yoi_tui.core.demo import DELIBERATE_PROBLEMS, SESSIONS, create_demo_workspace
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.store.kinds import iter_record_paths
 from yoi_tui.core.store.staging import list_staging, read_staging
 from yoi_tui.core.store.workspace import Workspace
+from yoi_tui.model.demo import DELIBERATE_PROBLEMS, SESSIONS, create_demo_workspace
 
 
 def _tree_bytes(root: Path) -> dict[str, bytes]:
@@ -91,8 +91,8 @@ def test_demo_rerun_overwrites_in_place(tmp_path: Path) -> None:
 
 def test_core_imports_without_textual() -> None:
     """The memory core (and the demo/browse models the app uses) never imports Textual."""
-    modules = ["yoi_tui.core." + name for name in (
-        "store.atomic", "browse", "store.config", "demo", "diagnostics", "errors", "retrieval.expand", "store.ids",
+    modules = ["yoi_tui.model.browse", "yoi_tui.model.demo"] + ["yoi_tui.core." + name for name in (
+        "store.atomic", "store.config", "diagnostics", "errors", "retrieval.expand", "store.ids",
         "store.kinds", "text.markers", "store.models", "store.records", "retrieval.search",
         "retrieval.slugrefs", "store.staging", "usage.log", "store.workspace", "store.writer", "lint")]
     code = ("import importlib, sys\n"

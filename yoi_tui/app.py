@@ -22,7 +22,6 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from .core.browse import RecordStore
 from .core.diagnostics import Diagnostic
 from .core.errors import YoiError
 from .core.freshness.store_watch import StoreWatcher
@@ -32,6 +31,7 @@ from .core.store.kinds import RecordKind, path_for
 from .core.store.templates import knowledge_kind_for, record_template
 from .core.store.workspace import Workspace
 from .messages import RecordSaved, RecordsChanged, StoreLoaded, WorkspaceLinted
+from .model.browse import RecordStore
 from .screens.compose import ComposeScreen
 from .screens.dialogs import Choice, ChoiceModal, HelpModal, NewRecordModal, NewRecordRequest
 from .screens.editor import EditorScreen

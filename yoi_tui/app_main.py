@@ -3,7 +3,7 @@
 ``compose`` opens only the prompt composer and prints the expanded prompt to stdout on ctrl+j,
 so it can be substituted into an agent's command line: ``claude "$(yoi-tui compose)"`` (Textual
 draws on stderr, so capturing stdout does not capture the screen). ``--demo`` builds the sample
-workspace of ``core.demo`` in a temporary folder and removes it on exit.
+workspace of ``model.demo`` in a temporary folder and removes it on exit.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .core.store.workspace import find_workspace
 
         if demo:
-            from .core.demo import create_demo_workspace
+            from .model.demo import create_demo_workspace
 
             demo_root = Path(tempfile.mkdtemp(prefix="yoi-demo-"))
             create_demo_workspace(demo_root)

@@ -10,9 +10,9 @@ from typing import Any
 
 from textual.message import Message
 
-from .core.browse import RecordStore, StoreChanges
 from .core.diagnostics import Diagnostic
 from .core.runs.progress import Progress
+from .model.browse import RecordStore, StoreChanges
 
 
 @dataclass

@@ -200,7 +200,7 @@ TOUR: dict[str, list[Step]] = {
 async def shoot(steps: Sequence[Step], path: Path, *, size: tuple[int, int] = SIZE,
                 root: Path | None = None) -> Path:
     """Drive a fresh demo app through ``steps`` and save the screen as an SVG at ``path``."""
-    from .core.demo import create_demo_workspace
+    from .model.demo import create_demo_workspace
 
     temp = None
     if root is None:

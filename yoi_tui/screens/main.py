@@ -16,8 +16,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Tree
 
-from ..core.browse import RecordEntry, filter_entries, group_entries
 from ..core.store.kinds import RecordKind
+from ..model.browse import RecordEntry, filter_entries, group_entries
 from ..widgets.header import AppHeader
 from ..widgets.problems import ProblemsPanel
 from ..widgets.record_tree import RecordTree

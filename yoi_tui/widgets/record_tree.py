@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ..core.browse import Group, RecordEntry
+from ..model.browse import Group, RecordEntry
 
 LEAF_CAP = 500
 EXPAND_ALL_BELOW = 400  # total leaves under which every group starts expanded

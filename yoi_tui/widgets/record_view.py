@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
-from ..core.browse import RecordEntry
+from ..model.browse import RecordEntry
 
 
 def _parser() -> MarkdownIt:

@@ -7,7 +7,7 @@ Pilot/snapshot tests cover the behaviour. ``PromptTextArea`` swallows Enter whil
 open: the autocomplete hears keys only after the TextArea has handled them, so without this Enter
 would insert a newline instead of completing.
 
-Candidates are the user-invocable knowledge slugs, ranked by ``core.browse.rank_slugs`` (prefix,
+Candidates are the user-invocable knowledge slugs, ranked by ``model.browse.rank_slugs`` (prefix,
 substring, subsequence, fuzzy), each shown with its description.
 """
 
@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.widgets import TextArea
 from textual_autocomplete import AutoComplete, DropdownItem, TargetState
 
-from ..core.browse import rank_slugs, slug_span
+from ..model.browse import rank_slugs, slug_span
 
 DESCRIPTION_WIDTH = 56
 

@@ -26,12 +26,12 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from .diagnostics import Diagnostic
-from .store.kinds import RECORD_FOLDERS, RecordKind, iter_record_paths, kind_for_path, slug_of
-from .store.meta_fields import DECISION_STATUSES
-from .store.reader import read_record
-from .store.records import Record
-from .store.workspace import SUMMARY_REL, Workspace
+from ..core.diagnostics import Diagnostic
+from ..core.store.kinds import RECORD_FOLDERS, RecordKind, iter_record_paths, kind_for_path, slug_of
+from ..core.store.meta_fields import DECISION_STATUSES
+from ..core.store.reader import read_record
+from ..core.store.records import Record
+from ..core.store.workspace import SUMMARY_REL, Workspace
 
 KIND_ORDER = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
 Stat = tuple[int, int]  # (st_mtime_ns, st_size)

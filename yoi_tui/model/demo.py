@@ -21,11 +21,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .phase1.pointer import pointer_path
-from .store.atomic import atomic_write_text
-from .store.kinds import RecordKind, path_for
-from .store.workspace import Workspace, init_workspace
-from .store.writer import new_record_text
+from ..core.phase1.pointer import pointer_path
+from ..core.store.atomic import atomic_write_text
+from ..core.store.kinds import RecordKind, path_for
+from ..core.store.workspace import Workspace, init_workspace
+from ..core.store.writer import new_record_text
 
 BASE_TIME = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 SESSIONS = ("sess-2026-01-05-a1", "sess-2026-01-12-b2", "sess-2026-01-19-c3")
