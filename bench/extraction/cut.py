@@ -9,7 +9,9 @@
   are dropped, and each ``toolUseResult`` (the harness's structured copy of a tool result) keeps
   only its ``interrupted`` flag;
 * every JSON string longer than 1,200 characters keeps its first 600 and last 400 characters
-  around ``…[trimmed for the benchmark]…``;
+  around ``…[trimmed for the benchmark]…``; a string that itself holds JSON (a Codex tool output
+  ``{"output": …, "metadata": {"exit_code": …}}``) is trimmed inside and stays valid JSON, so its
+  exit code is still read;
 * each ``--replace OLD=NEW`` is applied to every string (user names in paths, e-mail addresses).
 
 A line that is not JSON is kept as it is (the adapters report it; the benchmark should too).
@@ -28,11 +30,26 @@ MARK = "…[trimmed for the benchmark]…"
 DROPPED_TYPES = {"progress", "file-history-snapshot"}
 
 
+def _nested_json(value: str) -> Any:
+    """The object or array a string holds as JSON (Codex writes tool outputs so), else None."""
+    stripped = value.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    try:
+        nested = json.loads(stripped)
+    except ValueError:
+        return None
+    return nested if isinstance(nested, (dict, list)) else None
+
+
 def _trim(value: Any, replacements: list[tuple[str, str]]) -> Any:
     if isinstance(value, str):
         for old, new in replacements:
             value = value.replace(old, new)
         if len(value) > LONG:
+            nested = _nested_json(value)
+            if nested is not None:  # a JSON string (Codex tool output): trim inside, keep it JSON
+                return json.dumps(_trim(nested, []), ensure_ascii=False, separators=(",", ":"))
             value = value[:HEAD] + MARK + value[-TAIL:]
         return value
     if isinstance(value, list):
