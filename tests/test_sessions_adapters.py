@@ -601,6 +601,22 @@ def test_claude_crafted_lines(tmp_path: Path) -> None:
         ('{"content":[{"type":"text","text":"denied"}],"isError":true}', (None, True)),
         ([{"type": "input_text", "text": "hi"}, {"type": "input_image", "image_url": "data:"}], (None, None)),
         ("free text with no signal", (None, None)),
+        # Codex <= 0.5x plain-text failures (strings from real rollouts: cpolar-connect 0.36,
+        # OpenPrintKit 0.34, ai-trading-bot 0.46, MoonMind 0.57).
+        (
+            "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 1, "
+            "stdout: .F   [100%]\n=== FAILURES ===",
+            (1, True),
+        ),
+        (
+            "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 2, "
+            "stdout: , stderr: bash: line 1: dist: command not found\n",
+            (2, True),
+        ),
+        ("failed in sandbox: sandbox error: command was killed by a signal", (None, True)),
+        ("apply_patch verification failed: Failed to find expected lines in /p/tasks.md:\n# Tasks", (None, True)),
+        ("error: Failed to find expected lines in /p/pdl.schema.json:\n  \"patternProperties\":{", (None, True)),
+        ("the build failed in sandbox mode, error: none", (None, None)),  # only a leading marker counts
     ],
 )
 def test_codex_output_parsing(output: object, expected: tuple[int | None, bool | None]) -> None:
@@ -697,3 +713,11 @@ def test_claude_code_2_1_332_bookkeeping_lines_are_known(tmp_path: Path) -> None
         ("tools-used", {"tools": ["Bash"]}), ("cost-state", {"totalCostUSD": 0.1}), ("atis-latch", {"atis": ""}))]
     log = load_session(_write_lines(tmp_path / "t.jsonl", lines[:5] + extra + lines[5:]))
     assert log.problems == [] and log.entries == load_session(_sample(CC_AGTRACE)).entries
+
+
+def test_codex_036_sandbox_failure_is_a_failed_result() -> None:
+    """Codex 0.36 writes a failed command as plain text with its exit code; the re-run is JSON."""
+    parsed = load_session(Path(__file__).parent / "data" / "codex_0.36.0_sandbox_failure.jsonl")
+    results = [(e.index, e.exit_code, e.is_error) for e in parsed.entries if e.kind == "tool_result"]
+    assert results == [(2, 1, True), (4, 0, False), (6, 0, False)]
+    assert parsed.entries[0].text == "帮我补充 status 的无登录降级体验"

@@ -17,7 +17,10 @@ Each line is ``{"timestamp", "type", "payload"}`` (Codex 0.4x onwards). What bec
 - tool results: ``function_call_output``/``custom_tool_call_output``. Codex writes **no success
   flag**, so ``exit_code`` is read from the output (``Exit code: N`` of 0.6x ``shell_command``,
   ``metadata.exit_code`` of JSON outputs such as ``apply_patch``, ``Process exited with code N`` of
-  unified exec) and ``is_error = exit_code != 0``. With no exit code ``is_error`` is ``None``.
+  unified exec, ``exit code: N`` of a 0.3x "failed in sandbox ... with execution error" text) and
+  ``is_error = exit_code != 0``. A plain-text failure without a code (0.4x "failed in sandbox:
+  ...", "apply_patch verification failed: ...", "error: ...") is ``is_error = True``. With no
+  such signal ``is_error`` is ``None``.
 - ``developer``/``system`` messages -> role system kind ``developer``; ``compacted`` -> kind
   ``compact_summary``; ``turn_aborted`` -> kind ``interrupt``.
 - ``token_usage_record`` lines (0.169, one per model call, keyed by ``response_id``) -> a ``usage``
@@ -104,6 +107,12 @@ _EXIT_CODE_RES = (
     re.compile(r"^Exit code: (-?\d+)\s*$", re.MULTILINE),  # shell_command, 0.6x
     re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE),  # exec_command, >= 0.10x
 )
+# Codex <= 0.5x reports a failed command or patch as plain text instead of its JSON output, e.g.
+# "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 1,
+# stdout: ..." (0.3x), "failed in sandbox: <output>" (0.4x), "apply_patch verification failed: ..."
+# and "error: Failed to find expected lines in ..." (a patch that does not apply).
+_SANDBOX_EXIT_RE = re.compile(r"\Afailed in sandbox \S+ with execution error: [^\n]*?\bexit code: (-?\d+)")
+_PLAIN_FAILURE_RE = re.compile(r"\A(?:failed in sandbox\b|apply_patch verification failed:|error: )")
 
 
 def looks_like(obj: dict[str, Any]) -> bool:
@@ -152,6 +161,13 @@ def parse_output(output: Any) -> tuple[str, int | None, bool | None]:
             if match:
                 exit_code = int(match.group(1))
                 break
+    if exit_code is None and data is None and isinstance(output, str):  # plain text, not JSON
+        plain = output.lstrip()
+        sandbox = _SANDBOX_EXIT_RE.match(plain)
+        if sandbox:
+            exit_code = int(sandbox.group(1))
+        elif _PLAIN_FAILURE_RE.match(plain):
+            is_error = True
     if exit_code is not None:
         is_error = exit_code != 0
     return text, exit_code, is_error
