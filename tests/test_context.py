@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support import knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.retrieval.context import INDEX_INTRO, build_resident_context, resident_context
+from yoi_tui.core.retrieval.resident_context import INDEX_INTRO, build_resident_context, resident_context
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.core.text.markers import CONTEXT_BEGIN, CONTEXT_END, strip_injected
 from yoi_tui.core.usage.log import estimate_tokens, load_events
@@ -213,7 +213,7 @@ def test_a_long_running_process_rebuilds_the_block_only_after_a_change(ws: Works
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """In the command server the block is kept while nothing it is built from changed (the kernel
     says so), so a served SessionStart lists no folder and reads no file at any workspace size."""
-    from yoi_tui.core.retrieval import context as context_mod
+    from yoi_tui.core.retrieval import resident_context as context_mod
 
     builds: list[str] = []
     real = context_mod._build

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.retrieval.context import build_resident_context
 from yoi_tui.core.retrieval.expand import expand_prompt
+from yoi_tui.core.retrieval.resident_context import build_resident_context
 from yoi_tui.core.text.markers import strip_injected
 
 # Each spelling an HTML/XML parser or a model reads as a yoi tag.

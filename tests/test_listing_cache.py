@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from support import T0, decision_meta, knowledge_meta, make_ws, request_meta, write_record
 
 from yoi_tui.core.retrieval import listing_cache
-from yoi_tui.core.retrieval.context import ResidentContext, build_resident_context
 from yoi_tui.core.retrieval.listing_cache import CACHE_NAME, ListingCache
+from yoi_tui.core.retrieval.resident_context import ResidentContext, build_resident_context
 from yoi_tui.core.retrieval.summary_lists import generated_listings, raw_title, scan_knowledge, scan_records
 from yoi_tui.core.store.workspace import Workspace
 

@@ -14,7 +14,7 @@ from support import SRC, T0, decision_meta, make_ws, request_meta, write_record
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2 import runner as runner_module
 from yoi_tui.core.phase2.runner import run_phase2
-from yoi_tui.core.retrieval.context import build_resident_context
+from yoi_tui.core.retrieval.resident_context import build_resident_context
 from yoi_tui.core.store.kinds import SLUG_MAX, is_valid_slug, slugify
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.staging import Attempt, Decision, Discussion, Request

@@ -14,7 +14,7 @@ import pytest
 from support import knowledge_meta, make_ws, write_record
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.retrieval.context import resident_context
+from yoi_tui.core.retrieval.resident_context import resident_context
 from yoi_tui.core.retrieval.search import knowledge_search
 from yoi_tui.core.store.reader import (
     BINARY_REASON,

@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.retrieval.context import build_resident_context, record_injection
+    from ..core.retrieval.resident_context import build_resident_context, record_injection
 
     show_library_warnings()
     ws = workspace_from(args)

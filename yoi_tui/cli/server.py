@@ -84,7 +84,7 @@ class Server:
     def serve(self) -> None:
         from ..core.freshness.record_feed import file_watch_budget
         from ..core.lint import resident
-        from ..core.retrieval import context
+        from ..core.retrieval import resident_context as context
         from ..core.retrieval.search_index import watch_for_changes
 
         file_watch_budget()  # from the environment the server started in (YOI_FILE_WATCHES)
@@ -250,7 +250,7 @@ def _kept_workspaces() -> dict[str, list[str]]:
     resident = sys.modules.get("yoi_tui.core.lint.resident")
     for root in getattr(resident, "_states", {}):
         kept.setdefault(str(root), []).append("lint")
-    context = sys.modules.get("yoi_tui.core.retrieval.context")
+    context = sys.modules.get("yoi_tui.core.retrieval.resident_context")
     for root in getattr(context, "_MEMO", {}):
         kept.setdefault(str(root), []).append("context")
     shown = {root: sorted(set(what)) for root, what in kept.items()}

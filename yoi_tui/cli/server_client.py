@@ -30,7 +30,7 @@ import sys
 PROTOCOL = 3  # 2: the caller's stdin travels with the request; 3: the server beats (BEAT) while it works
 # Commands the server answers; every other runs in its own process. ``hook`` and ``context`` run on
 # every agent session and prompt: served, the resident context is rebuilt only when a record, the
-# summary or the config changed (core/retrieval/context.py), so their cost does not grow with the
+# summary or the config changed (core/retrieval/resident_context.py), so their cost does not grow with the
 # workspace (docs/performance.md).
 SERVED = frozenset({"search", "lint", "hook", "context"})
 IDLE_SECONDS = 900.0  # $YOI_SERVER_IDLE (seconds) when the server starts

@@ -46,7 +46,7 @@ STATE: dict[str, tuple[Any, ...]] = {
         CHECKED, "per-workspace kernel feeds; a subscription answers None (check everything) when one was lost"),
     "yoi_tui.core.freshness.record_feed:_watched_files": (
         CHECKED, "the file watches the open feeds hold, recounted from the feeds after every drain"),
-    "yoi_tui.core.retrieval.context:_MEMO": (
+    "yoi_tui.core.retrieval.resident_context:_MEMO": (
         CHECKED, "the last resident block per workspace, kept only while its record feed reports nothing"),
     "yoi_tui.core.retrieval.search_index:_STEADY": (
         CHECKED, "the last listing per index, kept only while the record feed reports nothing"),
@@ -73,7 +73,7 @@ STATE: dict[str, tuple[Any, ...]] = {
         PROCESS, "how many mount-table changes this process has seen; only ever grows"),
     "yoi_tui.core.freshness.record_feed:_budget": (
         PROCESS, "the inotify file-watch budget, read once from the environment the process started in"),
-    "yoi_tui.core.retrieval.context:_watching": (PROCESS, "switched on once by a long-running process"),
+    "yoi_tui.core.retrieval.resident_context:_watching": (PROCESS, "switched on once by a long-running process"),
     "yoi_tui.core.retrieval.search_index:_watching": (PROCESS, "switched on once by a long-running process"),
     "yoi_tui.core.retrieval.search_index:_steady_lock": (PROCESS, "made once with the switch above"),
     "yoi_tui.core.retrieval.search_index:LISTINGS": (PROCESS, "a count of full listings tests read; only grows"),

@@ -87,7 +87,7 @@ def handle_claude_code(ws: Workspace, payload: dict[str, Any]) -> HookOutcome:
     # The token clock is advanced by Phase 1 in the background worker (Stop, PreCompact, SessionEnd):
     # parsing the transcript here cost every prompt ~0.1 s of imports plus the transcript's size.
     if event == "SessionStart":
-        from ..retrieval.context import resident_context
+        from ..retrieval.resident_context import resident_context
 
         if isinstance(session_id, str):
             step("session env", lambda: export_session_id(session_id, os.environ.get("CLAUDE_ENV_FILE")))

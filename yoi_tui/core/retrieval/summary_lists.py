@@ -217,7 +217,7 @@ def scan_knowledge(ws: Workspace, cache: ListingCache, problems: list[str] | Non
                    ) -> list[tuple[str, KnowledgeFacts]]:
     """``(slug, facts)`` of every readable knowledge file, in name order, from ``cache`` where the
     file is unchanged; problems (unreadable, unparseable) are reported on every run."""
-    from .context import surely_not_resident
+    from .resident_context import surely_not_resident
 
     def compute(rel: str, data: bytes, found: list[str] | None) -> tuple[KnowledgeFacts | None, bool]:
         return knowledge_facts(ws, rel, data, found, surely_not_resident(data))
