@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from yoi_tui.core.phase2.merge import merge_body
+from yoi_tui.core.runs.body_merge import merge_body
 from yoi_tui.core.store.canonical import canonical_body, canonical_sources, capped_sources
 from yoi_tui.core.store.merge import merge_records
 

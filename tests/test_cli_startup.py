@@ -192,7 +192,7 @@ def test_the_fast_path_still_reports_a_file_where_a_record_folder_belongs(tmp_pa
 def test_gc_merging_a_record_does_not_import_phase2s_runner() -> None:
     """GC uses phase2.merge; the phase2 package hands out its runner's names on first use, so the
     staging models and pydantic are not imported with it."""
-    probe = ("import sys\nimport yoi_tui.core.phase2.merge\n"
+    probe = ("import sys\nimport yoi_tui.core.runs.body_merge\n"
              "print(sorted(m for m in sys.modules if m in ('pydantic', 'yoi_tui.core.store.staging', "
              "'yoi_tui.core.phase2.runner')))\n"
              "from yoi_tui.core.phase2 import Phase2Report, PreparedRound, RoundReport, prepare_round, run_phase2, "

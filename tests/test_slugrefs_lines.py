@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yoi_tui.core.gc.facts import named_paths
-from yoi_tui.core.phase2.merge import split_blocks
 from yoi_tui.core.retrieval.slugrefs import iter_lines, iter_prose_lines, iter_slug_refs
+from yoi_tui.core.runs.body_merge import split_blocks
 
 TEXT = "intro #a\n```py\n#b `x/in_code.py`\n```\n~~~~\n```\n#c\n~~~\n#d\n~~~~~\n## Tail #e `src/a.py`\n    ```\n#f"
 

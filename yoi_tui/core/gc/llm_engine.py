@@ -5,8 +5,8 @@
    exist) and *noisy* (body over its cap) — become the model's targets, each with its categories,
    reason and full text. The summary is not a target (its listings are Phase 2's, the rest is a
    person's), nor is a file a rules operation already changes. No target: no model call.
-3. A pydantic-ai agent (``llm.consolidation_model``) gets Phase 2's confined read tools
-   (``phase2.tools.FileTools``, wrapped by ``phase2.agent_tools``: ``list_files``, ``read_file``,
+3. A pydantic-ai agent (``llm.consolidation_model``) gets the writer runs' confined read tools
+   (``runs.file_tools.FileTools``, wrapped by ``runs.agent_tools``: ``list_files``, ``read_file``,
    ``knowledge_search``, ``memory_search``; ``memory/`` minus ``_staging/`` and ``workflow/``, and
    ``knowledge/``) and two GC tools that write through the write-time linter:
 
@@ -18,7 +18,7 @@
    A protected target (frequency ≥ ``usage.protect_threshold``) must keep at least
    ``PROTECTED_MIN_KEEP`` of its body (counting what was split off): never heavily compressed. A
    locked file is refused without counting as a failure. Every refusal goes back to the model to fix;
-   at ``phase2.max_failed_writes`` failed writes in total the run is aborted (``GcAborted``) and
+   at ``phase2.max_failed_writes`` failed writes in total the run is aborted (``runs.run_context.RunAborted``) and
    nothing of it — the rules' changes included — is kept.
 4. A target that was split but does not name its new part gets a "See also" line, so nothing
    becomes unreachable. Each rewritten or split target becomes one proposed ``rewrite``/``split``
@@ -35,12 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from ..lint.write_check import source_keys
+from ..runs.file_tools import FileTools
+from ..runs.linted_writer import LintedWriter
 from ..store.atomic import is_locked
 from ..store.kinds import RecordKind, is_valid_slug, path_for
 from ..store.reader import read_record
 from ..store.records import Record
 from ..store.writer import new_record_text, render_record
-from .context import GcAborted, GcContext, GcWriter
+from .context import GcContext
 
 PROTECTED_MIN_KEEP = 0.7
 MAX_REASON_CHARS = 240
@@ -99,126 +101,108 @@ def _body(text: str) -> str:
     return "\n" + str(text).strip("\n") + "\n"
 
 
-def _tools_class() -> type:
-    """``GcTools`` subclasses Phase 2's ``FileTools`` (imported when the engine runs)."""
-    from ..phase2.tools import FileTools, ToolRefusal
+class GcTools(FileTools):
+    """The writer runs' confined reading, listing, searching and failure count; GC's own two writes."""
 
-    class GcTools(FileTools):
-        """Phase 2's confined reading, listing, searching and failure count; GC's own two writes."""
+    def __init__(self, ctx: GcContext, targets: dict[str, Target], *, max_failed_writes: int) -> None:
+        super().__init__(ctx, LintedWriter(ctx), max_failed_writes=max_failed_writes)
+        self.gc = ctx
+        self.targets = targets
 
-        def __init__(self, ctx: GcContext, targets: dict[str, Target], *, max_failed_writes: int) -> None:
-            from ..phase2.context import Phase2Context
+    def _target(self, path: str) -> tuple[Target, Record] | str:
+        """The target at ``path`` and its current record, or a message for a locked file."""
+        resolved, rel = self.resolve_to_write(path)
+        target = self.targets.get(rel)
+        if target is None:
+            raise self.fail(f"refused: {rel} is not one of the records to rewrite or split "
+                            f"({', '.join(sorted(self.targets))})")
+        if is_locked(resolved):
+            self.locked_refusals.append(rel)
+            return f"refused: {rel} is read-only (locked by a person against automated rewriting); leave it"
+        record = read_record(self.gc.sws, resolved).record
+        if record is None:
+            raise self.fail(f"{rel} cannot be parsed any more; rewrite it again from the text you were given")
+        self.w.read_paths.add(rel)
+        return target, record
 
-            # Phase 2's tools take a Phase 2 context; GC has no staging and no candidates.
-            self.shim = Phase2Context(ws=ctx.ws, scratch=ctx.scratch, run_id=ctx.run_id, staging=[], candidates=[],
-                                      now=ctx.now, notes=ctx.notes)
-            super().__init__(self.shim, max_failed_writes=max_failed_writes)
-            self.gc = ctx
-            self.gw = GcWriter(ctx)
-            self.targets = targets
+    def _reason(self, reason: str) -> str:
+        line = _one_line(reason)
+        if not line:
+            raise self.fail("give a one-line reason: what you changed and why")
+        return line
 
-        def _target(self, path: str) -> tuple[Target, Record] | str:
-            """The target at ``path`` and its current record, or a message for a locked file."""
-            try:
-                resolved, rel = self.resolve(path)
-            except ToolRefusal as exc:
-                raise self._fail(str(exc)) from None
-            target = self.targets.get(rel)
-            if target is None:
-                raise self._fail(f"refused: {rel} is not one of the records to rewrite or split "
-                                 f"({', '.join(sorted(self.targets))})")
-            if is_locked(resolved):
-                self.locked_refusals.append(rel)
-                return f"refused: {rel} is read-only (locked by a person against automated rewriting); leave it"
-            record = read_record(self.gc.sws, resolved).record
-            if record is None:
-                raise self._fail(f"{rel} cannot be parsed any more; rewrite it again from the text you were given")
-            self.gw.read_paths.add(rel)
-            return target, record
+    def rewrite_record(self, path: str, body: str, reason: str) -> str:
+        found = self._target(path)
+        if isinstance(found, str):
+            return found
+        target, record = found
+        line = self._reason(reason)
+        new_body = _body(body)
+        if new_body == record.body:
+            return f"no change: that is the current body of {target.rel}; nothing was written"
+        if target.protected and len(new_body) + target.split_chars < PROTECTED_MIN_KEEP * target.original_chars:
+            raise self.fail(
+                f"refused: {target.rel} is protected (used often) and may not be heavily compressed: keep at least "
+                f"{PROTECTED_MIN_KEEP:.0%} of its {target.original_chars} characters (split parts count), "
+                f"got {len(new_body) + target.split_chars}")
+        text = render_record(record, {"updated_at": self.gc.now}, body=new_body)
+        errors = self.w.record_errors(record, text)
+        if errors:
+            raise self.lint_refusal(target.rel, errors)
+        self.w.rewrite(record, text, category=target.categories, reason=f"rewritten: {line}")
+        target.rewritten = True
+        target.reasons.append(line)
+        return f"rewrote {target.rel} ({len(new_body)} characters); lint clean"
 
-        def _reason(self, reason: str) -> str:
-            line = _one_line(reason)
-            if not line:
-                raise self._fail("give a one-line reason: what you changed and why")
-            return line
+    def split_record(self, path: str, new_slug: str, body: str, reason: str, description: str = "") -> str:
+        found = self._target(path)
+        if isinstance(found, str):
+            return found
+        target, record = found
+        line = self._reason(reason)
+        slug = str(new_slug or "").strip()
+        if not is_valid_slug(slug):
+            raise self.fail(f"'{slug}' is not a valid slug: lowercase letters, digits and single hyphens, "
+                            "at most 64 characters")
+        new_path = path_for(self.gc.sws, record.kind, slug)
+        if new_path.exists() or self.w.index.has(record.kind, slug):
+            raise self.fail(f"a {record.kind.value} record '{slug}' already exists; choose another slug")
+        meta = self._split_meta(record, description)
+        new_body = _body(body)
+        text = new_record_text(meta, new_body)
+        allowed = source_keys(record.sources())
+        errors = self.w.errors(new_path, text, before_text=None, allowed_sources=allowed)
+        if errors:
+            raise self.lint_refusal(self.gc.sws.rel(new_path), errors)
+        self.w.put(new_path, text, category=target.categories, reason=f"split from `{target.slug}`: {line}")
+        target.splits.append(self.gc.sws.rel(new_path))
+        target.split_chars += len(new_body)
+        target.reasons.append(line)
+        return (f"created {self.gc.sws.rel(new_path)} ({len(new_body)} characters); lint clean. Now rewrite "
+                f"{target.rel} without the moved text, naming the new record")
 
-        def _lint(self, rel: str, errors: list[Any]) -> ToolRefusal:
-            return self._fail(f"lint refused the write of {rel}:\n" + "\n".join(
-                f"- {d.rule} (line {d.line}): {d.message}" + (f" — hint: {d.hint}" if d.hint else "") for d in errors))
+    def _split_meta(self, record: Record, description: str) -> dict[str, Any]:
+        now = self.gc.now
+        if record.kind is RecordKind.KNOWLEDGE:
+            text = _one_line(description)
+            if not text:
+                raise self.fail("a knowledge record needs a description: what it is and when to read it")
+            kinds = self.gc.ws.config.records.knowledge_kinds
+            return {"kind": record.knowledge_kind or (kinds[0] if kinds else "fact"), "description": text,
+                    "model_invokation": False, "user_invocable": record.user_invocable,
+                    "last_sources": list(record.sources()), "created_at": now, "updated_at": now}
+        meta: dict[str, Any] = {"created_at": now, "updated_at": now, "sources": list(record.sources())}
+        if record.kind is RecordKind.DECISION:
+            meta["status"] = record.status if record.status in ("open", "resolved") else "open"
+        return meta
 
-        def rewrite_record(self, path: str, body: str, reason: str) -> str:
-            found = self._target(path)
-            if isinstance(found, str):
-                return found
-            target, record = found
-            line = self._reason(reason)
-            new_body = _body(body)
-            if new_body == record.body:
-                return f"no change: that is the current body of {target.rel}; nothing was written"
-            if target.protected and len(new_body) + target.split_chars < PROTECTED_MIN_KEEP * target.original_chars:
-                raise self._fail(
-                    f"refused: {target.rel} is protected (used often) and may not be heavily compressed: keep at least "
-                    f"{PROTECTED_MIN_KEEP:.0%} of its {target.original_chars} characters (split parts count), "
-                    f"got {len(new_body) + target.split_chars}")
-            text = render_record(record, {"updated_at": self.gc.now}, body=new_body)
-            errors = self.gw.errors(record, text)
-            if errors:
-                raise self._lint(target.rel, errors)
-            self.gw.write(record, text, category=target.categories, reason=f"rewritten: {line}")
-            target.rewritten = True
-            target.reasons.append(line)
-            return f"rewrote {target.rel} ({len(new_body)} characters); lint clean"
-
-        def split_record(self, path: str, new_slug: str, body: str, reason: str, description: str = "") -> str:
-            found = self._target(path)
-            if isinstance(found, str):
-                return found
-            target, record = found
-            line = self._reason(reason)
-            slug = str(new_slug or "").strip()
-            if not is_valid_slug(slug):
-                raise self._fail(f"'{slug}' is not a valid slug: lowercase letters, digits and single hyphens, "
-                                 "at most 64 characters")
-            new_path = path_for(self.gc.sws, record.kind, slug)
-            if new_path.exists() or self.gw.index.has(record.kind, slug):
-                raise self._fail(f"a {record.kind.value} record '{slug}' already exists; choose another slug")
-            meta = self._split_meta(record, description)
-            new_body = _body(body)
-            text = new_record_text(meta, new_body)
-            allowed = source_keys(record.sources())
-            errors = self.gw.create_errors(new_path, text, allowed_sources=allowed)
-            if errors:
-                raise self._lint(self.gc.sws.rel(new_path), errors)
-            self.gw.create(new_path, text, category=target.categories, reason=f"split from `{target.slug}`: {line}")
-            target.splits.append(self.gc.sws.rel(new_path))
-            target.split_chars += len(new_body)
-            target.reasons.append(line)
-            return (f"created {self.gc.sws.rel(new_path)} ({len(new_body)} characters); lint clean. Now rewrite "
-                    f"{target.rel} without the moved text, naming the new record")
-
-        def _split_meta(self, record: Record, description: str) -> dict[str, Any]:
-            now = self.gc.now
-            if record.kind is RecordKind.KNOWLEDGE:
-                text = _one_line(description)
-                if not text:
-                    raise self._fail("a knowledge record needs a description: what it is and when to read it")
-                kinds = self.gc.ws.config.records.knowledge_kinds
-                return {"kind": record.knowledge_kind or (kinds[0] if kinds else "fact"), "description": text,
-                        "model_invokation": False, "user_invocable": record.user_invocable,
-                        "last_sources": list(record.sources()), "created_at": now, "updated_at": now}
-            meta: dict[str, Any] = {"created_at": now, "updated_at": now, "sources": list(record.sources())}
-            if record.kind is RecordKind.DECISION:
-                meta["status"] = record.status if record.status in ("open", "resolved") else "open"
-            return meta
-
-    return GcTools
 
 
 def build_toolset(*, max_failed_writes: int) -> Any:
     """GC's tools (a refusal becomes ``ModelRetry``), for a native or a structured-steps agent run."""
     from pydantic_ai import RunContext
 
-    from ..phase2.agent_tools import add_file_tools, add_search_tools, call_tool, new_toolset
+    from ..runs.agent_tools import add_file_tools, add_search_tools, call_tool, new_toolset
 
     toolset = new_toolset(max_failed_writes=max_failed_writes)
     add_file_tools(toolset)
@@ -294,17 +278,17 @@ class GcLlmEngine:
         if not targets:
             ctx.note("llm: nothing for the model to rewrite; no model call")
             return
-        from ..phase2.agent_tools import engine_model, run_agent
+        from ..runs.agent_tools import engine_model, run_agent
 
         max_failed = ctx.ws.config.phase2.max_failed_writes
-        tools = _tools_class()(ctx, targets, max_failed_writes=max_failed)
+        tools = GcTools(ctx, targets, max_failed_writes=max_failed)
         engine = engine_model(ctx.ws, self.model)
         toolset = build_toolset(max_failed_writes=max_failed)
 
         def keep_usage(counted: dict[str, int]) -> None:
             ctx.llm_usage = counted  # run_agent has recorded them as a ``tokens`` usage event, like Phase 2
 
-        result = run_agent(engine, toolset, INSTRUCTIONS, build_prompt(ctx, targets), tools, ws=ctx.ws, notes=ctx.notes, aborted=GcAborted,
+        result = run_agent(engine, toolset, INSTRUCTIONS, build_prompt(ctx, targets), tools, ws=ctx.ws, notes=ctx.notes,
                            lost="nothing of the run is kept", on_usage=keep_usage)
         self._finish(ctx, tools, targets)
         ctx.notes.extend(f"locked: {rel} is read-only; the model's write was refused"
@@ -315,7 +299,7 @@ class GcLlmEngine:
         if answer:
             ctx.note(f"llm: {answer[:600]}")
 
-    def _finish(self, ctx: GcContext, tools: Any, targets: dict[str, Target]) -> None:
+    def _finish(self, ctx: GcContext, tools: GcTools, targets: dict[str, Target]) -> None:
         """Point each split target at its new parts; turn the targets the model changed into operations."""
         for target in targets.values():
             if target.splits:
@@ -333,7 +317,7 @@ class GcLlmEngine:
                                         "finding": target.reason})
 
     @staticmethod
-    def _ensure_pointers(ctx: GcContext, tools: Any, target: Target) -> None:
+    def _ensure_pointers(ctx: GcContext, tools: GcTools, target: Target) -> None:
         record = read_record(ctx.sws, ctx.sws.root / target.rel).record
         if record is None:
             return
@@ -344,12 +328,12 @@ class GcLlmEngine:
         ref = (lambda s: f"#{s}") if target.kind is RecordKind.KNOWLEDGE else (lambda s: f"`{s}`")
         body = record.body.rstrip("\n") + "\n\nSee also " + ", ".join(ref(s) for s in missing) + ".\n"
         text = render_record(record, {"updated_at": ctx.now}, body=body)
-        errors = tools.gw.errors(record, text)
+        errors = tools.w.record_errors(record, text)
         if errors:
             ctx.note(f"{target.rel}: could not add a pointer to {', '.join(missing)} (lint refused); add it by hand")
             return
-        tools.gw.write(record, text, category=target.categories, reason=f"points at what was split off: "
+        tools.w.rewrite(record, text, category=target.categories, reason=f"points at what was split off: "
                                                                           f"{', '.join(missing)}")
 
 
-__all__ = ["INSTRUCTIONS", "PROTECTED_MIN_KEEP", "GcLlmEngine", "Target", "build_prompt", "build_toolset"]
+__all__ = ["INSTRUCTIONS", "PROTECTED_MIN_KEEP", "GcLlmEngine", "GcTools", "Target", "build_prompt", "build_toolset"]

@@ -11,7 +11,7 @@ record's content anyway. ``keeper_reason`` says so.
 **The text** is merged Markdown block by Markdown block (``merge_blocks``), with markdown-it-py
 (CommonMark, as the app's Markdown view renders it) telling where a block starts and ends: a
 hard-wrapped paragraph, a list item, a fenced code block, a quote or a table moves as a whole or not
-at all. Per section (``#`` headings, as ``phase2.merge.split_blocks`` reads them; the other record's
+at all. Per section (``#`` headings, as ``runs.body_merge.merge_sections`` walks them, the walk Phase 2's line merge takes too; the other record's
 title gives way to the keeper's): a block the keeper already holds (the same words, however
 wrapped) is not repeated; a list item the keeper's list lacks joins the end of that list; any other
 block is appended to the section, after a blank line; a section the keeper lacks is appended whole.
@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..phase2.merge import Block, join_blocks, split_blocks
+from ..runs.body_merge import Block, merge_sections
 from ..store.kinds import slug_preference
 
 
@@ -163,35 +163,8 @@ def merge_blocks(keeper: str, other: str) -> str:
     if not keeper.strip():
         return other
     parse = _parser()
-    blocks = split_blocks(keeper)
-    has_title = any(b.level == 1 for b in blocks)
-    for block in split_blocks(other):
-        target: Block | None
-        if block.level == 1 and has_title:
-            target = next(b for b in blocks if b.level == 1)
-        else:
-            target = next((b for b in blocks if b.key == block.key), None)
-        if target is None:
-            content = [line for line in block.lines if line.strip()]
-            if not content and block.heading is None:
-                continue
-            last = blocks[-1]
-            end = len(last.lines)
-            while end > 0 and not last.lines[end - 1].strip():
-                end -= 1
-            last.lines[end:] = [""]
-            start, stop = 0, len(block.lines)
-            while start < stop and not block.lines[start].strip():
-                start += 1
-            while stop > start and not block.lines[stop - 1].strip():
-                stop -= 1
-            blocks.append(Block(block.heading, block.level, ["", *block.lines[start:stop], ""]
-                                if block.heading is not None and block.lines[:1] == [""] else
-                                [*block.lines[start:stop], ""]))
-            continue
-        _merge_section(target, block.lines, parse)
-    merged = join_blocks(blocks)
-    return merged if merged.endswith("\n") else merged + "\n"
+    return merge_sections(keeper, other, lambda target, lines, _blocks: _merge_section(target, lines, parse),
+                          heading_gap=True)
 
 
 __all__ = ["Holding", "choose_keeper", "keeper_reason", "md_blocks", "merge_blocks"]

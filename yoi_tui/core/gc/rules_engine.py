@@ -49,6 +49,7 @@ from ..errors import YoiError
 from ..forked import available_workers, run_forked, shrinking_chunks
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
+from ..runs.linted_writer import LintedWriter, format_errors
 from ..runs.rejections import held_reason
 from ..store.canonical import canonical_body, capped_sources
 from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
@@ -57,7 +58,7 @@ from ..store.reader import read_record, read_record_digest
 from ..store.records import Record, RecordHead, as_timestamp
 from ..store.slug_names import naming_difference
 from ..store.writer import DELETE, render_record
-from .context import GcContext, GcWriter, format_errors
+from .context import GcContext
 from .facts import PathChecker, build_references, named_paths, scan_workflows
 from .merge_content import Holding, merge_blocks
 from .merge_content import keeper_reason as choose_reason
@@ -142,7 +143,7 @@ class GcRulesEngine:
         self.ctx = ctx
         self.cfg = ctx.ws.config
         self.usage = ctx.usage
-        self.w = GcWriter(ctx)
+        self.w = LintedWriter(ctx)
         records, unparsed = self._load()
         self.records = records
         for record in records:  # the writer's lint index would otherwise re-read each record it asks about
@@ -315,7 +316,7 @@ class GcRulesEngine:
             if not categories:
                 continue
             broken = self._replacement_problem(record) if record.is_replaced else None
-            if self.w.locked(record):
+            if self.w.locked_record(record):
                 self._add(record, "drop", "locked", categories, "; ".join([*parts, "read-only: not touched"]))
             elif broken is not None:
                 # Its content may live nowhere else: keep it until the replacement is sorted out.
@@ -385,7 +386,7 @@ class GcRulesEngine:
                 return False
         elif self.w.index.get(record.kind, record.replaced_by) is not None:
             return False
-        if self.w.locked(record):
+        if self.w.locked_record(record):
             return False
         full = self._full(record)
         if _STUB_RE.search(full.body) is None:
@@ -395,13 +396,13 @@ class GcRulesEngine:
             updates["status"] = "open"
         body = _STUB_RE.sub("", full.body).rstrip("\n") + "\n"
         text = render_record(full, updates, body=body)
-        if self.w.errors(full, text):
+        if self.w.record_errors(full, text):
             return False
         reason = (f"a merge stub of `{record.replaced_by}`, which no longer exists (deleted after the merge): "
                   "live again, so its sources and text are not lost; delete it too if the topic is gone") \
             if not loop else (f"replaced_by runs in a loop ({' -> '.join(loop)}; two clones' GCs kept different "
                               "records of one group): live again as the one of them preferred by name")
-        self.w.write(full, text, category=["superseded"], reason=reason)
+        self.w.rewrite(full, text, category=["superseded"], reason=reason)
         self.claimed.add(record.rel)
         self._add(record, "rewrite", "proposed", ["superseded"], reason, paths=[record.rel],
                   details={"revived": True, "was_replaced_by": record.replaced_by, "loop": loop})
@@ -452,7 +453,7 @@ class GcRulesEngine:
 
     def _fold_text(self, head: RecordHead, target_head: RecordHead) -> str | None:
         """``target``'s text with what ``record`` holds beyond it (body lines, sources); None: nothing."""
-        from ..phase2.merge import merge_body
+        from ..runs.body_merge import merge_body
 
         record, target = self._full(head), self._full(target_head)
         key = _sources_key(record.kind)
@@ -486,19 +487,19 @@ class GcRulesEngine:
             reason = (f"`{record.slug}` was merged into `{target.slug}` and then gained content (an update from "
                       "a clone that had not pulled the merge): folded into the keeper; the stub is dropped by a "
                       "later run")
-            if self.w.locked(target):
+            if self.w.locked_record(target):
                 self._add(target, "merge", "locked", ["superseded"], f"{reason}; read-only: not touched")
                 continue
             text = self._fold_text(record, target_head)
             if text is None:
                 continue
             key = _sources_key(record.kind)
-            errors = self.w.errors(target, text, allowed_sources=source_keys(self._full(record).meta.get(key) or []))
+            errors = self.w.record_errors(target, text, allowed_sources=source_keys(self._full(record).meta.get(key) or []))
             if errors:
                 self._add(target, "merge", "refused", ["superseded"],
-                          f"{reason}; the linter refused the folded text: {format_errors(errors)}")
+                          f"{reason}; the linter refused the folded text: {format_errors(errors, columns=False)}")
                 continue
-            self.w.write(target, text, category=["superseded"], reason=reason)
+            self.w.rewrite(target, text, category=["superseded"], reason=reason)
             self.claimed.add(target.rel)
             self._add(target, "merge", "proposed", ["superseded"], reason, paths=[target.rel],
                       details={"into": target.slug, "merged": [record.slug], "deleted": [], "replaced": [],
@@ -563,7 +564,7 @@ class GcRulesEngine:
 
     def _merge_group(self, kind: RecordKind, group: list[RecordHead], scores: dict[tuple[str, str], float]) -> None:
         ordered = sorted(group, key=self._keeper_key)
-        unlocked = [r for r in ordered if not self.w.locked(r)]
+        unlocked = [r for r in ordered if not self.w.locked_record(r)]
         for record in ordered:
             if record not in unlocked:
                 others = ", ".join(f"`{r.slug}`" for r in ordered if r is not record)
@@ -591,7 +592,7 @@ class GcRulesEngine:
         """``record``'s body plus what would otherwise be lost with it: a title that differs from the
         keeper's (``merge_body`` keeps one title) as an "Also titled:" line, and a knowledge
         description that differs as an "Also described as:" line — next to its title."""
-        from ..phase2.merge import join_blocks, split_blocks, title_of_body
+        from ..runs.body_merge import join_blocks, split_blocks, title_of_body
 
         extra: list[str] = []
         keeper_title, title = title_of_body(keeper.body), title_of_body(record.body)
@@ -645,7 +646,7 @@ class GcRulesEngine:
                     changes_said.append(f"{flag} false → true (true on a merged record)")
         keeper_text = render_record(keeper, updates, body=body)
         allowed = source_keys(item for r, _ in absorbed for item in (r.meta.get(key) or []))
-        errors = self.w.errors(keeper, keeper_text, allowed_sources=allowed)
+        errors = self.w.record_errors(keeper, keeper_text, allowed_sources=allowed)
         # A merged record is never deleted by the merge: it stays as a replaced stub (body unchanged)
         # for ``gc.replaced_grace_tokens``, so a clone that updates it before pulling the merge is
         # merged by git, not lost in a modify/delete conflict; a later run folds what such an update
@@ -660,10 +661,10 @@ class GcRulesEngine:
                 mark["status"] = "replaced"
             marks[record.rel] = render_record(record, mark, body=canonical_body(
                 record.body.rstrip("\n") + "\n\n" + stub_line(keeper.slug) + "\n"))
-            errors.extend(self.w.errors(record, marks[record.rel]))
+            errors.extend(self.w.record_errors(record, marks[record.rel]))
         if errors:
             self._add(keeper, "merge", "refused", ["noisy"],
-                      f"near-duplicate slugs {names}; the linter refused the merged text: {format_errors(errors)}",
+                      f"near-duplicate slugs {names}; the linter refused the merged text: {format_errors(errors, columns=False)}",
                       details={"merged": [r.slug for r, _ in absorbed]})
             return
         ratios = {r.slug: round(score, 1) for r, score in absorbed}
@@ -673,7 +674,7 @@ class GcRulesEngine:
                          "sources unioned"
                          + (f", trimmed to the latest {limit}" if trimmed else "")
                          + "".join(f"; {said}" for said in changes_said))
-        self.w.write(keeper, keeper_text, category=["noisy"], reason=keeper_reason)
+        self.w.rewrite(keeper, keeper_text, category=["noisy"], reason=keeper_reason)
         deleted: list[str] = []
         replaced: list[str] = []
         for record, score in absorbed:
@@ -687,7 +688,7 @@ class GcRulesEngine:
                 live = self.refs.live(record.rel, gone=self.gone | deleting | {keeper.rel})
                 why = (f"still referred to from {_listing(live)}" if live
                        else "dropped by a later run once every clone has pulled this merge")
-                self.w.write(record, marks[record.rel], category=["noisy"],
+                self.w.rewrite(record, marks[record.rel], category=["noisy"],
                              reason=f"merged into `{keeper.slug}` (near-duplicate slug, ratio {score:.0f}); "
                                     f"kept as a replaced stub: {why}")
                 replaced.append(record.slug)
@@ -713,17 +714,17 @@ class GcRulesEngine:
                 continue
             reason = f"{len(sources)} {key}; keep the last {limit} by session and range (git has the rest)"
             details = {"sources": len(sources), "kept": limit}
-            if self.w.locked(record):
+            if self.w.locked_record(record):
                 self._add(record, "trim", "locked", ["noisy"], f"{reason}; read-only: not touched", details=details)
                 continue
             # The last of the canonical order (store.canonical), so every clone trims the same ones.
             text = render_record(record, {key: capped_sources(sources, limit)})
-            errors = self.w.errors(record, text)
+            errors = self.w.record_errors(record, text)
             if errors:
                 self._add(record, "trim", "refused", ["noisy"],
-                          f"{reason}; the linter refused the trimmed text: {format_errors(errors)}", details=details)
+                          f"{reason}; the linter refused the trimmed text: {format_errors(errors, columns=False)}", details=details)
                 continue
-            self.w.write(record, text, category=["noisy"], reason=reason)
+            self.w.rewrite(record, text, category=["noisy"], reason=reason)
             self.claimed.add(record.rel)
             self._add(record, "trim", "proposed", ["noisy"], reason, paths=[record.rel], details=details)
 
@@ -732,7 +733,7 @@ class GcRulesEngine:
     def _reports(self) -> None:
         for kept, reason, age in self.unused_kept:
             if kept.rel not in self.gone and kept.rel not in self.stubbed:
-                self._add(kept, "drop", "locked" if self.w.locked(kept) else "reported", ["unused"], reason,
+                self._add(kept, "drop", "locked" if self.w.locked_record(kept) else "reported", ["unused"], reason,
                           details={"age_tokens": age})
         checker = PathChecker(self.ctx.ws.root)
         for original in self.records:
@@ -741,7 +742,7 @@ class GcRulesEngine:
             # A record this run changed (a merge keeper) is judged by its new text.
             changed = read_record(self.ctx.sws, original.path).record if original.rel in self.claimed else None
             record: Held = changed or original
-            state: State = "locked" if self.w.locked(record) else "reported"
+            state: State = "locked" if self.w.locked_record(record) else "reported"
             locked_note = "; read-only" if state == "locked" else ""
             cap = self.cfg.cap_for(record.kind.value)
             if changed is None:  # the facts its text gave when it was read

@@ -24,41 +24,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, ClassVar
 
 from ..errors import YoiError
-from ..runs.changeset import ApplyResult, ChangeSet, Scratch, apply
+from ..runs.changeset import ApplyResult, ChangeSet, Scratch
 from ..runs.crashpoints import crashpoint
-from ..runs.lock import ConsolidationLock, Takeover
+from ..runs.engines import Engine, Engines
+from ..runs.lock import Takeover
 from ..runs.progress import ProgressFn
 from ..runs.progress import report as tell
+from ..runs.report import PreparedRun, applied_json, check_review
+from ..runs.run_context import RunAborted
 from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
 from ..store.workspace import Workspace
-from .context import GcAborted, GcContext
+from .context import GcContext
 from .facts import UsageFacts
 from .model import GcOperation, StreamedList, format_tokens
 
-
-class GcEngine(Protocol):
-    name: str
-
-    def run(self, ctx: GcContext) -> None: ...
-
-
-def make_gc_engine(name: str, model: Any = None) -> GcEngine:
-    if name == "rules":
-        from .rules_engine import GcRulesEngine
-
-        return GcRulesEngine()
-    if name == "llm":
-        from ..runs.llm import require_llm_libraries
-
-        require_llm_libraries()  # the llm extra: say what to install, before any import fails
-        from .llm_engine import GcLlmEngine
-
-        return GcLlmEngine(model)
-    raise YoiError(f"unknown GC engine '{name}' (use rules or llm)")
+GcEngine = Engine[GcContext]
+ENGINES = Engines("GC", __package__ or "", rules="rules_engine.GcRulesEngine", llm="llm_engine.GcLlmEngine")
+make_gc_engine = ENGINES.make  # (name, model=None) -> the engine
 
 
 @dataclass
@@ -150,30 +136,18 @@ class GcReport:
             files: Any = StreamedList(len(changes), entries) if stream else list(entries())
             data.update({"files": files, "counts": self.changeset.counts(), "notes": self.changeset.notes})
         if self.result is not None:
-            data.update({"applied": [{"path": c.path, "op": c.op} for c in self.result.applied],
-                         "applied_counts": self.result.counts(),
-                         "conflicts": [{"path": c.path, "reason": r} for c, r in self.result.conflicts],
-                         "rejected": [c.path for c in self.result.rejected],
-                         "deferred": [c.path for c in self.result.deferred],
-                         "remembered": [r.to_json() for r in self.remembered],
-                         "journal": str(self.result.journal_path) if self.result.journal_path else None})
+            data.update(applied_json(self.result, self.remembered))
         data["exit"] = self.exit_code
         return data
 
 
 @dataclass
-class PreparedGc:
+class PreparedGc(PreparedRun):
     """A computed GC change set with the lock still held (None in a dry run or with nothing to apply)."""
 
-    ws: Workspace
     report: GcReport
-    lock: ConsolidationLock | None
-
-    @property
-    def changeset(self) -> ChangeSet:
-        if self.report.changeset is None:
-            raise YoiError("this GC run has no change set")
-        return self.report.changeset
+    purpose: ClassVar[str] = "gc"
+    what: ClassVar[str] = "GC"
 
     @property
     def operations(self) -> list[GcOperation]:
@@ -199,18 +173,12 @@ class PreparedGc:
             if operations is not None:
                 only = (only or set()) | self.paths_for(operations)
             deferred = self.paths_for(deferred_operations)
-            self.lock.verify()
-            crashpoint("gc:before-apply")
-            result = apply(self.ws, self.changeset, only=only, deferred=deferred)
-            crashpoint("gc:applied")
-            self._remember(result)
-            self.report.result = result
-            self.report.status = "applied"
-            return result
-        finally:
+        except BaseException:
             self.release()
+            raise
+        return self.apply_reviewed(only, deferred)
 
-    def _remember(self, result: ApplyResult) -> None:
+    def remember(self, result: ApplyResult) -> None:
         """Every proposed operation whose files were all rejected is remembered with the bytes they
         held (``core.runs.rejections``): not proposed again while they are unchanged."""
         from ..runs.rejections import GcRejections
@@ -221,15 +189,8 @@ class PreparedGc:
         if not operations:
             return
         store = GcRejections(self.ws)
-        try:
-            self.report.remembered = [store.record(o, befores, run_id=self.changeset.run_id) for o in operations]
-        except OSError as exc:  # the run is applied; only the memory of the rejection is missing
-            self.changeset.notes.append(f"could not remember the rejections ({exc.strerror or exc}); "
-                                        "they may be proposed again")
-
-    def release(self) -> None:
-        if self.lock is not None:
-            self.lock.release()
+        self.remember_with(lambda: [store.record(o, befores, run_id=self.changeset.run_id) for o in operations],
+                           again="they may be proposed again")
 
 
 def _hold_back(operations: list[GcOperation], changeset: ChangeSet, rejections: Any) -> None:
@@ -346,23 +307,18 @@ def run_gc(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, m
     ``reject`` / ``defer``: the review from the command line — ids of proposed operations (as
     ``--dry-run --json`` gives them) to reject (remembered while their files are unchanged) or
     defer; the rest is applied. An id that is not proposed is a ``YoiError``; nothing is applied.
-    An aborted engine (``GcAborted``) gives a report with status ``aborted``: nothing was changed.
+    An aborted engine (``RunAborted``) gives a report with status ``aborted``: nothing was changed.
     """
     engine_name = engine or ws.config.gc.engine
     reject, defer = set(reject), set(defer)
     try:
         prepared = prepare_gc(ws, engine=engine, dry_run=dry_run, model=model, keepalive=engine_name == "llm")
-    except GcAborted as exc:
+    except RunAborted as exc:
         return GcReport(status="aborted", engine=engine_name, message=exc.message)
     if reject or defer:
-        proposed = {o.id for o in prepared.report.proposed}
-        both, unknown = reject & defer, (reject | defer) - proposed
-        if both or unknown:
-            prepared.release()
-            if both:
-                raise YoiError(f"--reject and --defer both name {', '.join(sorted(both))}")
-            raise YoiError(f"not a proposed operation: {', '.join(sorted(unknown))} (the operations[].id of "
-                           "`yoi gc --dry-run --json` whose state is proposed)")
+        check_review(reject, defer, (o.id for o in prepared.report.proposed), release=prepared.release,
+                     unknown=lambda names: f"not a proposed operation: {names} (the operations[].id of "
+                                           "`yoi gc --dry-run --json` whose state is proposed)")
     if prepared.lock is not None and not dry_run:
         if reject or defer:
             accepted = [o.id for o in prepared.report.proposed if o.id not in reject and o.id not in defer]

@@ -2,15 +2,15 @@
 
 The agent gets the consumed staging entries (with their ids and sources), the memory records (full
 text, or slugs and first lines when they are too large for the prompt), the knowledge candidate
-report, and the tools of ``tools.FileTools``: ``list_files``, ``read_file``, ``write_file``,
+report, and the tools of ``tools.Phase2Tools`` (over ``runs.file_tools.FileTools``): ``list_files``, ``read_file``, ``write_file``,
 ``edit_file``, ``knowledge_search``, ``memory_search``. Every write is linted; a refusal goes back to
 the model as ``ModelRetry``; at ``phase2.max_failed_writes`` failed writes in total the run is
-aborted (``Phase2Aborted``) and the scratch copy is thrown away, so nothing is kept. Token usage is
+aborted (``runs.run_context.RunAborted``) and the scratch copy is thrown away, so nothing is kept. Token usage is
 recorded as a ``tokens`` usage event even when the run aborts.
 
 With ``llm.write_mode`` fields (``auto`` for a model without native tool calls) the write tool is
 ``write_record`` instead of ``write_file``/``edit_file``: the model gives one record's fields, the
-tool layer renders and lints the record (``record_fields``, ``FileTools.write_fields``). The prompt
+tool layer renders and lints the record (``record_fields``, ``Phase2Tools.write_fields``). The prompt
 then lists the staging items by id and the existing records by path and title, the first step must
 be a write, and the run ends once every item is recorded (or the model repeats a write).
 
@@ -22,14 +22,21 @@ pydantic-ai is imported when the engine runs, never when the CLI starts.
 import json
 from typing import Any
 
+from ..runs.agent_tools import (
+    add_file_tools,
+    add_search_tools,
+    call_tool,
+    engine_model,
+    new_toolset,
+    run_agent,
+)
+from ..runs.body_merge import title_of_body
 from ..runs.rejections import item_title
 from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
 from ..store.reader import read_record
-from .agent_tools import add_file_tools, add_search_tools, call_tool, engine_model, new_toolset, run_agent
-from .context import Phase2Aborted, Phase2Context
-from .merge import title_of_body
+from .context import Phase2Context
 from .record_fields import describe_item, fields_model
-from .tools import FileTools
+from .tools import Phase2Tools
 
 PROMPT_RECORDS_CHARS = 60_000
 PROMPT_RECORD_LINES = 200  # existing records listed in a fields-mode prompt
@@ -94,7 +101,7 @@ finish.
 """
 
 
-def build_prompt(ctx: Phase2Context, tools: FileTools) -> str:
+def build_prompt(ctx: Phase2Context, tools: Phase2Tools) -> str:
     staging = [{"id": s.id, "source": s.source.as_yaml(), "activity": s.activity.model_dump()}
                for s in ctx.staging]
     parts = ["## Consumed staging entries\n", json.dumps(staging, indent=1, ensure_ascii=False), "\n\n"]
@@ -139,7 +146,7 @@ def build_toolset(*, max_failed_writes: int, fields: Any = None) -> Any:
 
     toolset = new_toolset(max_failed_writes=max_failed_writes)
     if fields is not None:
-        def write_record(ctx: RunContext[FileTools], record: Any) -> str:
+        def write_record(ctx: RunContext[Phase2Tools], record: Any) -> str:
             """Create a record, or add to one (update), from its fields; yoi writes the file, its frontmatter,
             timestamps and sources (copied from the staging items you cite).
 
@@ -155,7 +162,7 @@ def build_toolset(*, max_failed_writes: int, fields: Any = None) -> Any:
     add_file_tools(toolset)
 
     @toolset.tool
-    def write_file(ctx: RunContext[FileTools], path: str, content: str, staging_ids: list[str] | None = None,
+    def write_file(ctx: RunContext[Phase2Tools], path: str, content: str, staging_ids: list[str] | None = None,
                    derived_from: str | None = None) -> str:
         """Create or replace a record with its full text (frontmatter and body).
 
@@ -166,7 +173,7 @@ def build_toolset(*, max_failed_writes: int, fields: Any = None) -> Any:
         return call_tool(ctx, ctx.deps.write_file, path, content, staging_ids, derived_from)
 
     @toolset.tool
-    def edit_file(ctx: RunContext[FileTools], path: str, old: str, new: str,
+    def edit_file(ctx: RunContext[Phase2Tools], path: str, old: str, new: str,
                   staging_ids: list[str] | None = None) -> str:
         """Replace an exact excerpt `old` (occurring exactly once) of a record with `new`."""
         return call_tool(ctx, ctx.deps.edit_file, path, old, new, staging_ids)
@@ -175,7 +182,7 @@ def build_toolset(*, max_failed_writes: int, fields: Any = None) -> Any:
     return toolset
 
 
-def build_fields_prompt(ctx: Phase2Context, tools: FileTools) -> str:
+def build_fields_prompt(ctx: Phase2Context, tools: Phase2Tools) -> str:
     """The prompt of a fields-mode run: the staging items by id, the candidate report, and the records
     that may be updated (path and title; an update merges, so their text is not needed)."""
     parts = ["## Staging items (cite their ids in \"items\")\n"]
@@ -204,7 +211,7 @@ def updatable_paths(ctx: Phase2Context) -> list[str]:
             if kind_for_path(ctx.sws, p) in (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)]
 
 
-def _all_recorded(tools: FileTools) -> Any:
+def _all_recorded(tools: Phase2Tools) -> Any:
     """A fields-mode run ends once every staging item is cited by a write that went through."""
     def check() -> str | None:
         if tools.items and tools.recorded >= set(tools.items):
@@ -214,7 +221,7 @@ def _all_recorded(tools: FileTools) -> Any:
     return check
 
 
-def _wrote_nothing(ctx: Phase2Context, tools: FileTools) -> Any:
+def _wrote_nothing(ctx: Phase2Context, tools: Phase2Tools) -> Any:
     """A check before the model's final answer: a run about to end without one write while the
     staging holds items is told so once (consuming the staging would lose them), then may end."""
     items = sum(len(getattr(s.activity, name)) for s in ctx.staging
@@ -240,7 +247,7 @@ class LlmEngine:
 
     def run(self, ctx: Phase2Context) -> None:
         max_failed = ctx.ws.config.phase2.max_failed_writes
-        tools = FileTools(ctx, max_failed_writes=max_failed)
+        tools = Phase2Tools(ctx, max_failed_writes=max_failed)
         engine = engine_model(ctx.ws, self.model)
         first: frozenset[str] = frozenset()
         if engine.write_mode == "fields":
@@ -263,7 +270,7 @@ class LlmEngine:
             ctx.usage = counted
 
         result = run_agent(engine, toolset, instructions, prompt, tools, ws=ctx.ws, notes=ctx.notes,
-                           aborted=Phase2Aborted, lost="nothing it wrote is kept", on_usage=keep_usage,
+                           lost="nothing it wrote is kept", on_usage=keep_usage,
                            before_finish=_wrote_nothing(ctx, tools),
                            act_first=any(not s.activity.is_empty() for s in ctx.staging), first=first,
                            finished=_all_recorded(tools) if first else None)

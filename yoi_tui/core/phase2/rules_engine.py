@@ -43,6 +43,8 @@ from rapidfuzz import fuzz, process
 
 from ..lint.write_check import source_keys
 from ..retrieval.summary_lists import raw_frontmatter
+from ..runs.body_merge import merge_body, retitle, same_title, title_of_body, with_also_titled
+from ..runs.linted_writer import LintedWriter, format_errors
 from ..store.canonical import canonical_body, canonical_sources, capped_sources
 from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slugify
 from ..store.models import Source
@@ -51,8 +53,7 @@ from ..store.records import Record
 from ..store.slug_names import naming_difference
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.writer import new_record_text, render_record
-from .context import LintedWriter, Phase2Context, format_errors
-from .merge import merge_body, retitle, same_title, title_of_body, with_also_titled
+from .context import Phase2Context
 from .record_fields import defang, one_line
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
@@ -88,7 +89,7 @@ class RulesEngine:
 
     def run(self, ctx: Phase2Context) -> None:
         self.ctx = ctx
-        self.w = LintedWriter(ctx)
+        self.w = LintedWriter(ctx, remember_texts=True)
         self.now: datetime = ctx.now
         self.run_sources: dict[tuple[RecordKind, str], list[dict[str, Any]]] = {}
         self.run_staging: dict[tuple[RecordKind, str], set[str]] = {}

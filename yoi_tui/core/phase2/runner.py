@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, ClassVar
 
 from ..errors import YoiError
 from ..runs.changeset import (
@@ -36,41 +36,28 @@ from ..runs.changeset import (
     ChangeSet,
     ConsumedInput,
     Scratch,
-    apply,
 )
 from ..runs.crashpoints import crashpoint
-from ..runs.lock import ConsolidationLock, Takeover
+from ..runs.engines import Engine as EngineOf
+from ..runs.engines import Engines
+from ..runs.lock import Takeover
 from ..runs.progress import ProgressFn
 from ..runs.progress import report as tell
+from ..runs.report import PreparedRun, applied_json, check_review, listing
+from ..runs.run_context import RunAborted
 from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
 from ..store.reader import encode_exact, read_exact
 from ..store.staging import StagingFile, list_staging, parse_staging, reject_staging
 from ..store.workspace import Workspace
-from .context import Phase2Aborted, Phase2Context
+from .context import Phase2Context
 
 MAX_ROUNDS = 5
 
 
-class Engine(Protocol):
-    name: str
-
-    def run(self, ctx: Phase2Context) -> None: ...
-
-
-def make_engine(name: str, model: Any = None) -> Engine:
-    if name == "rules":
-        from .rules_engine import RulesEngine
-
-        return RulesEngine()
-    if name == "llm":
-        from ..runs.llm import require_llm_libraries
-
-        require_llm_libraries()  # the llm extra: say what to install, before any import fails
-        from .llm_engine import LlmEngine
-
-        return LlmEngine(model)
-    raise YoiError(f"unknown Phase 2 engine '{name}' (use rules or llm)")
+Engine = EngineOf[Phase2Context]
+ENGINES = Engines("Phase 2", __package__ or "", rules="rules_engine.RulesEngine", llm="llm_engine.LlmEngine")
+make_engine = ENGINES.make  # (name, model=None) -> the engine
 
 
 @dataclass
@@ -234,15 +221,7 @@ class RoundReport:
             data.update({"files": files, "counts": cs.counts(), "consumed": [i.id for i in cs.inputs],
                          "held": cs.held, "notes": cs.notes})
         if self.result is not None:
-            data.update({"applied": [{"path": c.path, "op": c.op} for c in self.result.applied],
-                         "applied_counts": self.result.counts(),
-                         "conflicts": [{"path": c.path, "reason": r} for c, r in self.result.conflicts],
-                         "staging_deleted": self.result.inputs_deleted,
-                         "staging_kept": self.result.inputs_kept,
-                         "rejected": [c.path for c in self.result.rejected],
-                         "deferred": [c.path for c in self.result.deferred],
-                         "remembered": [r.to_json() for r in self.remembered],
-                         "journal": str(self.result.journal_path) if self.result.journal_path else None})
+            data.update(applied_json(self.result, self.remembered, inputs=True))
         return data
 
 
@@ -271,51 +250,29 @@ class Phase2Report:
 
 
 @dataclass
-class PreparedRound:
+class PreparedRound(PreparedRun):
     """A computed change set, with the lock still held (None in a dry run), waiting to be applied."""
 
-    ws: Workspace
     report: RoundReport
-    lock: ConsolidationLock | None
-
-    @property
-    def changeset(self) -> ChangeSet:
-        assert self.report.changeset is not None
-        return self.report.changeset
+    purpose: ClassVar[str] = "phase2"
+    what: ClassVar[str] = "Phase 2"
 
     def apply(self, only: set[str] | None = None, *, deferred: set[str] | frozenset[str] = frozenset()) -> ApplyResult:
         """Apply (all files, or the accepted subset), then release the lock. ``deferred`` files keep
         their staging for a later run; the other files not accepted are rejected (staging consumed)."""
         if self.lock is None:
             raise YoiError("a dry-run change set cannot be applied; run again without --dry-run")
-        try:
-            self.lock.verify()
-            crashpoint("phase2:before-apply")
-            result = apply(self.ws, self.changeset, only=only, deferred=deferred)
-            crashpoint("phase2:applied")
-            self._remember(result)
-            self.report.result = result
-            self.report.status = "applied"
-            return result
-        finally:
-            self.release()
+        return self.apply_reviewed(only, deferred)
 
-    def _remember(self, result: ApplyResult) -> None:
+    def remember(self, result: ApplyResult) -> None:
         """A rejected file's staging items are not folded in again (``runs.rejections``)."""
         from ..runs.rejections import record_phase2_rejections
 
         if not result.rejected:
             return
-        try:
-            self.report.remembered = record_phase2_rejections(self.ws, result.rejected, self.report.items,
-                                                              run_id=self.changeset.run_id)
-        except OSError as exc:  # the run is applied; only the memory of the rejection is missing
-            self.changeset.notes.append(f"could not remember the rejections ({exc.strerror or exc}); "
-                                        "the rejected items may be proposed again")
-
-    def release(self) -> None:
-        if self.lock is not None:
-            self.lock.release()
+        self.remember_with(lambda: record_phase2_rejections(self.ws, result.rejected, self.report.items,
+                                                            run_id=self.changeset.run_id),
+                           again="the rejected items may be proposed again")
 
 
 def _attribute_items(ctx: Phase2Context, changeset: ChangeSet, staging: list[StagingFile], engine: str) -> None:
@@ -411,21 +368,11 @@ def prepare_round(ws: Workspace, *, engine: str | None = None, flush: bool = Fal
         return PreparedRound(ws, report, lock)
 
 
-def _listing(paths: Iterable[str]) -> str:
-    return ", ".join(sorted(paths))
-
-
 def _check_review_paths(prepared: PreparedRound, reject: set[str], defer: set[str]) -> None:
     """The review's paths must name files of the change set, and each at most once."""
-    both = reject & defer
-    if both:
-        prepared.release()
-        raise YoiError(f"--reject and --defer both name {_listing(both)}")
-    unknown = (reject | defer) - set(prepared.changeset.paths())
-    if unknown:
-        prepared.release()
-        raise YoiError(f"not in the change set: {_listing(unknown)} (the paths `yoi phase2 --flush --dry-run` "
-                       "shows, relative to the workspace)")
+    check_review(reject, defer, prepared.changeset.paths(), release=prepared.release,
+                 unknown=lambda names: f"not in the change set: {names} (the paths `yoi phase2 --flush --dry-run` "
+                                       "shows, relative to the workspace)")
 
 
 def run_phase2(ws: Workspace, *, engine: str | None = None, dry_run: bool = False, flush: bool = False,
@@ -443,13 +390,13 @@ def run_phase2(ws: Workspace, *, engine: str | None = None, dry_run: bool = Fals
         try:
             prepared = prepare_round(ws, engine=engine, flush=flush and round_no == 0, dry_run=dry_run, model=model,
                                      keepalive=(engine or ws.config.phase2.engine) == "llm")
-        except Phase2Aborted as exc:
+        except RunAborted as exc:
             report.rounds.append(RoundReport(status="aborted", engine=engine or ws.config.phase2.engine,
                                              message=exc.message))
             break
         report.rounds.append(prepared.report)
         if prepared.report.changeset is None and round_no == 0 and (reject or defer):
-            raise YoiError(f"--reject/--defer: nothing was proposed, so {_listing(reject | defer)} "
+            raise YoiError(f"--reject/--defer: nothing was proposed, so {listing(reject | defer)} "
                            "is not in the change set")
         if prepared.report.changeset is not None and dry_run and (reject or defer):
             _check_review_paths(prepared, reject, defer)

@@ -1,16 +1,11 @@
-"""The ``llm`` engine's file tools: list, read, write, edit (plus both searches), confined and linted.
+"""Phase 2's ``llm`` engine tools: write, edit and the fields mode, over the shared confined reading.
 
-The tools work on the run's scratch copy and know nothing of pydantic-ai (``llm_engine`` wraps
-them), so every rule is enforced — and tested — here:
+``Phase2Tools`` subclasses ``runs.file_tools.FileTools`` (confinement, list, read, both searches, the
+failed-write count) with Phase 2's writes; ``llm_engine`` wraps them for pydantic-ai. Every rule is
+enforced — and tested — here:
 
-* **Confinement.** A path is relative to the workspace root. Absolute paths and any ``..`` are
-  refused outright; the rest is resolved *following symlinks* and must land inside ``memory/``
-  (but not ``memory/_staging/`` or ``memory/workflow/``) or ``knowledge/``. A link pointing out of
-  those folders is refused.
-* **Linter on every write.** ``write_file``/``edit_file`` run the write-time linter; an error is
-  refused with the findings so the model can fix them. Every refused write counts: at
-  ``max_failed_writes`` failures *in total* (pydantic-ai's own per-tool counter resets on a success,
-  so it cannot be used for this) ``TooManyFailedWrites`` aborts the run and nothing is kept.
+* **Linter on every write.** ``write_file``/``edit_file`` write through the run's ``LintedWriter``;
+  an error is refused with the findings so the model can fix them, and counts as a failed write.
 * **Sources are copied, never taken from the model.** A write names the staging ids it is based on
   (``staging_ids``); the tool layer copies those staging entries' sources into ``sources`` (and
   keeps the record's previous ones) or ``last_sources`` for knowledge. A source the model typed
@@ -28,31 +23,19 @@ them), so every rule is enforced — and tested — here:
 from __future__ import annotations
 
 import contextlib
-import os
-import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from ..errors import YoiError
 from ..lint.write_check import source_keys
+from ..runs.file_tools import FileTools, ToolRefusal
+from ..runs.linted_writer import LintedWriter
 from ..store.atomic import is_locked
 from ..store.kinds import RecordKind, kind_for_path, path_for, slugify
 from ..store.reader import drop_bom, read_exact
 from ..store.records import parse_record_text
 from ..store.writer import new_record_text, render_record
-from .context import LintedWriter, Phase2Context
+from .context import Phase2Context
 from .record_fields import staged_items
-
-MAX_LIST = 2000
-MAX_READ_CHARS = 200_000
-
-
-class ToolRefusal(Exception):
-    """A tool call refused with a message meant for the model (it may retry)."""
-
-
-class TooManyFailedWrites(YoiError):
-    """The model's writes failed ``max_failed_writes`` times: the run aborts, nothing is kept."""
 
 
 def _dedup_sources(items: list[Any]) -> list[Any]:
@@ -70,137 +53,37 @@ def _dedup_sources(items: list[Any]) -> list[Any]:
     return out
 
 
-class FileTools:
-    """The tool layer of one llm run (also the pydantic-ai ``deps``)."""
+class Phase2Tools(FileTools):
+    """The tool layer of one Phase 2 llm run (also the pydantic-ai ``deps``)."""
+
+    ctx: Phase2Context
 
     def __init__(self, ctx: Phase2Context, *, max_failed_writes: int | None = None) -> None:
-        self.ctx = ctx
-        self.w = LintedWriter(ctx)
-        self.max_failed_writes = max_failed_writes or ctx.ws.config.phase2.max_failed_writes
-        self.failures: list[str] = []
+        super().__init__(ctx, LintedWriter(ctx), max_failed_writes=max_failed_writes)
         self.written: list[str] = []
-        self.locked_refusals: list[str] = []
         self.staging = {s.id: s for s in ctx.staging}
         self.items = staged_items(ctx.staging)  # by the ids the fields mode cites them by
         self.recorded: set[str] = set()  # the items a fields-mode write has cited
         self.candidates = {f"{c.kind}/{c.slug}" for c in ctx.candidates}
-        self.root = ctx.sws.root
-        self.allowed = [self.root / "memory", self.root / "knowledge"]
-        self.forbidden = [self.root / "memory" / "_staging", self.root / "memory" / "workflow"]
-
-    # ------------------------------------------------------------------ paths
-
-    def resolve(self, path: str) -> tuple[Path, str]:
-        """The real path and workspace-relative name of ``path``, or ``ToolRefusal``."""
-        raw = (path or "").strip()
-        if not raw:
-            raise ToolRefusal("empty path; give a path such as memory/decisions/<slug>.md")
-        posix = PurePosixPath(raw.replace("\\", "/"))
-        if posix.is_absolute() or re.match(r"^[A-Za-z]:", raw) or raw.startswith("~"):
-            raise ToolRefusal(f"refused: '{raw}' is an absolute path; use a path relative to the workspace "
-                              "(memory/... or knowledge/...)")
-        if ".." in posix.parts:
-            raise ToolRefusal(f"refused: '{raw}' contains '..'; paths must stay inside memory/ or knowledge/")
-        resolved = Path(os.path.realpath(self.root / posix))
-        if not any(resolved == a or resolved.is_relative_to(a) for a in self.allowed) or \
-                any(resolved == f or resolved.is_relative_to(f) for f in self.forbidden):
-            link = " (after following a symlink)" if resolved != self.root / posix else ""
-            raise ToolRefusal(f"refused: '{raw}' resolves outside the allowed folders{link}; the tools may touch "
-                              "only memory/ (not memory/_staging/ or memory/workflow/) and knowledge/")
-        return resolved, resolved.relative_to(self.root).as_posix()
-
-    # ------------------------------------------------------------------ reading
-
-    def list_files(self, folder: str = "") -> list[str]:
-        """Files under ``folder`` (default: every allowed folder), workspace-relative, sorted."""
-        roots = [self.resolve(folder)[0]] if folder.strip() else list(self.allowed)
-        found: list[str] = []
-        for top in roots:
-            if not top.is_dir():
-                if top.is_file():
-                    found.append(top.relative_to(self.root).as_posix())
-                continue
-            for current, dirs, files in os.walk(top):
-                here = Path(current)
-                dirs[:] = sorted(d for d in dirs if here / d not in self.forbidden)
-                for name in sorted(files):
-                    if name.startswith(".") and name.endswith(".tmp"):
-                        continue
-                    found.append((here / name).relative_to(self.root).as_posix())
-                    if len(found) >= MAX_LIST:
-                        return found
-        return sorted(found)
-
-    def read_file(self, path: str) -> str:
-        resolved, rel = self.resolve(path)
-        text = read_exact(resolved) if resolved.is_file() else None
-        if text is None:
-            raise ToolRefusal(f"no such file: {rel} (use list_files to see what exists)")
-        self.w.read_paths.add(rel)
-        text = drop_bom(text)
-        if len(text) > MAX_READ_CHARS:
-            return text[:MAX_READ_CHARS] + f"\n[... truncated at {MAX_READ_CHARS} characters]"
-        return text
-
-    def mark_read(self, rel: str) -> None:
-        self.w.read_paths.add(rel)
-
-    def knowledge_search(self, query: str = "", slug: str | None = None, kind: str | None = None,
-                         limit: int | None = None) -> list[dict[str, Any]]:
-        from ..retrieval.search import knowledge_search
-
-        try:
-            hits = knowledge_search(self.ctx.sws, query, slug=slug, kind=kind, limit=limit, record=False)
-        except YoiError as exc:
-            raise ToolRefusal(exc.message) from exc
-        return [h.to_json() for h in hits]
-
-    def memory_search(self, query: str = "", slug: str | None = None, kind: str | None = None,
-                      limit: int | None = None) -> list[dict[str, Any]]:
-        from ..retrieval.search import memory_search
-
-        try:
-            hits = memory_search(self.ctx.sws, query, slug=slug, kind=kind, limit=limit, record=False)
-        except YoiError as exc:
-            raise ToolRefusal(exc.message) from exc
-        return [h.to_json() for h in hits]
 
     # ------------------------------------------------------------------ writing
 
-    def _fail(self, message: str) -> ToolRefusal:
-        """Count a failed write; abort the run at the limit, else return the refusal to raise."""
-        self.failures.append(message)
-        if len(self.failures) >= self.max_failed_writes:
-            raise TooManyFailedWrites(
-                f"the llm engine's writes failed {len(self.failures)} times (limit phase2.max_failed_writes = "
-                f"{self.max_failed_writes}); the run is aborted and nothing it wrote is kept. Last failure: "
-                f"{message}")
-        left = self.max_failed_writes - len(self.failures)
-        return ToolRefusal(f"{message}\nThe file was NOT written. Fix it and write again "
-                           f"({left} failed write(s) left before the run is aborted).")
-
     def write_file(self, path: str, content: str, staging_ids: list[str] | None = None,
                    derived_from: str | None = None) -> str:
-        try:
-            resolved, rel = self.resolve(path)
-        except ToolRefusal as exc:
-            raise self._fail(str(exc)) from None
+        resolved, rel = self.resolve_to_write(path)
         before = read_exact(resolved) if resolved.is_file() else None
         return self._write(resolved, rel, content, before, staging_ids or [], derived_from)
 
     def edit_file(self, path: str, old: str, new: str, staging_ids: list[str] | None = None) -> str:
-        try:
-            resolved, rel = self.resolve(path)
-        except ToolRefusal as exc:
-            raise self._fail(str(exc)) from None
+        resolved, rel = self.resolve_to_write(path)
         before = read_exact(resolved) if resolved.is_file() else None
         if before is None:
-            raise self._fail(f"no such file: {rel}; create it with write_file")
+            raise self.fail(f"no such file: {rel}; create it with write_file")
         current = drop_bom(before)
         count = current.count(old) if old else 0
         if count != 1:
-            raise self._fail(f"edit refused: the old text occurs {count} times in {rel}; give an exact excerpt "
-                             "that occurs exactly once")
+            raise self.fail(f"edit refused: the old text occurs {count} times in {rel}; give an exact excerpt "
+                            "that occurs exactly once")
         self.w.read_paths.add(rel)  # an exact excerpt proves the file was read
         return self._write(resolved, rel, current.replace(old, new, 1), before, staging_ids or [], None)
 
@@ -208,13 +91,13 @@ class FileTools:
         """Write the record ``fields`` describe (a ``record_fields.fields_model`` instance): created at the
         title's slug, or merged into ``fields.update`` (or the record already at that slug) without losing
         a line of it. Sources are the cited items' own, copied from staging."""
-        from .merge import merge_body, same_title, title_of_body, with_also_titled
+        from ..runs.body_merge import merge_body, same_title, title_of_body, with_also_titled
         from .record_fields import body_from_fields, item_sources, title_of
 
         unknown = [i for i in fields.items if i not in self.items]
         if unknown or not fields.items:
-            raise self._fail(f"unknown item id(s) {', '.join(unknown) or '(none given)'}; cite ids of the staging "
-                             f"items ({', '.join(self.items) or 'there are none'})")
+            raise self.fail(f"unknown item id(s) {', '.join(unknown) or '(none given)'}; cite ids of the staging "
+                            f"items ({', '.join(self.items) or 'there are none'})")
         cited = [self.items[i] for i in dict.fromkeys(fields.items)]
         title = title_of(fields)
         update = getattr(fields, "update", None)
@@ -236,7 +119,7 @@ class FileTools:
                 # A replaced record's news belong to its replacement (as the rules engine does).
                 resolved, rel = self.resolve(path_for(self.ctx.sws, kind, final).relative_to(self.root).as_posix())
         except ToolRefusal as exc:
-            raise self._fail(str(exc)) from None
+            raise self.fail(str(exc)) from None
         before_raw = read_exact(resolved) if resolved.is_file() else None
         body = body_from_fields(fields, lambda slug: self.w.index.has(RecordKind.KNOWLEDGE, slug))
         sources = item_sources(cited)
@@ -245,7 +128,7 @@ class FileTools:
         if before_raw is not None:
             record = parse_record_text(drop_bom(before_raw), kind=kind, path=resolved, rel=rel)[0]
             if record is None:
-                raise self._fail(f"{rel} cannot be read as a record (run `yoi lint`); give this record another title")
+                raise self.fail(f"{rel} cannot be read as a record (run `yoi lint`); give this record another title")
             current = title_of_body(record.body)
             if current and not same_title(current, title):
                 body = with_also_titled(body, title)  # another wording of the title is kept, as Phase 2's rules keep it
@@ -289,22 +172,22 @@ class FileTools:
                derived_from: str | None, *, why: list[str] | None = None) -> str:
         kind = kind_for_path(self.ctx.sws, resolved)
         if kind is None:
-            raise self._fail(f"refused: {rel} is not a record path (memory/summary.md, memory/decisions/<slug>.md, "
-                             "memory/requests/<slug>.md or knowledge/<slug>.md)")
+            raise self.fail(f"refused: {rel} is not a record path (memory/summary.md, memory/decisions/<slug>.md, "
+                            "memory/requests/<slug>.md or knowledge/<slug>.md)")
         if is_locked(resolved):
             self.locked_refusals.append(rel)
             return f"refused: {rel} is read-only (locked by a person against automated rewriting); leave it as it is"
         unknown = [s for s in staging_ids if s not in self.staging]
         if unknown:
-            raise self._fail(f"unknown staging id(s) {', '.join(unknown)}; use ids from the consumed staging "
-                             f"({', '.join(self.staging)})")
+            raise self.fail(f"unknown staging id(s) {', '.join(unknown)}; use ids from the consumed staging "
+                            f"({', '.join(self.staging)})")
         if kind is RecordKind.KNOWLEDGE and before_raw is None:
             if not self.candidates:
-                raise self._fail("refused: no record is on the knowledge candidate report, so no knowledge record "
-                                 "may be created in this run; update an existing one or a decision/request instead")
+                raise self.fail("refused: no record is on the knowledge candidate report, so no knowledge record "
+                                "may be created in this run; update an existing one or a decision/request instead")
             if derived_from not in self.candidates:
-                raise self._fail(f"refused: a new knowledge record must name the candidate-report record it derives "
-                                 f"from in derived_from (one of: {', '.join(sorted(self.candidates))})")
+                raise self.fail(f"refused: a new knowledge record must name the candidate-report record it derives "
+                                f"from in derived_from (one of: {', '.join(sorted(self.candidates))})")
         before = drop_bom(before_raw) if before_raw is not None else None
         bom = before_raw is not None and before_raw.startswith("\ufeff")
         text = self._with_tool_fields(kind, resolved, rel, content, before, staging_ids)
@@ -312,9 +195,7 @@ class FileTools:
         errors = self.w.write(resolved, text, before_text=before, bom=bom, why=why,
                               derived=kind is RecordKind.SUMMARY)
         if errors:
-            raise self._fail(f"lint refused the write of {rel}:\n" + "\n".join(
-                f"- {d.rule} (line {d.line}): {d.message}" + (f" — hint: {d.hint}" if d.hint else "")
-                for d in errors))
+            raise self.lint_refusal(rel, errors)
         self.written.append(rel)
         return f"wrote {rel} ({len(text)} characters); lint clean"
 

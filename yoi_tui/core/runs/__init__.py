@@ -1,4 +1,8 @@
-"""Runs wing: a writer run and its safety — change sets (scratch, apply, journal, revert), the consolidation lock, crash points, the LLM model factory.
+"""Runs wing: a writer run and its framework — the safety (change sets: scratch, apply, journal,
+revert; the consolidation lock, crash points, leftovers) and what Phase 2's and GC's engines share
+(the engine registry, the run context, the linted writer, the llm engines' file and agent tools, the
+body merge, the report lifecycle, the LLM model factory).
 
-Imports ``core.store`` (and errors/diagnostics) only; phase2 and gc drive it from above.
+Imports ``core.store``, ``core.lint`` (the write-time check) and ``core.retrieval`` (search, the
+usage log, ``#slug`` lines) — nothing of phase1, phase2 or gc, which drive it from above.
 """

@@ -111,7 +111,7 @@ def run_structured(model: Any, toolset: Any, instructions: str, prompt: str, dep
     from pydantic_ai.output import StructuredDict
     from pydantic_ai.usage import RunUsage
 
-    from ..runs.llm import output_spec
+    from .llm import output_spec
 
     tools = dict(toolset.tools)
     def _known_call(output: dict[str, Any]) -> dict[str, Any]:

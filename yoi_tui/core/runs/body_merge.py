@@ -1,8 +1,14 @@
-"""Merging Markdown bodies without losing a line (the rules engine's update rule).
+"""Merging Markdown bodies without losing a line: the body merge Phase 2 and GC share.
 
-A body is read as blocks: the lines before the first heading, then one block per heading (any
-level, outside fenced code). ``merge_body(old, new)`` keeps every line of ``old`` exactly where it
-is and adds each non-blank line of ``new`` that the matching block of ``old`` does not already
+``merge_sections(old, new, into)`` is the walk both merges take: a body is read as blocks (the
+lines before the first heading, then one block per heading, any level, outside fenced code); each
+block of ``new`` goes to the block of ``old`` with the same heading (``new``'s top ``# Title`` to
+``old``'s title when it has one), where ``into`` adds what is missing, or, when ``old`` has no such
+block, is appended whole at the end. Phase 2's ``merge_body`` adds lines; GC's
+``gc.merge_content.merge_blocks`` adds whole Markdown blocks.
+
+``merge_body(old, new)`` (the rules engines' update rule) keeps every line of ``old`` exactly where
+it is and adds each non-blank line of ``new`` that the matching block of ``old`` does not already
 hold (compared without surrounding whitespace): into the block with the same heading, or, when
 ``old`` has no such block, as a new block at the end. A new body's top ``# Title`` is dropped when
 ``old`` already has a title. Merging the same text twice changes nothing (idempotent), which is
@@ -15,6 +21,7 @@ other section and the preamble as they are.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..retrieval.slugrefs import iter_lines
@@ -109,8 +116,12 @@ def retitle(body: str, title: str, also: str | None = None) -> str:
     return join_blocks(blocks)
 
 
-def merge_body(old: str, new: str) -> str:
-    """``old`` with the lines of ``new`` it lacks; never drops or reorders a line of ``old``."""
+def merge_sections(old: str, new: str, into: Callable[[Block, list[str], list[Block]], None], *,
+                   heading_gap: bool = False) -> str:
+    """``old`` with each block of ``new`` merged in (see the module docstring); ``into(target,
+    lines, blocks)`` adds a block's ``lines`` to the ``target`` block of ``old``'s ``blocks``. A block
+    ``old`` lacks is appended with its blank edges trimmed (``heading_gap``: a blank line kept under
+    its heading when it had one). A blank ``old`` is ``new``."""
     if not old.strip():
         return new
     old_blocks = split_blocks(old)
@@ -122,36 +133,48 @@ def merge_body(old: str, new: str) -> str:
             target = next(b for b in old_blocks if b.level == 1)
         else:
             target = next((b for b in old_blocks if b.key == block.key), None)
-        content = [line for line in block.lines if line.strip()]
         if target is None:
-            if not content and block.heading is None:
+            if block.heading is None and not any(line.strip() for line in block.lines):
                 continue
             _ensure_gap(old_blocks)
-            added = Block(block.heading, block.level, [*_strip_blank_edges(block.lines), ""])
-            old_blocks.append(added)
+            lines = _strip_blank_edges(block.lines)
+            gap = heading_gap and block.heading is not None and block.lines[:1] == [""]
+            old_blocks.append(Block(block.heading, block.level, ["", *lines, ""] if gap else [*lines, ""]))
             continue
-        present = {_norm(line) for line in target.lines}
-        if target.heading is not None:
-            present.add(_norm(target.heading))
-        missing = [line for line in content if _norm(line) not in present]
-        if not missing:
-            continue
-        end = _content_end(target.lines)
-        tail = target.lines[end:]
-        if end == 0 and target.heading is not None and not target.lines:
-            tail = [""]
-        target.lines[end:] = []
-        previous = target.lines[end - 1] if end > 0 else target.heading
-        for line in missing:
-            # Paragraph lines get a blank line between them (else Markdown joins them); list
-            # items follow each other directly.
-            if previous is not None and not (_is_list_item(previous) and _is_list_item(line)):
-                target.lines.append("")
-            target.lines.append(line)
-            previous = line
-        target.lines.extend(tail or ([""] if target is not old_blocks[-1] else []))
+        into(target, block.lines, old_blocks)
     merged = join_blocks(old_blocks)
     return merged if merged.endswith("\n") else merged + "\n"
+
+
+def merge_body(old: str, new: str) -> str:
+    """``old`` with the lines of ``new`` it lacks; never drops or reorders a line of ``old``."""
+    return merge_sections(old, new, _add_lines)
+
+
+def _add_lines(target: Block, lines: list[str], blocks: list[Block]) -> None:
+    """Add to ``target`` each non-blank line of ``lines`` it does not hold (compared without
+    surrounding whitespace), after its content."""
+    content = [line for line in lines if line.strip()]
+    present = {_norm(line) for line in target.lines}
+    if target.heading is not None:
+        present.add(_norm(target.heading))
+    missing = [line for line in content if _norm(line) not in present]
+    if not missing:
+        return
+    end = _content_end(target.lines)
+    tail = target.lines[end:]
+    if end == 0 and target.heading is not None and not target.lines:
+        tail = [""]
+    target.lines[end:] = []
+    previous = target.lines[end - 1] if end > 0 else target.heading
+    for line in missing:
+        # Paragraph lines get a blank line between them (else Markdown joins them); list
+        # items follow each other directly.
+        if previous is not None and not (_is_list_item(previous) and _is_list_item(line)):
+            target.lines.append("")
+        target.lines.append(line)
+        previous = line
+    target.lines.extend(tail or ([""] if target is not blocks[-1] else []))
 
 
 def _is_list_item(line: str) -> bool:

@@ -1,7 +1,7 @@
 """The pydantic-ai side the ``llm`` engines of Phase 2 and GC share.
 
-Both engines run one agent (``llm.consolidation_model``) over ``phase2.tools.FileTools`` (GC's
-tools subclass it) and differ only in their write tools, instructions and prompt. What is the same
+Both engines run one agent (``llm.consolidation_model``) over a ``file_tools.FileTools`` (Phase 2's
+and GC's tools subclass it) and differ only in their write tools, instructions and prompt. What is the same
 lives here:
 
 * ``call_tool`` — runs a tool method, turning a ``ToolRefusal`` into ``ModelRetry`` so the model
@@ -37,7 +37,7 @@ def call_tool(ctx: Any, fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` for a tool of ``ctx.deps``; a ``ToolRefusal`` goes back to the model as ``ModelRetry``."""
     from pydantic_ai import ModelRetry
 
-    from .tools import ToolRefusal
+    from .file_tools import ToolRefusal
 
     try:
         return fn(*args)
@@ -99,8 +99,8 @@ def engine_model(ws: Workspace, model: Any = None) -> EngineModel:
         mode = config.tool_mode if config.tool_mode != "auto" else "native"
         step = config.output_mode if config.output_mode in ("native", "prompted") else "prompted"
         return EngineModel(model, None, mode, step, write_mode(config.write_mode, mode))
-    from ..runs.llm import build_model, model_settings
-    from ..runs.llm_probe import tool_mode
+    from .llm import build_model, model_settings
+    from .llm_probe import tool_mode
 
     name = config.consolidation_model
     built = build_model(name, config)
@@ -144,7 +144,7 @@ def record_llm_usage(ws: Workspace, usage: Any, notes: list[str]) -> dict[str, i
 
 
 def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str, tools: Any, *, ws: Workspace,
-              notes: list[str], aborted: type[YoiError], lost: str, on_usage: Callable[[dict[str, int]], None],
+              notes: list[str], lost: str, on_usage: Callable[[dict[str, int]], None],
               before_finish: Callable[[], str | None] | None = None, act_first: bool = False,
               first: frozenset[str] = frozenset(), finished: Callable[[], str | None] | None = None) -> Any:
     """One agent run over ``toolset`` with ``tools`` as its deps; returns the result (``.output``).
@@ -152,7 +152,7 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
     Native tool calls, or ``structured_steps`` when the model has none (``engine.tool_mode``). The
     run is bounded by ``llm.max_requests`` and ``llm.token_budget``; a malformed answer is retried
     ``llm.output_retries`` times. Too many failed writes, an exhausted limit, or an agent error
-    raise ``aborted`` (the caller throws the scratch copy away; ``lost`` ends the agent-error
+    raise ``RunAborted`` (the caller throws the scratch copy away; ``lost`` ends the agent-error
     message, e.g. "nothing it wrote is kept"). A failed model call or a model pydantic-ai cannot use
     raise ``YoiError``. ``before_finish`` may refuse the model's final answer with a message (the
     model is told and goes on; it returns None to let the run end); ``act_first`` keeps ``finish``
@@ -164,9 +164,10 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
     from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UserError
     from pydantic_ai.usage import RunUsage
 
-    from ..runs.llm import usage_limits
+    from .file_tools import TooManyFailedWrites
+    from .llm import usage_limits
+    from .run_context import RunAborted
     from .structured_steps import run_structured
-    from .tools import TooManyFailedWrites
 
     config = ws.config.llm
     limits = usage_limits(config)
@@ -192,12 +193,12 @@ def run_agent(engine: EngineModel, toolset: Any, instructions: str, prompt: str,
             result = agent.run_sync(prompt, deps=tools, usage_limits=limits, usage=counted)
         usage = result.usage
     except TooManyFailedWrites as exc:
-        raise aborted(exc.message) from exc
+        raise RunAborted(exc.message) from exc
     except ModelAPIError as exc:
         raise YoiError(f"the model call failed ({config.consolidation_model}): {exc}; "
                        "nothing was changed") from exc
     except AgentRunError as exc:
-        raise aborted(f"the llm engine stopped: {exc}; {lost}") from exc
+        raise RunAborted(f"the llm engine stopped: {exc}; {lost}") from exc
     except UserError as exc:
         raise YoiError(f"the llm engine cannot run: {exc}") from exc
     finally:
