@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
-from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
-from .common import json_parent, print_json, workspace_from
-from .review_args import add_review_arguments, print_held_back, print_review_decisions, review_store_command
+from .changeset_output import OP_LETTER, print_conflicts, print_footer, write_diff
+from .common import json_parent
+from .review_args import add_review_arguments, print_held_back, print_review_decisions, run_reviewed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.gc import GcReport
+    from ..core.store.workspace import Workspace
 
 UNUSED_SHOWN = 10
 
@@ -107,22 +112,15 @@ def _print(data: dict[str, Any], *, dry_run: bool, out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.gc import run_gc
-    from ..core.runs.lock import LockBusy
-    from .progress import steps, wanted
+    def start(ws: Workspace) -> Callable[[], GcReport]:
+        from ..core.gc import run_gc
 
-    ws = workspace_from(args)
-    if args.withdraw or args.rejections:
-        return review_store_command(args, ws, "gc")
-    try:
-        with steps("GC", None, wanted(args)):
-            report = run_gc(ws, engine=args.engine, dry_run=args.dry_run, reject=args.reject, defer=args.defer)
-    except LockBusy as exc:
-        return print_lock_busy(exc, as_json=args.json, after={"operations": []})
-    if args.json:
-        print_json(report.to_json(diff=args.dry_run, stream=True))
-        return report.exit_code
-    if args.dry_run:
-        write_diff(report.changeset)
-    _print(report.to_json(), dry_run=args.dry_run, out=sys.stderr if args.dry_run else sys.stdout)
-    return report.exit_code
+        return lambda: run_gc(ws, engine=args.engine, dry_run=args.dry_run, reject=args.reject, defer=args.defer)
+
+    def show(report: GcReport) -> None:
+        if args.dry_run:
+            write_diff(report.changeset)
+        _print(report.to_json(), dry_run=args.dry_run, out=sys.stderr if args.dry_run else sys.stdout)
+
+    return run_reviewed(args, "gc", "GC", start, busy={"after": {"operations": []}},
+                        as_json=lambda report: report.to_json(diff=args.dry_run, stream=True), show=show)

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from .changeset_output import OP_LETTER, print_conflicts, print_footer, print_lock_busy, write_diff
-from .common import json_parent, print_json, workspace_from
+from .changeset_output import OP_LETTER, print_conflicts, print_footer, write_diff
+from .common import json_parent
 from .review_args import (
     add_review_arguments,
     print_held_back,
     print_review_decisions,
     review_paths,
-    review_store_command,
+    run_reviewed,
 )
 from .team_notice import tell_staging_notice
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.phase2 import Phase2Report
+    from ..core.store.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -83,35 +88,28 @@ def _print_round(data: dict[str, Any], *, dry_run: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.phase2.runner import run_phase2
-    from ..core.runs.lock import LockBusy
-    from .progress import steps, wanted
+    def start(ws: Workspace) -> Callable[[], Phase2Report]:
+        from ..core.phase2.runner import run_phase2
 
-    ws = workspace_from(args)
-    if args.withdraw or args.rejections:
-        return review_store_command(args, ws, "phase2")
-    tell_staging_notice(ws)
-    flush = args.flush
-    if args.dry_run and not flush:
-        # A dry run shows what a run would do: under the trigger, what --flush would do (and says so).
-        from ..core.phase2.runner import staging_pressure
+        tell_staging_notice(ws)
+        flush = args.flush
+        if args.dry_run and not flush:
+            # A dry run shows what a run would do: under the trigger, what --flush would do (and says so).
+            from ..core.phase2.runner import staging_pressure
 
-        pressure = staging_pressure(ws)
-        if not pressure.over:
-            print(f"phase2: under the trigger ({pressure.describe()}): a plain `yoi phase2` waits; "
-                  "this dry run shows what `yoi phase2 --flush` would do", file=sys.stderr)
-        flush = True
-    try:
-        with steps("Phase 2", None, wanted(args)):
-            report = run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=flush,
-                                reject=review_paths(ws, args.reject), defer=review_paths(ws, args.defer))
-    except LockBusy as exc:
-        return print_lock_busy(exc, as_json=args.json, before={"rounds": []})
-    if args.json:
-        print_json(report.to_json(diff=args.dry_run))
-        return report.exit_code
-    for round_report in report.rounds:
-        if args.dry_run:
-            write_diff(round_report.changeset)
-        _print_round(round_report.to_json(), dry_run=args.dry_run)
-    return report.exit_code
+            pressure = staging_pressure(ws)
+            if not pressure.over:
+                print(f"phase2: under the trigger ({pressure.describe()}): a plain `yoi phase2` waits; "
+                      "this dry run shows what `yoi phase2 --flush` would do", file=sys.stderr)
+            flush = True
+        return lambda: run_phase2(ws, engine=args.engine, dry_run=args.dry_run, flush=flush,
+                                  reject=review_paths(ws, args.reject), defer=review_paths(ws, args.defer))
+
+    def show(report: Phase2Report) -> None:
+        for round_report in report.rounds:
+            if args.dry_run:
+                write_diff(round_report.changeset)
+            _print_round(round_report.to_json(), dry_run=args.dry_run)
+
+    return run_reviewed(args, "phase2", "Phase 2", start, busy={"before": {"rounds": []}},
+                        as_json=lambda report: report.to_json(diff=args.dry_run), show=show)

@@ -3,7 +3,9 @@
 ``--reject X… --defer X…`` judge the proposed change set as the app's review screen does (Phase 2
 names files as ``--dry-run`` shows them, GC names operation ids of ``--dry-run --json``), and the
 rest is applied. ``--rejections`` lists what earlier reviews rejected and ``--withdraw ID…`` takes
-a rejection back (``core.runs.rejections``). Also what both print about proposals held back.
+a rejection back (``core.runs.rejections``). Also what both print about proposals held back, and
+``run_reviewed``: the one body of both commands (the rejection store, the run with its progress,
+another run holding the lock, JSON or text out).
 """
 
 from __future__ import annotations
@@ -11,13 +13,45 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from .common import EXIT_FINDINGS, EXIT_OK, print_json
+from .changeset_output import print_lock_busy
+from .common import EXIT_FINDINGS, EXIT_OK, print_json, workspace_from
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.store.workspace import Workspace
+
+
+class _Report(Protocol):
+    @property
+    def exit_code(self) -> int: ...
+
+
+def run_reviewed(args: argparse.Namespace, command: str, label: str,
+                 start: Callable[[Workspace], Callable[[], _Report]], *, busy: dict[str, Any],
+                 as_json: Callable[[Any], Any], show: Callable[[Any], None]) -> int:
+    """``yoi phase2`` / ``yoi gc``: ``--rejections``/``--withdraw`` (``review_store_command``), or the run
+    ``start(ws)`` returns (its steps shown as ``label``), its report printed as JSON (``as_json``) or
+    text (``show``); another run holding the lock is ``print_lock_busy`` with ``busy``'s keys."""
+    from ..core.runs.lock import LockBusy
+    from .progress import steps, wanted
+
+    ws = workspace_from(args)
+    if args.withdraw or args.rejections:
+        return review_store_command(args, ws, command)
+    run = start(ws)
+    try:
+        with steps(label, None, wanted(args)):
+            report = run()
+    except LockBusy as exc:
+        return print_lock_busy(exc, as_json=args.json, **busy)
+    if args.json:
+        print_json(as_json(report))
+        return report.exit_code
+    show(report)
+    return report.exit_code
 
 
 def add_review_arguments(parser: argparse.ArgumentParser, *, what: str, command: str) -> None:
@@ -116,4 +150,4 @@ def print_review_decisions(data: dict[str, Any], out: TextIO, *, remembered: str
 
 
 __all__ = ["add_review_arguments", "print_held_back", "print_review_decisions", "review_paths",
-           "review_store_command"]
+           "review_store_command", "run_reviewed"]
