@@ -1,13 +1,12 @@
 """Phase 2 (SPEC 9): consolidate staging into records as a reviewable, revertible change set.
 
 ``runner`` drives a run (lock, recovery, snapshot, engine, apply, coalesce); ``rules_engine`` and
-``llm_engine`` compute the changes on a scratch copy; ``tools`` are the llm engine's confined,
-linted file tools. The change set, apply, journal and revert live in ``core.runs.changeset`` (shared with
-GC); the occupancy lock in ``core.runs.lock``.
+``llm_engine`` compute the changes on a scratch copy; ``tools`` are the llm engine's write tools
+(over ``core.runs.file_tools``). The writer-run framework shared with GC — engines, context, linted
+writer, file and agent tools, body merge, change set, lock, report — lives in ``core.runs``.
 
-Names are imported from their modules on first use (PEP 562): GC uses ``phase2.merge`` (the
-line-keeping body merge), and importing the runner with it (staging models, pydantic: ~80 ms)
-cost every GC run that merged or folded a record.
+Names are imported from their modules on first use (PEP 562): importing this package does not
+import the runner (staging models, pydantic: ~80 ms).
 """
 
 from __future__ import annotations

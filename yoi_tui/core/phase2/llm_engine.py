@@ -2,11 +2,12 @@
 
 The agent gets the consumed staging entries (with their ids and sources), the memory records (full
 text, or slugs and first lines when they are too large for the prompt), the knowledge candidate
-report, and the tools of ``tools.Phase2Tools`` (over ``runs.file_tools.FileTools``): ``list_files``, ``read_file``, ``write_file``,
-``edit_file``, ``knowledge_search``, ``memory_search``. Every write is linted; a refusal goes back to
-the model as ``ModelRetry``; at ``phase2.max_failed_writes`` failed writes in total the run is
-aborted (``runs.run_context.RunAborted``) and the scratch copy is thrown away, so nothing is kept. Token usage is
-recorded as a ``tokens`` usage event even when the run aborts.
+report, and the tools of ``tools.Phase2Tools`` (over ``runs.file_tools.FileTools``): ``list_files``,
+``read_file``, ``write_file``, ``edit_file``, ``knowledge_search``, ``memory_search``. Every write is
+linted; a refusal goes back to the model as ``ModelRetry``; at ``phase2.max_failed_writes`` failed
+writes in total the run is aborted (``runs.run_context.RunAborted``) and the scratch copy is thrown
+away, so nothing is kept. Token usage is recorded as a ``tokens`` usage event even when the run
+aborts.
 
 With ``llm.write_mode`` fields (``auto`` for a model without native tool calls) the write tool is
 ``write_record`` instead of ``write_file``/``edit_file``: the model gives one record's fields, the

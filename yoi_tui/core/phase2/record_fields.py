@@ -17,7 +17,7 @@ schema and what the fields become:
 * ``item_sources`` are the sources: each cited item's own entries (the staging range when Phase 1
   gave none), copied from staging — the model only picks ids, it never types a source.
 
-The bounds of the schema keep a new record under its body cap. ``FileTools.write_fields`` renders
+The bounds of the schema keep a new record under its body cap. ``Phase2Tools.write_fields`` renders
 the frontmatter with the project's record writer, merges an update into the existing body
 (``merge.merge_body``: no line of it is lost), and writes through the same linted path as
 ``write_file``: a refusal goes back to the model with the findings and counts towards

@@ -7,7 +7,7 @@ The llm engines choose how to talk to a model from two capabilities:
   a structured tool step is constrained the same way; otherwise the schema goes into the prompt.
 * ``tools`` — the model answers a ``tools`` request with ``tool_calls``. Many small local models do
   not (they write a ```json block in the text); Phase 2 and GC then express each tool call as
-  structured output (``phase2.structured_steps``).
+  structured output (``runs.structured_steps``).
 
 Hosted providers are known (OpenAI: both; Anthropic: tools, and JSON schema for the models
 pydantic-ai's profile says support it). Any other server — a ``base_url``, or ``ollama:`` — is
