@@ -182,9 +182,10 @@ async def test_unreadable_file_is_not_sent_to_the_editor(demo_root: Path, make_t
         view = screen.query_one(RecordView)
         shown: dict[str, str] = {}
         for rel in ("knowledge/pipe.md", "knowledge/latin1.md", "knowledge/broken.md"):
-            await wait_until(pilot, lambda rel=rel: tree.select_rel(rel), what=f"{rel} listed")
+            await wait_until(pilot, lambda rel=rel: tree.select_rel(rel), timeout=30, what=f"{rel} listed")
             await wait_until(pilot, lambda rel=rel: view.rel == rel
-                             and "loading" not in _plain(view.query_one("#record-fields", Static).content))
+                             and "loading" not in _plain(view.query_one("#record-fields", Static).content),
+                             timeout=30, what=f"{rel} shown")
             shown[rel] = _plain(view.query_one("#record-fields", Static).content)
         for rel in ("knowledge/pipe.md", "knowledge/latin1.md"):
             assert "the editor cannot open it" in shown[rel] and "press e" not in shown[rel], shown[rel]
