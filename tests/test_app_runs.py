@@ -13,7 +13,7 @@ from textual.widgets import OptionList
 
 from tests.llm_fixtures import Script
 from yoi_tui.core.runs.changeset import list_runs, read_run
-from yoi_tui.core.runs.lock import ConsolidationLock, lock_path
+from yoi_tui.core.runs.consolidation_lock import ConsolidationLock, lock_path
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.screens.result import ResultScreen
 from yoi_tui.screens.review import ReviewScreen

@@ -11,7 +11,7 @@ from support import decision_meta, make_ws, write_record
 
 from yoi_tui.core.phase2.runner import prepare_round
 from yoi_tui.core.runs.changeset import ConsumedInput, Scratch, apply, read_run, revert
-from yoi_tui.core.runs.lock import lock_path
+from yoi_tui.core.runs.consolidation_lock import lock_path
 from yoi_tui.core.runs.progress import Progress, RunCancelled
 from yoi_tui.core.store.workspace import Workspace
 

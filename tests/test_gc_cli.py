@@ -12,7 +12,7 @@ from phase2_fixtures import normalised_records, stage_realistic, start_yoi, tree
 from support import decision_meta, knowledge_meta, make_ws, request_meta, run_yoi, write_record
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.runs.lock import lock_path
+from yoi_tui.core.runs.consolidation_lock import lock_path
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.core.usage.log import record_invoke, record_tokens
 

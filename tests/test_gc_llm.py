@@ -16,7 +16,7 @@ from support import decision_meta, knowledge_meta, make_ws, run_yoi, write_recor
 from yoi_tui.core.gc import run_gc
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.runs.changeset import revert
-from yoi_tui.core.runs.lock import lock_path
+from yoi_tui.core.runs.consolidation_lock import lock_path
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.core.usage.log import record_invoke, record_tokens

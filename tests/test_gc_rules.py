@@ -20,7 +20,7 @@ from yoi_tui.core.gc.rules_engine import stub_line
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2.runner import prepare_round
 from yoi_tui.core.runs.changeset import revert
-from yoi_tui.core.runs.lock import LockBusy, lock_path
+from yoi_tui.core.runs.consolidation_lock import LockBusy, lock_path
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.core.usage.log import record_invoke, record_tokens
@@ -482,7 +482,7 @@ def test_a_record_edited_after_the_run_read_it_is_a_conflict(tmp_path: Path) -> 
 
 def test_gc_with_a_live_phase2_lock_is_busy(tmp_path: Path) -> None:
     ws = _busy_workspace(tmp_path)
-    from yoi_tui.core.runs.lock import ConsolidationLock
+    from yoi_tui.core.runs.consolidation_lock import ConsolidationLock
 
     with ConsolidationLock(ws, purpose="phase2"):
         with pytest.raises(LockBusy, match="another phase2 run"):

@@ -15,7 +15,7 @@ from pathlib import Path
 from support import knowledge_meta, make_ws, run_yoi, wait_for_background, write_record
 
 from yoi_tui.core.hooks import jobs as hook_jobs
-from yoi_tui.core.runs.lock import ConsolidationLock
+from yoi_tui.core.runs.consolidation_lock import ConsolidationLock
 from yoi_tui.core.store.staging import list_staging
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.core.text.markers import CONTEXT_BEGIN, knowledge_begin

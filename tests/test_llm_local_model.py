@@ -28,7 +28,7 @@ from support import decision_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase1.pointer import read_pointer
-from yoi_tui.core.runs.lock import lock_path
+from yoi_tui.core.runs.consolidation_lock import lock_path
 from yoi_tui.core.sessions.detect import load_session
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.staging import Request, list_staging, parse_staging

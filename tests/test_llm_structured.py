@@ -25,7 +25,7 @@ from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase1.llm_engine import LlmEngine
 from yoi_tui.core.phase1.runner import run_session
 from yoi_tui.core.phase2.runner import run_phase2
-from yoi_tui.core.runs.lock import lock_path
+from yoi_tui.core.runs.consolidation_lock import lock_path
 from yoi_tui.core.runs.structured_steps import step_schema
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.staging import Decision, list_staging

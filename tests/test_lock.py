@@ -13,7 +13,14 @@ import pytest
 from phase2_fixtures import stage_realistic, start_yoi, wait_for
 from support import make_ws, run_yoi
 
-from yoi_tui.core.runs.lock import ConsolidationLock, LockBusy, LockLost, lock_path, pid_alive, read_lock
+from yoi_tui.core.runs.consolidation_lock import (
+    ConsolidationLock,
+    LockBusy,
+    LockLost,
+    lock_path,
+    pid_alive,
+    read_lock,
+)
 
 
 def _dead_pid() -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 from phase2_fixtures import stage_realistic, start_yoi, tree_bytes, wait_for
 from support import decision_meta, make_ws, run_yoi, write_record
 
-from yoi_tui.core.runs.lock import lock_path
+from yoi_tui.core.runs.consolidation_lock import lock_path
 
 
 def _yoi(ws_root: Path, *args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]

@@ -26,8 +26,8 @@ from yoi_tui.core.phase2.record_fields import fields_model, staged_items
 from yoi_tui.core.phase2.runner import run_phase2
 from yoi_tui.core.phase2.tools import Phase2Tools as FileTools
 from yoi_tui.core.runs.changeset import Scratch
+from yoi_tui.core.runs.consolidation_lock import lock_path
 from yoi_tui.core.runs.file_tools import ToolRefusal
-from yoi_tui.core.runs.lock import lock_path
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.staging import Attempt, Decision, Request, list_staging, read_staging
 from yoi_tui.core.store.workspace import Workspace

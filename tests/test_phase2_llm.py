@@ -18,8 +18,8 @@ from yoi_tui.core.phase2.context import Phase2Context
 from yoi_tui.core.phase2.runner import run_phase2
 from yoi_tui.core.phase2.tools import Phase2Tools as FileTools
 from yoi_tui.core.runs.changeset import Scratch
+from yoi_tui.core.runs.consolidation_lock import lock_path
 from yoi_tui.core.runs.file_tools import ToolRefusal, TooManyFailedWrites
-from yoi_tui.core.runs.lock import lock_path
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.staging import Decision, read_staging
 from yoi_tui.core.store.workspace import Workspace

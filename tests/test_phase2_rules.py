@@ -383,7 +383,7 @@ def test_an_interrupted_apply_is_finished_by_the_next_run_even_under_the_trigger
 
 def test_the_app_path_prepares_holds_the_lock_and_applies_the_accepted_files(tmp_path: Path) -> None:
     from yoi_tui.core.phase2.runner import prepare_round
-    from yoi_tui.core.runs.lock import ConsolidationLock, LockBusy, lock_path
+    from yoi_tui.core.runs.consolidation_lock import ConsolidationLock, LockBusy, lock_path
 
     ws = make_ws(tmp_path)
     stage_realistic(ws)

@@ -14,7 +14,7 @@ from .common import EXIT_FINDINGS, print_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.runs.changeset import ChangeSet
-    from ..core.runs.lock import LockBusy
+    from ..core.runs.consolidation_lock import LockBusy
 
 OP_LETTER = {"add": "A", "modify": "M", "delete": "D"}
 

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 def run(args: argparse.Namespace) -> int:
     from ..core.errors import YoiError
     from ..core.runs.changeset import list_runs, revert
-    from ..core.runs.lock import LockBusy
+    from ..core.runs.consolidation_lock import LockBusy
 
     ws = workspace_from(args)
     if args.list or not args.run_ref:

@@ -35,7 +35,7 @@ def run_reviewed(args: argparse.Namespace, command: str, label: str,
     """``yoi phase2`` / ``yoi gc``: ``--rejections``/``--withdraw`` (``review_store_command``), or the run
     ``start(ws)`` returns (its steps shown as ``label``), its report printed as JSON (``as_json``) or
     text (``show``); another run holding the lock is ``print_lock_busy`` with ``busy``'s keys."""
-    from ..core.runs.lock import LockBusy
+    from ..core.runs.consolidation_lock import LockBusy
     from .progress import steps, wanted
 
     ws = workspace_from(args)

@@ -193,7 +193,7 @@ class RunsScreen(Screen[None]):
             self.post_message(RunEnded(self.kind, "cancelled", exc.message))
             return
         except YoiError as exc:  # LockBusy names the holder; an engine abort says why
-            from ..core.runs.lock import LockBusy
+            from ..core.runs.consolidation_lock import LockBusy
 
             self.post_message(RunEnded(self.kind, "busy" if isinstance(exc, LockBusy) else "failed", exc.message))
             return

@@ -2,8 +2,8 @@
 
 GC is a writer like Phase 2 and shares all of its machinery:
 
-1. **Lock**: the same consolidation lock (``core.runs.lock``, purpose ``gc``), taken and followed by
-   recovery in ``core.runs.run_lock.start_run`` as for Phase 2, so GC, Phase 2 and ``yoi revert`` never
+1. **Lock**: the same consolidation lock (``core.runs.consolidation_lock``, purpose ``gc``), taken and followed by
+   recovery in ``core.runs.start.start_run`` as for Phase 2, so GC, Phase 2 and ``yoi revert`` never
    run at once; a live holder makes GC fail at once (``LockBusy``).
 2. **Recovery**: a run a crash interrupted while applying (Phase 2's or GC's) is finished first.
 3. **Engine** (``rules``, or ``llm``: the rules, then a model rewrites what they only report) on a
@@ -26,16 +26,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from ..crashpoints import crashpoint
 from ..errors import YoiError
 from ..runs.changeset import ApplyResult, ChangeSet, Scratch
-from ..runs.crashpoints import crashpoint
+from ..runs.consolidation_lock import Takeover
 from ..runs.engines import Engine, Engines
-from ..runs.lock import Takeover
 from ..runs.progress import ProgressFn
 from ..runs.progress import report as tell
 from ..runs.report import PreparedRun, applied_json, check_review
 from ..runs.run_context import RunAborted
-from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
+from ..runs.start import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
 from ..store.workspace import Workspace
 from .context import GcContext

@@ -1,7 +1,7 @@
 """Running an import: read the foreign files, build the change set, apply it under the lock.
 
 Like Phase 2 and GC: ``dry_run`` takes no lock and writes nothing; otherwise the consolidation lock
-is taken (``runs.run_lock.start_run``, purpose ``import``), interrupted runs are finished first, and
+is taken (``runs.start.start_run``, purpose ``import``), interrupted runs are finished first, and
 ``runs.changeset.apply`` writes the files atomically and journals the run, so ``yoi revert RUN``
 undoes it byte for byte.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runs.changeset import ApplyResult, apply
-from ..runs.run_lock import start_run
+from ..runs.start import start_run
 from ..store.workspace import Workspace
 from .build import ImportPlan, build_plan
 from .discover import files_to_read, read_file

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from ..crashpoints import crashpoint
 from ..errors import ModelStopped, YoiError
-from ..runs.crashpoints import crashpoint
 from ..sessions.clean import clean_entries, clean_entry
 from ..sessions.detect import load_session, stream_session
 from ..sessions.model import Entry, LogProblem, ParsedLog, SessionLogError

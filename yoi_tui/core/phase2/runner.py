@@ -4,7 +4,7 @@ One round:
 
 1. **Trigger.** Staging file count ≥ ``phase2.staging_files`` or bytes ≥ ``phase2.staging_bytes``,
    or ``flush``. Under the trigger nothing runs (but an interrupted run is still finished).
-2. **Lock** (``core.runs.lock``, taken by ``core.runs.run_lock.start_run``, like GC's): a live holder makes
+2. **Lock** (``core.runs.consolidation_lock``, taken by ``core.runs.start.start_run``, like GC's): a live holder makes
    this run fail at once (``LockBusy``); a stale one is taken over and reported.
 3. **Recovery**: a run a crash interrupted after it began applying is finished first
    (``changeset.recover_pending``), so the workspace is never left half-applied.
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from ..crashpoints import crashpoint
 from ..errors import YoiError
 from ..runs.changeset import (
     DEFERRED_IN_REVIEW,
@@ -37,15 +38,14 @@ from ..runs.changeset import (
     ConsumedInput,
     Scratch,
 )
-from ..runs.crashpoints import crashpoint
+from ..runs.consolidation_lock import Takeover
 from ..runs.engines import Engine as EngineOf
 from ..runs.engines import Engines
-from ..runs.lock import Takeover
 from ..runs.progress import ProgressFn
 from ..runs.progress import report as tell
 from ..runs.report import PreparedRun, applied_json, check_review, listing
 from ..runs.run_context import RunAborted
-from ..runs.run_lock import PENDING_NOTE, has_pending_runs, start_run
+from ..runs.start import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
 from ..store.reader import encode_exact, read_exact
 from ..store.staging import StagingFile, list_staging, parse_staging, reject_staging

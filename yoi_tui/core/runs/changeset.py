@@ -31,7 +31,7 @@ each wording the outcome its own way; the journal keeps the plain JSON it always
 Texts are exact: files are decoded as UTF-8 with ``surrogateescape`` (a BOM stays a ``\\ufeff``
 character, CRLF stays CRLF), so before → after → revert round-trips byte for byte.
 
-Callers hold the consolidation lock (``core.runs.lock``) around ``apply``/``recover_pending``;
+Callers hold the consolidation lock (``core.runs.consolidation_lock``) around ``apply``/``recover_pending``;
 ``revert`` takes it itself.
 """
 
@@ -51,13 +51,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from ..crashpoints import crashpoint
 from ..errors import RecordLockedError, YoiError
 from ..store.atomic import atomic_write_bytes, fsync_dir, is_locked, make_temp, temp_prefix
 from ..store.reader import encode_exact, read_exact
 from ..store.safe_read import kind_of, load_state_json
 from ..store.workspace import Workspace
 from ..store.write_lock import write_lock
-from .crashpoints import crashpoint
 from .leftovers import new_scratch_dir, remove_tree
 
 ChangeOp = Literal["add", "modify", "delete"]
@@ -1096,7 +1096,7 @@ def revert(ws: Workspace, ref: str, *, take_lock: bool = True) -> RevertResult:
     run_id, path = find_run(ws, ref)
     lock = None
     if take_lock:
-        from .lock import ConsolidationLock
+        from .consolidation_lock import ConsolidationLock
 
         lock = ConsolidationLock(ws, purpose="revert").acquire()
     try:

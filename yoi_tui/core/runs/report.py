@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..crashpoints import crashpoint
 from ..errors import YoiError
 from ..store.workspace import Workspace
 from .changeset import ApplyResult, ChangeSet, apply
-from .crashpoints import crashpoint
-from .lock import ConsolidationLock
+from .consolidation_lock import ConsolidationLock
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 ``start_run(ws, purpose, dry_run=)`` is a context manager:
 
-1. unless ``dry_run``, it takes the consolidation lock (``core.runs.lock``; a live holder raises
+1. unless ``dry_run``, it takes the consolidation lock (``core.runs.consolidation_lock``; a live holder raises
    ``LockBusy``, a stale one is taken over and reported in ``RunStart.takeover``);
 2. it passes the crash point ``<purpose>:locked``; with the lock held it finishes every run a
    crash interrupted while applying (``changeset.recover_pending``), removes the temp files and
@@ -23,12 +23,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..crashpoints import crashpoint
 from ..notices import warn
 from ..store.workspace import Workspace
 from .changeset import ApplyResult, recover_pending, runs_dir
-from .crashpoints import crashpoint
+from .consolidation_lock import ConsolidationLock, Takeover
 from .leftovers import Swept, sweep
-from .lock import ConsolidationLock, Takeover
 
 PENDING_NOTE = "an interrupted run is pending; the next run without --dry-run finishes it first"
 
