@@ -439,7 +439,7 @@ def test_a_cold_lint_on_every_core_reads_the_usage_log_in_a_worker(tmp_path: Pat
     # the signatures a listing gives, and the result is stored: the next lint reads no file.
     encoded = json.loads(lint_cache.cache_path(ws).read_bytes())
     assert {rel: item[0] for rel, item in encoded["files"].items()} == \
-        {rel: sig for rel, _path, sig in lint_stored.record_signatures(ws) if sig is not None}
+        {rel: sig.to_json() for rel, _path, sig in lint_stored.record_signatures(ws) if sig is not None}
     reads = count_lint_reads(monkeypatch)
     assert lint_workspace(ws, frequencies=lint_stored.UsageFrequencies(ws), cache=True).diagnostics == serial
     assert reads == [] and ran == ["parallel"]

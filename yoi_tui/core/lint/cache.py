@@ -35,6 +35,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..forked import available_workers, run_forked, shrinking_chunks
+from ..freshness.signature import Signature, same_bytes, signature_of
 from ..store.config import Config
 from ..store.json_cache import read_cache, write_cache
 from ..store.kinds import RECORD_FOLDERS, RecordKind, kind_for_path, slug_of
@@ -124,12 +125,13 @@ class FileFacts:
         return self.body[1]  # type: ignore[index]  # set with entry (a parsed record)
 
     def to_json(self) -> list[Any]:
-        return [self.sig, self.diags, self.entry, self.unparsed, self.refs, self.replaced, self.body, self.crc]
+        sig = self.sig.to_json() if self.sig is not None else None
+        return [sig, self.diags, self.entry, self.unparsed, self.refs, self.replaced, self.body, self.crc]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> FileFacts:
         sig, diags, entry, unparsed, refs, replaced, body, crc = data
-        return cls(sig, diags, entry, bool(unparsed), refs, replaced, body, crc)
+        return cls(Signature.from_json(sig), diags, entry, bool(unparsed), refs, replaced, body, crc)
 
 
 _FOLDERS = RECORD_FOLDERS
@@ -156,7 +158,7 @@ def _facts(ws: Workspace, path: str, rel: str, sig: Sig | None, config: Config,
     else:
         result, st, crc = read_listed_record_stat(ws, path, rel, kind)
         if sign:
-            sig = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode] if st is not None else None
+            sig = signature_of(st) if st is not None else None
     facts = FileFacts(sig=sig, crc=crc)
     found = list(result.diagnostics)
     record = result.record
@@ -608,7 +610,7 @@ def _facts_batch(root: str, config_values: dict[str, Any], items: list[tuple[str
              for rel, path, sig in items]
     if store_before_ns is None:
         return found, ""
-    keep = {rel: data for rel, data in found if _stored_before(data[0], store_before_ns)}
+    keep = {rel: data for rel, data in found if _stored_before(Signature.from_json(data[0]), store_before_ns)}
     return found, _json_compact(keep)[1:-1]
 
 
@@ -667,8 +669,8 @@ def _same_content(stale: list[tuple[str, str, Sig | None]], cached: Mapping[str,
     left: list[tuple[str, str, Sig | None]] = []
     for rel, path, sig in stale:
         old = cached.get(rel)
-        if sig is not None and old is not None and old.crc is not None and old.sig is not None \
-                and old.sig[0] == sig[0] and old.sig[4] == sig[4] and listed_file_crc(path, sig[0]) == old.crc:
+        if sig is not None and old is not None and old.sig is not None and old.crc is not None \
+                and old.sig.may_hold_same_bytes(sig) and same_bytes(old.sig, old.crc, sig.size, listed_file_crc(path, sig.size)):
             facts[rel] = FileFacts(sig, old.diags, old.entry, old.unparsed, old.refs, old.replaced, old.body, old.crc)
         else:
             left.append((rel, path, sig))
@@ -751,7 +753,7 @@ def _storable(item: FileFacts, started_ns: int) -> bool:
 
 def _stored_before(sig: Sig | None, before_ns: int) -> bool:
     """A file with this signature may be cached: a regular file last changed before ``before_ns``."""
-    return sig is not None and max(sig[1], sig[2]) < before_ns
+    return sig is not None and sig.stamp < before_ns
 
 
 def _cross_record(facts: Mapping[str, FileFacts], index: WorkspaceIndex, config: Config,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..freshness.signature import RACY_NS
+from ..freshness.signature import RACY_NS, Signature, signature_of
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.reader import read_record
 from ..store.records import Record, RecordHead
@@ -23,7 +23,7 @@ from ..store.workspace import Workspace
 # lint run, and listing 30,000 names costs ~20 ms. A folder's mtime/ctime change whenever an entry
 # is created, deleted or renamed in it. Listings of folders changed less than RACY_NS before they
 # were listed are not kept (a second change in the same timestamp tick would go unseen).
-_LISTINGS: dict[str, tuple[tuple[int, int, int, int], tuple[str, ...]]] = {}
+_LISTINGS: dict[str, tuple[tuple[Signature, int], tuple[str, ...]]] = {}  # the folder's signature and device
 
 
 def folder_slugs(folder: Path) -> tuple[str, ...] | None:
@@ -34,7 +34,7 @@ def folder_slugs(folder: Path) -> tuple[str, ...] | None:
     except (FileNotFoundError, NotADirectoryError):
         _LISTINGS.pop(key, None)
         return None
-    sig = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    sig = (signature_of(st), st.st_dev)
     cached = _LISTINGS.get(key)
     if cached is not None and cached[0] == sig:
         return cached[1]
@@ -45,7 +45,7 @@ def folder_slugs(folder: Path) -> tuple[str, ...] | None:
             slugs = tuple(e.name[:-3] for e in found if e.name.endswith(".md"))
     except (FileNotFoundError, NotADirectoryError):
         return None
-    if max(st.st_mtime_ns, st.st_ctime_ns) < started - RACY_NS:
+    if sig[0].stamp < started - RACY_NS:
         _LISTINGS[key] = (sig, slugs)
     else:
         _LISTINGS.pop(key, None)

@@ -34,6 +34,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..freshness.signature import signature_of
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL
 from .stored import RACY_NS, Sig, file_signature, record_signatures
 
@@ -154,9 +155,9 @@ class KeptState:
                 continue
             if st.st_nlink > 1:
                 linked.add(rel)
-            if sig is None or st.st_ctime_ns != sig[2] or st.st_mtime_ns != sig[1] or st.st_size != sig[0] \
-                    or st.st_ino != sig[3] or st.st_mode != sig[4]:
-                entries[rel] = (path, [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode])
+            now_sig = signature_of(st)
+            if sig != now_sig:
+                entries[rel] = (path, now_sig)
                 touched.add(rel)
         racy = self._racy(linked, now)
         touched |= racy | (self.racy_linked & entries.keys())
@@ -169,7 +170,7 @@ class KeptState:
 
     def _racy(self, rels: set[str], now: int, entries: dict[str, tuple[str, Sig | None]] | None = None) -> set[str]:
         entries = self.entries if entries is None else entries
-        return {rel for rel in rels if (sig := entries[rel][1]) is None or max(sig[1], sig[2]) >= now - RACY_NS}
+        return {rel for rel in rels if (sig := entries[rel][1]) is None or sig.stamp >= now - RACY_NS}
 
     def _apply(self, changes: dict[str, set[str]]) -> set[str] | None:
         """Update the entries from the feed's names; the rels touched, or None when only a full

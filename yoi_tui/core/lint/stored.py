@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import sys
 import time
 from array import array
@@ -25,7 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..freshness.signature import RACY_NS  # files changed less than 2 s before the run are re-read next time
+from ..freshness.signature import (
+    RACY_NS,  # files changed less than 2 s before the run are re-read next time
+    Signature,
+    file_signature,
+    regular_signature,
+)
 from ..store.config import Config
 from ..store.folder_listing import md_entries, open_folder
 from ..store.json_cache import read_cache, write_cache
@@ -41,7 +45,7 @@ _LINTER_MODULES = ("store.config", "diagnostics", "store.kinds", "store.models",
                    "lint.fix", "store.meta_fields")  # lint.fix: the unknown-field and missing-field hints
 _FOLDERS = (DECISIONS_REL, REQUESTS_REL, KNOWLEDGE_REL)
 
-Sig = list[int]
+Sig = Signature  # the one file signature (``freshness.signature``)
 
 
 def record_files(ws: Workspace) -> list[tuple[str, str]]:
@@ -85,9 +89,7 @@ def record_signatures(ws: Workspace, linked: set[str] | None = None) -> list[tup
         base = folder + os.sep
         try:
             for name, st in md_entries(fd):
-                sig: Sig | None = ([st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
-                                   if st is not None and stat.S_ISREG(st.st_mode) else None)
-                found.append((prefix + name, base + name, sig))
+                found.append((prefix + name, base + name, regular_signature(st)))
                 if linked is not None and st is not None and st.st_nlink > 1:
                     linked.add(prefix + name)
         finally:
@@ -110,17 +112,6 @@ def hard_linked(path: str | Path) -> bool:
         return os.lstat(path).st_nlink > 1
     except OSError:
         return False
-
-
-def file_signature(path: str | Path) -> Sig | None:
-    """``lstat`` fields that change whenever the file's content does; None for what is never cached."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
 
 
 def _library_stamps() -> list[Any]:
@@ -183,7 +174,7 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
                 from ..usage.log import frequencies_for_lint
 
                 self._values = dict(frequencies_for_lint(self.ws))
-                racy = any(max(item[2], item[3]) >= started_ns - RACY_NS for item in files or [])
+                racy = any(max(item[2], item[3]) >= started_ns - RACY_NS for item in files or [])  # [name, *sig]
                 if key is not None and not racy and self.ws.yoi_dir.is_dir():
                     write_cache(self._cache_path(), {"version": CACHE_VERSION, "key": key, "values": [
                         [k, s, f] for (k, s), f in sorted(self._values.items())]})
@@ -237,7 +228,7 @@ class UsageFrequencies(Mapping[tuple[str, str], float]):
             sig = file_signature(base + name)
             if sig is None:
                 return None
-            out.append([name, *sig])
+            out.append([name, *sig.to_json()])
         return out
 
 
@@ -272,7 +263,7 @@ def _state_digest(key: str, sigs: list[tuple[str, Sig | None]], usage: list[Any]
     ``(None, False)`` when it may not (then no stored result can be for this state either)."""
     if usage is None or any(sig is None for _rel, sig in sigs):
         return None, False
-    stamps = [max(sig[1], sig[2]) for _rel, sig in sigs]  # type: ignore[index]  # no sig is None (returned above)
+    stamps = [sig.stamp for _rel, sig in sigs]  # type: ignore[union-attr]  # no sig is None (returned above)
     if usage and usage[0] == "usage":
         stamps += [max(item[2], item[3]) for item in usage[1]]
     if stamps and max(stamps) >= started_ns - RACY_NS:

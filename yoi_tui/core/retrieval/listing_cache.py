@@ -7,8 +7,8 @@ records that doubled the command's time. The few facts the context needs from a 
 decision or request: live or replaced, status, ``updated_at``, title; for knowledge: resident or
 not, its index line: ``summary_lists.KnowledgeFacts``) are a pure function of its bytes (computed in
 ``summary_lists``), so they are kept in
-``.yoi/state/cache/listings-v2.json`` per file, with the file's signature: size, ``mtime_ns``,
-``ctime_ns`` and inode from ``lstat``, and the CRC-32 of its bytes. A warm run lists the folders,
+``.yoi/state/cache/listings-v2.json`` per file, with the file's ``freshness.Signature`` (size, ``mtime_ns``,
+``ctime_ns``, inode and mode from ``lstat``) and the CRC-32 of its bytes. A warm run lists the folders,
 ``lstat``s each file and reads only the files whose signature changed; a file read again whose
 bytes have the stored size and CRC keeps its facts (not computed again) under its new signature —
 the same-bytes check the lint cache and the search index make: GC's and Phase 2's scratch copies
@@ -27,20 +27,19 @@ after a GC or a dry run computed every file's facts again. It is never trusted b
 from __future__ import annotations
 
 import os
-import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from ..freshness.signature import RACY_NS, content_crc, same_bytes
+from ..freshness.signature import RACY_NS, Signature, content_crc, regular_signature, same_bytes
 from ..store.json_cache import load_cache, save_cache
 from ..store.workspace import Workspace
 from .search import iter_entries_bytes
 
 CACHE_NAME = "listings-v2.json"
-_VERSION = 2
+_VERSION = 3  # 3: each file's signature is ``Signature.to_text`` (was "size:mtime:ctime:inode", no mode)
 
 
 @dataclass(slots=True, frozen=True)
@@ -72,10 +71,6 @@ class _Facts(Protocol):
 
 F = TypeVar("F", bound=_Facts)
 Compute = Callable[[str, bytes, list[str] | None], tuple[F | None, bool]]
-
-
-def _signature(st: os.stat_result) -> str:
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
 class ListingCache:
@@ -124,8 +119,9 @@ class ListingCache:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue  # vanished while listed
-            if stat.S_ISREG(st.st_mode):
-                sig = _signature(st)
+            signature = regular_signature(st)
+            if signature is not None:
+                sig = signature.to_text()  # compared as it is stored: one string (a list each held 3 MB more at 10k)
                 cached = self._stored.get(rel)
                 if isinstance(cached, list) and len(cached) == 3 and cached[0] == sig:
                     facts = revive(cached[2])
@@ -133,7 +129,7 @@ class ListingCache:
                         found[entry.name] = facts
                         self._kept[rel] = cached
                         continue
-                if max(st.st_mtime_ns, st.st_ctime_ns) < self.started_ns - RACY_NS:
+                if signature.stamp < self.started_ns - RACY_NS:
                     signatures[rel] = sig
             missed.append((rel, entry))
         for _slug, rel, data in iter_entries_bytes(ws, missed, problems):
@@ -141,8 +137,10 @@ class ListingCache:
             crc = content_crc(data)
             sig = signatures.get(rel)
             cached = self._stored.get(rel)
-            if isinstance(cached, list) and len(cached) == 3 \
-                    and same_bytes(str(cached[0]).split(":", 1)[0], cached[1], str(len(data)), crc):
+            if not isinstance(cached, list) or len(cached) != 3:
+                cached = [None, None, None]
+            old = Signature.from_text(cached[0]) if isinstance(cached[0], str) else None
+            if old is not None and same_bytes(old, cached[1], len(data), crc):
                 facts = revive(cached[2])  # the same bytes under a new signature: same facts
                 if facts is not None:
                     found[rel[len(prefix):]] = facts

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..freshness.signature import RACY_NS, content_crc, same_bytes
+from ..freshness.signature import RACY_NS, Signature, content_crc, same_bytes
 from ..store.folder_listing import md_entries, open_folder
 from ..store.workspace import SUMMARY_REL, Workspace
 
@@ -220,10 +220,10 @@ class SearchIndex:
             if gone:
                 conn.executemany("DELETE FROM files WHERE rel = ?", [(rel,) for rel in gone])
             next_id = int(self._meta("next_id") or 1)
-            for number, (rel, (path, mode)) in enumerate(found.items()):
-                size, mtime_ns, ctime_ns, inode = values[5 * number:5 * number + 4]
-                racy = not stat.S_ISREG(mode) or max(mtime_ns, ctime_ns) >= now_ns - RACY_NS
-                sig = f"{size} {mtime_ns} {ctime_ns} {inode} {mode} {int(racy)}"
+            for number, (rel, (path, _mode)) in enumerate(found.items()):
+                signature = Signature(*values[5 * number:5 * number + 5])
+                racy = not signature.is_regular or signature.stamp >= now_ns - RACY_NS
+                sig = _row_sig(signature, racy)
                 old = known.get(rel)
                 if old is not None and old.startswith(sig) and old[len(sig):len(sig) + 1] in ("", " "):
                     continue  # the same signature (a CRC after it or not)
@@ -231,7 +231,7 @@ class SearchIndex:
                 crc = content_crc(data) if data is not None else None
                 if crc is not None:
                     sig = f"{sig} {crc}"
-                    if old is not None and _same_bytes(old, size, mode, crc):
+                    if old is not None and _same_bytes(old, signature, crc):
                         # A new signature over the same bytes (a hard link made or removed: GC and
                         # Phase 2 link every record into their scratch copy; a touch): indexed as it is.
                         conn.execute("UPDATE files SET sig = ? WHERE rel = ?", (sig, rel))
@@ -368,9 +368,18 @@ def _lowered_text(data: bytes) -> str | None:
     return text.lower() if text is not None else None
 
 
-def _same_bytes(old_sig: str, size: int, mode: int, crc: int) -> bool:
-    """True when ``old_sig`` (as ``_update`` writes it) was taken from a file of this size and
-    mode whose bytes had this CRC-32, and was indexed (not racy)."""
+def _row_sig(signature: Signature, racy: bool) -> str:
+    """The ``files.sig`` column without its CRC: the file's signature (``Signature.to_text``) and
+    whether it was racy (then never indexed: an always-candidate); ``_update`` appends " <crc>"
+    when it read the bytes."""
+    return f"{signature.to_text()} {int(racy)}"
+
+
+def _same_bytes(old_sig: str, signature: Signature, crc: int) -> bool:
+    """True when ``old_sig`` (the ``files.sig`` column) was taken from a file that may hold the
+    bytes ``signature`` signs now (same size and mode) whose bytes had this CRC-32, and was
+    indexed (not racy)."""
     parts = old_sig.split(" ")
-    return len(parts) == 7 and parts[4] == str(mode) and parts[5] == "0" \
-        and same_bytes(parts[0], parts[6], str(size), str(crc))
+    old = Signature.from_text(old_sig) if len(parts) == 7 and parts[5] == "0" else None
+    return old is not None and old.may_hold_same_bytes(signature) and parts[6].isdigit() \
+        and same_bytes(old, int(parts[6]), signature.size, crc)
