@@ -199,6 +199,17 @@ def test_the_map_names_every_part_of_the_core_and_nothing_else() -> None:
     assert parts_of_core() == set(ALLOWED) | SHARED
 
 
+def test_the_code_map_names_every_room() -> None:
+    """docs/architecture.md names every package of the core (``lint/``), every shared module
+    (``errors.py``) and the front ends' folders, so a newcomer finds each room from the map."""
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    packages = {part for part in parts_of_core() if (CORE / part).is_dir()}
+    missing = [f"{part}/" for part in sorted(packages) if f"{part}/" not in doc]
+    missing += [f"{part}.py" for part in sorted(parts_of_core() - packages) if f"{part}.py" not in doc]
+    missing += [f"yoi_tui/{front}/" for front in ("model", "cli") if f"yoi_tui/{front}/" not in doc]
+    assert missing == []
+
+
 def test_the_direction_has_no_cycle() -> None:
     """Allowed imports and debts together form a direction: no part reaches itself."""
     edges = {part: ALLOWED[part] | DEBTS.get(part, set()) for part in ALLOWED}
