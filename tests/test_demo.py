@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.store.kinds import iter_record_paths
+from yoi_tui.core.store.record_listing import iter_record_paths
 from yoi_tui.core.store.staging import list_staging, read_staging
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.model.demo import DELIBERATE_PROBLEMS, SESSIONS, create_demo_workspace

@@ -23,6 +23,7 @@ from yoi_tui.core import forked
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.lint import stored as lint_stored
+from yoi_tui.core.store import record_listing
 from yoi_tui.core.store.workspace import Workspace
 from yoi_tui.core.usage.log import frequencies_for_lint
 
@@ -279,7 +280,7 @@ def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
     monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
     monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
     monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
-    items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
+    items = [(rel, path, lint_stored.file_signature(path)) for rel, path in record_listing.record_files(ws)]
     result = lint_cache._facts_in_parallel(ws, items, [(lint_cache._pairs_task, ("decision", ["a-b", "a-bc"], 80, None)),
                                                        (lint_cache._usage_task, (str(ws.root), ws.config.as_dict()))])
     assert result is not None
@@ -384,7 +385,7 @@ def test_record_signatures_are_record_files_with_their_lstat(tmp_path: Path) -> 
     ws = _ws_copy(tmp_path, "broken")
     (ws.root / "knowledge" / "a-folder.md").mkdir()
     (ws.root / "knowledge" / "link.md").symlink_to(ws.root / "memory" / "summary.md")
-    expected = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
+    expected = [(rel, path, lint_stored.file_signature(path)) for rel, path in record_listing.record_files(ws)]
     assert lint_stored.record_signatures(ws) == expected
     assert any(sig is None for _rel, _path, sig in expected)  # the folder and the link are never cached
 
@@ -453,7 +454,7 @@ def test_a_cold_lint_goes_serial_only_when_every_core_is_taken(tmp_path: Path, m
     ws = _ws_copy(tmp_path, "broken")
     monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(forked, "_idle_cores", lambda: idle)
-    items = [(rel, path, lint_stored.file_signature(path)) for rel, path in lint_stored.record_files(ws)]
+    items = [(rel, path, lint_stored.file_signature(path)) for rel, path in record_listing.record_files(ws)]
     assert (lint_cache._facts_in_parallel(ws, items) is not None) is parallel
 
 

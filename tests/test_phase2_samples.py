@@ -11,8 +11,8 @@ from support import REPO, make_ws, run_yoi
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.phase2.rules_engine import one_line
 from yoi_tui.core.retrieval.resident_context import build_resident_context
-from yoi_tui.core.store.kinds import iter_record_paths
 from yoi_tui.core.store.reader import read_record
+from yoi_tui.core.store.record_listing import iter_record_paths
 from yoi_tui.core.store.staging import list_staging, read_staging
 
 

@@ -86,7 +86,7 @@ def _lint_whole(ws: Workspace, cache: bool) -> LintReport | _Stored:
 
 def _lint_target(path: Path, explicit_ws: str | None, cache: bool = True) -> tuple[LintReport | _Stored, Path]:
     from ..core.lint import lint_paths
-    from ..core.store.kinds import iter_record_paths
+    from ..core.store.record_listing import iter_record_paths
 
     if path.is_dir() and not path.is_symlink() and ((path / "memory").is_dir() or (path / ".yoi").is_dir()):
         ws = Workspace(path)

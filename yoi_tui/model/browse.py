@@ -27,9 +27,10 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from ..core.diagnostics import Diagnostic
-from ..core.store.kinds import RECORD_FOLDERS, RecordKind, iter_record_paths, kind_for_path, slug_of
+from ..core.store.kinds import RecordKind, kind_for_path, slug_of
 from ..core.store.meta_fields import DECISION_STATUSES
 from ..core.store.reader import read_record
+from ..core.store.record_listing import iter_record_paths, md_dir_entries, record_folders
 from ..core.store.records import Record
 from ..core.store.workspace import SUMMARY_REL, Workspace
 
@@ -98,9 +99,6 @@ def read_entry(ws: Workspace, path: Path) -> RecordEntry | None:
     return entry
 
 
-_RECORD_FOLDERS = RECORD_FOLDERS
-
-
 def scan_stats(ws: Workspace) -> dict[str, Stat]:
     """(mtime, size) of every record path, by workspace-relative path — the change poll's snapshot.
 
@@ -111,19 +109,17 @@ def scan_stats(ws: Workspace) -> dict[str, Stat]:
     summary = _stat(ws.summary_path)
     if summary is not None:
         stats[SUMMARY_REL] = summary
-    for prefix, _kind in _RECORD_FOLDERS:
+    for prefix, _kind, folder in record_folders(ws):
         try:
-            with os.scandir(ws.root / prefix) as found:
-                for entry in found:
-                    if not entry.name.endswith(".md"):
-                        continue
-                    try:
-                        st = entry.stat()
-                    except OSError:
-                        continue
-                    stats[prefix + entry.name] = (st.st_mtime_ns, st.st_size)
+            found = md_dir_entries(folder)
         except (FileNotFoundError, NotADirectoryError):
             continue
+        for entry in found:
+            try:
+                st = entry.stat()
+            except OSError:
+                continue
+            stats[prefix + entry.name] = (st.st_mtime_ns, st.st_size)
     return stats
 
 
@@ -161,13 +157,12 @@ class RecordStore:
         entries: list[RecordEntry] = []
         if os.path.lexists(ws.summary_path):
             entries.append(RecordEntry(RecordKind.SUMMARY, "summary", SUMMARY_REL, ws.summary_path))
-        for prefix, kind in _RECORD_FOLDERS:
-            folder = ws.root / prefix
+        for prefix, kind, folder_path in record_folders(ws):
             try:
-                with os.scandir(folder) as found:
-                    names = sorted(e.name for e in found if e.name.endswith(".md"))
+                names = sorted(e.name for e in md_dir_entries(folder_path))
             except (FileNotFoundError, NotADirectoryError):
                 continue
+            folder = ws.root / prefix
             entries.extend(RecordEntry(kind, name[:-3], prefix + name, folder / name) for name in names)
         return cls(ws, entries, loaded=False)
 

@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..store.atomic import atomic_write_text
-from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
+from ..store.kinds import RecordKind, kind_for_path
 from ..store.reader import read_record
+from ..store.record_listing import iter_record_paths
 from ..store.records import Record
 from ..store.workspace import Workspace
 from ..store.writer import emit_value

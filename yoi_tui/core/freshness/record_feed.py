@@ -48,10 +48,12 @@ import stat
 import threading
 import weakref
 
+from ..store.kinds import RECORD_FOLDERS
+from ..store.record_listing import is_record_name
 from .change_feed import ChangeFeed
 
 FEEDS_KEPT = 8  # workspaces watched at once (each an inotify instance: 128 per user by default)
-_RECORD_FOLDERS = (("memory", "decisions"), ("memory", "requests"), ("knowledge",))
+_RECORD_FOLDERS = tuple(tuple(prefix.strip("/").split("/")) for prefix, _kind in RECORD_FOLDERS)
 _MAX_PENDING = 200_000  # names kept for one subscription between its calls; beyond: "anything changed"
 
 _lock = threading.RLock()  # the MCP server runs tool calls in threads
@@ -215,7 +217,7 @@ class RecordFeed:
                 with os.scandir(folder) as entries:
                     for entry in entries:
                         name = entry.name
-                        if not name.endswith(".md"):
+                        if not is_record_name(name):
                             continue
                         # d_type, no system call: a symlink or anything but a regular file is
                         # reported on every call (a race with a replacement: its folder event)

@@ -52,9 +52,10 @@ from ..retrieval.slugrefs import referenced_slugs
 from ..runs.linted_writer import LintedWriter, format_errors
 from ..runs.rejections import held_reason
 from ..store.canonical import canonical_body, capped_sources
-from ..store.kinds import RecordKind, iter_record_path_strings, kind_for_path, slug_preference
+from ..store.kinds import RecordKind, kind_for_path, slug_preference
 from ..store.meta_cache import MetaCache
 from ..store.reader import read_record, read_record_digest
+from ..store.record_listing import iter_record_path_strings
 from ..store.records import Record, RecordHead, as_timestamp
 from ..store.slug_names import naming_difference
 from ..store.writer import DELETE, render_record

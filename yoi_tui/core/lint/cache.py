@@ -40,6 +40,7 @@ from ..store.config import Config
 from ..store.json_cache import read_cache, write_cache
 from ..store.kinds import RECORD_FOLDERS, RecordKind, kind_for_path, slug_of
 from ..store.reader import listed_file_crc, read_listed_record_stat, read_record
+from ..store.record_listing import record_files
 from ..store.workspace import SUMMARY_REL, Workspace
 from . import resident, stored
 from .index import IndexEntry, WorkspaceIndex
@@ -65,7 +66,6 @@ from .stored import (  # noqa: F401  (re-exported: the cache's public names befo
     _save_result,
     file_signature,
     fingerprint,
-    record_files,
 )
 
 CACHE_NAME = "lint-v1.json"
@@ -339,7 +339,7 @@ def _plan(ws: Workspace, start: _Start, sigs: list[tuple[str, str, Sig | None]] 
     sign = False  # the workers take each file's signature from what they read
     if sigs is None:  # nothing stored (stored_lint listed nothing): a first lint
         usage_then = stored._usage_state(frequencies)  # before any file is read, as stored_lint takes it
-        listed = stored.record_files(ws) if not cached else []
+        listed = record_files(ws) if not cached else []
         if len(listed) >= PARALLEL_MIN:
             sigs, sign = [(rel, path, None) for rel, path in listed], True
         else:

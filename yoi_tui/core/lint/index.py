@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from ..freshness.signature import RACY_NS, Signature, signature_of
 from ..store.kinds import RecordKind, folder_for, path_for
 from ..store.reader import read_record
+from ..store.record_listing import md_dir_entries
 from ..store.records import Record, RecordHead
 from ..store.workspace import Workspace
 
@@ -40,9 +41,8 @@ def folder_slugs(folder: Path) -> tuple[str, ...] | None:
         return cached[1]
     started = time.time_ns()
     try:
-        with os.scandir(folder) as found:
-            # e.name[:-3] is slug_of(e.name) for a bare file name, without a Path per entry.
-            slugs = tuple(e.name[:-3] for e in found if e.name.endswith(".md"))
+        # e.name[:-3] is slug_of(e.name) for a bare file name, without a Path per entry.
+        slugs = tuple(e.name[:-3] for e in md_dir_entries(folder))
     except (FileNotFoundError, NotADirectoryError):
         return None
     if sig[0].stamp < started - RACY_NS:

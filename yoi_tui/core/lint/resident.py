@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..freshness.signature import signature_of
+from ..store.record_listing import is_record_name
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL
 from .stored import RACY_NS, Sig, file_signature, record_signatures
 
@@ -191,7 +192,7 @@ class KeptState:
                 prefix = self._prefixes.get(folder)
                 if prefix is None:
                     return None
-                rels = [(prefix + name, os.path.join(folder, name)) for name in names if name.endswith(".md")]
+                rels = [(prefix + name, os.path.join(folder, name)) for name in names if is_record_name(name)]
             for rel, path in rels:
                 if os.path.lexists(path):
                     self.entries[rel] = (path, file_signature(path))

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic
 from ..store.config import Config
-from ..store.kinds import RecordKind, iter_record_paths, kind_for_path, slug_of
+from ..store.kinds import RecordKind, kind_for_path, slug_of
 from ..store.reader import read_record
+from ..store.record_listing import iter_record_paths
 from ..store.records import Record
 from ..store.workspace import Workspace
 from .index import ListedEntries, WorkspaceIndex

@@ -31,8 +31,14 @@ from ..freshness.signature import (
     regular_signature,
 )
 from ..store.config import Config
-from ..store.folder_listing import md_entries, open_folder
 from ..store.json_cache import read_cache, write_cache
+from ..store.record_listing import (
+    md_dir_entries,
+    md_entries,
+    open_folder,
+    record_folders,
+    summary_path_string,
+)
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL, Workspace
 
 CACHE_VERSION = 2  # 2: each file's facts keep the CRC-32 of its bytes
@@ -48,37 +54,17 @@ _FOLDERS = (DECISIONS_REL, REQUESTS_REL, KNOWLEDGE_REL)
 Sig = Signature  # the one file signature (``freshness.signature``)
 
 
-def record_files(ws: Workspace) -> list[tuple[str, str]]:
-    """``(rel, path)`` of every path ``iter_record_paths`` lists, as plain strings (no pathlib per file)."""
-    root = str(ws.root)
-    found: list[tuple[str, str]] = []
-    summary = os.path.join(root, "memory", "summary.md")
-    if os.path.lexists(summary):
-        found.append((SUMMARY_REL, summary))
-    for prefix in _FOLDERS:
-        folder = os.path.join(root, *prefix.strip("/").split("/"))
-        try:
-            with os.scandir(folder) as entries:
-                found.extend((prefix + e.name, e.path) for e in entries if e.name.endswith(".md"))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-    found.sort()
-    return found
-
-
 def record_signatures(ws: Workspace, linked: set[str] | None = None) -> list[tuple[str, str, Sig | None]]:
-    """``(rel, path, file_signature(path))`` of every ``record_files`` entry, sorted by rel: each
-    folder listed once (``store.folder_listing``). ``linked`` collects the rels of files with more
+    """``(rel, path, file_signature(path))`` of every ``record_listing.record_files`` entry, sorted by rel: each
+    folder listed once (``store.record_listing``). ``linked`` collects the rels of files with more
     than one name (``st_nlink > 1``): a write through another name raises no event in their folder."""
-    root = str(ws.root)
     found: list[tuple[str, str, Sig | None]] = []
-    summary = os.path.join(root, "memory", "summary.md")
+    summary = summary_path_string(ws)
     if os.path.lexists(summary):
         found.append((SUMMARY_REL, summary, file_signature(summary)))
         if linked is not None and hard_linked(summary):
             linked.add(SUMMARY_REL)
-    for prefix in _FOLDERS:
-        folder = os.path.join(root, *prefix.strip("/").split("/"))
+    for prefix, _kind, folder in record_folders(ws):
         try:
             fd = open_folder(folder)
         except (FileNotFoundError, NotADirectoryError):
@@ -100,8 +86,7 @@ def record_signatures(ws: Workspace, linked: set[str] | None = None) -> list[tup
 
 def _listed(folder: str, prefix: str) -> list[tuple[str, str]]:
     try:
-        with os.scandir(folder) as entries:
-            return [(prefix + e.name, e.path) for e in entries if e.name.endswith(".md")]
+        return [(prefix + e.name, e.path) for e in md_dir_entries(folder)]
     except (FileNotFoundError, NotADirectoryError):
         return []
 

@@ -33,8 +33,9 @@ from ..runs.agent_tools import (
 )
 from ..runs.body_merge import title_of_body
 from ..runs.rejections import item_title
-from ..store.kinds import RecordKind, iter_record_paths, kind_for_path
+from ..store.kinds import RecordKind, kind_for_path
 from ..store.reader import read_record
+from ..store.record_listing import iter_record_paths
 from .context import Phase2Context
 from .record_fields import describe_item, fields_model
 from .tools import Phase2Tools

@@ -35,6 +35,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..freshness.signature import RACY_NS, Signature, content_crc, regular_signature, same_bytes
 from ..store.json_cache import load_cache, save_cache
+from ..store.record_listing import md_dir_entries
 from ..store.workspace import Workspace
 from .search import iter_entries_bytes
 
@@ -101,8 +102,7 @@ class ListingCache:
         run); ``revive`` turns stored JSON back into facts (None: not valid, read the file).
         """
         try:
-            with os.scandir(folder) as it:
-                entries = sorted((e for e in it if e.name.endswith(".md")), key=lambda e: e.name)
+            entries = sorted(md_dir_entries(folder), key=lambda e: e.name)
         except (FileNotFoundError, NotADirectoryError):
             return []
         except OSError as exc:

@@ -33,6 +33,7 @@ from ..errors import YoiError
 from ..freshness.signature import RACY_NS
 from ..notices import warn
 from ..store.reader import read_record
+from ..store.record_listing import md_dir_entries, record_folders
 from ..store.workspace import Workspace
 from ..text.markers import CONTEXT_BEGIN, CONTEXT_END, escape_markers
 from ..usage.log import estimate_tokens, record_inject
@@ -117,15 +118,13 @@ def _source_stamps(ws: Workspace) -> tuple[Any, ...] | None:
         stamps.append((name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
         return True
 
-    for folder in (ws.knowledge_dir, ws.decisions_dir, ws.requests_dir):
+    for prefix, _kind, folder in record_folders(ws):
         try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.name.endswith(".md") and not add(f"{folder.name}/{entry.name}",
-                                                              entry.stat(follow_symlinks=False)):
-                        return None
+            for entry in md_dir_entries(folder):
+                if not add(prefix + entry.name, entry.stat(follow_symlinks=False)):
+                    return None
         except (FileNotFoundError, NotADirectoryError):
-            stamps.append((str(folder), None))
+            stamps.append((folder, None))
         except OSError:
             return None
     for path in (ws.summary_path, ws.config_path):

@@ -31,6 +31,7 @@ from typing import Any
 from ..errors import YoiError
 from ..store.kinds import MEMORY_KINDS, RecordKind, is_valid_slug, path_for
 from ..store.reader import decode_text, read_bytes, read_record
+from ..store.record_listing import md_dir_entries
 from ..store.records import Record, parse_record_text
 from ..store.workspace import DECISIONS_REL, KNOWLEDGE_REL, REQUESTS_REL, SUMMARY_REL, Workspace
 
@@ -122,8 +123,7 @@ def iter_folder_bytes(ws: Workspace, folder: Path, prefix: str,
                       problems: list[str] | None = None) -> Iterator[tuple[str, str, bytes]]:
     """``(slug, rel, bytes)`` of every readable ``*.md`` in ``folder``, in sorted order."""
     try:
-        with os.scandir(folder) as it:
-            entries = sorted((e for e in it if e.name.endswith(".md")), key=lambda e: e.name)
+        entries = sorted(md_dir_entries(folder), key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
         return
     except OSError as exc:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..freshness.signature import RACY_NS, Signature, content_crc, same_bytes
-from ..store.folder_listing import md_entries, open_folder
+from ..store.record_listing import md_entries, open_folder
 from ..store.workspace import SUMMARY_REL, Workspace
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def index_path(ws: Workspace) -> Path:
 
 def _list(folder: Path, prefix: str, found: dict[str, Found], values: list[int]) -> bool | None:
     """Add every ``*.md`` of ``folder`` to ``found`` and its ``lstat`` fields to ``values``
-    (``store.folder_listing``). False: no such folder; None: it cannot be listed."""
+    (``store.record_listing``). False: no such folder; None: it cannot be listed."""
     try:
         fd = open_folder(str(folder))
     except (FileNotFoundError, NotADirectoryError):

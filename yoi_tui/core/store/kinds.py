@@ -87,30 +87,6 @@ def slug_of(path: Path | str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
-def iter_record_paths(ws: Workspace) -> list[Path]:
-    """Every path where a record may live, sorted (files, folders and links named ``*.md``)."""
-    return [Path(p) for p in iter_record_path_strings(ws)]
-
-
-def iter_record_path_strings(ws: Workspace) -> list[str]:
-    """``iter_record_paths`` as strings, in the same order (no ``Path`` per file: GC reads 50,000).
-
-    Sorting the strings sorts as the paths do: each folder's entries are single names, and the
-    folders (``knowledge``, ``memory/decisions``, ``memory/requests``, ``memory/summary.md``) already
-    differ in their first letter.
-    """
-    found: list[str] = []
-    if os.path.lexists(ws.summary_path):
-        found.append(str(ws.summary_path))
-    for folder in (ws.decisions_dir, ws.requests_dir, ws.knowledge_dir):
-        try:
-            with os.scandir(folder) as entries:
-                found.extend(e.path for e in entries if e.name.endswith(".md"))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-    return sorted(found)
-
-
 def layout_problems(ws: Workspace) -> list[Diagnostic]:
     """A file (or FIFO, or dangling link) where a record folder belongs: one error per such path.
 

@@ -41,6 +41,7 @@ from ..errors import YoiError
 from ..notices import warn
 from ..store.ids import new_id
 from ..store.kinds import RecordKind
+from ..store.record_listing import md_dir_entries, record_folders
 from ..store.safe_read import NotRegularFile, read_regular_bytes
 from ..store.workspace import Workspace
 
@@ -587,11 +588,9 @@ def _existing_records(ws: Workspace) -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
     if os.path.lexists(ws.summary_path):
         found.add(("summary", "summary"))
-    for kind, folder in (("decision", ws.decisions_dir), ("request", ws.requests_dir),
-                         ("knowledge", ws.knowledge_dir)):
+    for _prefix, kind, folder in record_folders(ws):
         try:
-            with os.scandir(folder) as entries:
-                found.update((kind, e.name[:-3]) for e in entries if e.name.endswith(".md"))
+            found.update((kind.value, e.name[:-3]) for e in md_dir_entries(folder))
         except OSError:
             continue
     return found
