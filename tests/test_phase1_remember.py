@@ -34,7 +34,7 @@ def test_an_acknowledgement_asking_to_remember_carries_what_the_agent_said(ask: 
     assert len(requests) == 1
     request = requests[0]
     assert request.intent == "remember" and request.range == (1, 2)
-    assert request.title == "Remember: keep the retry budget at five attempts with exponential"
+    assert request.title == "Remember: keep the retry budget at five attempts with exponential backoff"
     assert "five attempts with exponential backoff" in request.summary
     for word in ("future", "Yes", "mind", "覚えて"):
         assert word not in request.title

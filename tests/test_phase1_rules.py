@@ -85,7 +85,7 @@ def test_a_correction_refines_the_request_it_follows() -> None:
     activity = log.extract()
     titles = [r.title for r in activity.requests]
     assert titles == ["Move the + button to the right of the search", "Give the button a background"]
-    assert "refined: not the new session button" in activity.requests[0].summary
+    assert "refined: Not the new session button." in activity.requests[0].summary
     assert activity.requests[0].range is not None and activity.requests[0].range[0] == first
     assert activity.requests[0].range[1] == fix and activity.requests[1].range == (later, later)
 
@@ -119,8 +119,8 @@ def test_a_problem_statement_is_a_fix() -> None:
     log.user("scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch it")
     requests = log.extract().requests
     assert [(r.intent, r.title) for r in requests] == [
-        ("fix", "Fix: mix phx.server doesnt seem to start"),
-        ("fix", "Fix: scrolling back in xterm.js still does not work")]
+        ("fix", "Make mix phx.server start"),
+        ("fix", "Make scrolling back in xterm.js work")]
     assert requests[0].target == "mix phx.server"
 
 
@@ -310,7 +310,7 @@ def test_a_short_answer_to_the_agents_question_is_not_a_new_request() -> None:
     later = log.user("continue until all are done")  # an instruction, even after a question
     requests = log.extract().requests
     assert [r.title for r in requests] == ["Add a cache to the API client", "Continue until all are done"]
-    assert "refined: on disk please" in requests[0].summary and requests[1].range == (later, later)
+    assert "refined: On disk please." in requests[0].summary and requests[1].range == (later, later)
 
 
 def test_how_the_agent_uses_its_tools_is_not_a_decision() -> None:

@@ -121,5 +121,5 @@ def test_a_question_the_user_asked_joins_the_work_of_its_session_not_an_open_dec
                                                      range=(55, 56))])
     run_phase2(ws, flush=True)
     request = _read(ws, "memory/requests/implement-the-epic.md")
-    assert "## Discussion\n- did you push?: Yes, both commits are on origin" in request.body
+    assert "## Discussion\n- did you push? Yes, both commits are on origin" in request.body
     assert not list(ws.decisions_dir.glob("*.md"))

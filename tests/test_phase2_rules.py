@@ -46,7 +46,7 @@ def test_staging_becomes_records_a_reader_recognises(tmp_path: Path) -> None:
     assert "- JSON files" in decision.body and "WAL lets readers" in decision.body
     assert [s["session_id"] for s in decision.meta["sources"]] == ["0197a1-session-one", "0197b2-session-two"]
     request = _read(ws, "memory/requests/cache-api-responses-locally-client-api-py.md")
-    assert "Target: client/api.py" in request.body
+    assert "Target:" not in request.body  # the title names client/api.py already: no line repeats it
     # The failed-then-fixed attempt landed in the request of the same staging file.
     assert "## Failure and fix\n- Failed: pytest tests/test_cache.py — sqlite3.OperationalError: database is " \
            "locked. Fix: open the connection with timeout=5 and WAL mode — tests pass." in request.body
@@ -442,8 +442,8 @@ def test_attempts_join_the_nearest_record_of_their_session_whatever_its_encoding
 def test_work_after_a_second_request_joins_that_request_and_a_bare_push_is_its_last_step(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     stage(ws, "0197c3-session", 0, 40,
-          requests=[Request(intent="remove", target="root.txt", summary="remove the stray root.txt", title="Remove the "
-                            "stray root.txt", range=(2, 2)),
+          requests=[Request(intent="remove", target="root.txt (the repository root)", summary="remove the stray root.txt",
+                            title="Remove the stray root.txt", range=(2, 2)),
                     Request(intent="run", target="and checkout latest main", summary="once done clean up and "
                             "checkout latest main", title="Clean up and checkout latest main", range=(20, 20)),
                     Request(intent="run", target="push", summary="please push", title="Push", range=(35, 35))],
@@ -454,6 +454,6 @@ def test_work_after_a_second_request_joins_that_request_and_a_bare_push_is_its_l
     cleanup = _read(ws, "memory/requests/clean-up-and-checkout-latest-main.md").body
     assert "git pull --ff-only origin main" in cleanup and "Target:" not in cleanup  # a cut target is left out
     first = _read(ws, "memory/requests/remove-the-stray-root-txt.md").body
-    assert "git pull" not in first and "Target: root.txt" in first
+    assert "git pull" not in first and "Target: root.txt (the repository root)" in first  # it says more than the title
     assert "## Then\n- please push\n" in cleanup
     assert not (ws.root / "memory/requests/push.md").exists()

@@ -14,6 +14,7 @@ from yoi_tui.core.retrieval.resident_context import build_resident_context
 from yoi_tui.core.store.reader import read_record
 from yoi_tui.core.store.record_listing import iter_record_paths
 from yoi_tui.core.store.staging import list_staging, read_staging
+from yoi_tui.core.store.titles import clean_title
 
 
 def _norm(text: str) -> str:
@@ -49,8 +50,8 @@ def test_phase1_then_phase2_on_the_samples(tmp_path: Path) -> None:
     for staging in staged:
         for request in staging.activity.requests:
             assert _norm(request.summary) in bodies
-        for decision in staging.activity.decisions:
-            assert _norm(decision.title) in bodies
+        for decision in staging.activity.decisions:  # its title as every record title is cleaned ("Plan:" off)
+            assert _norm(clean_title(decision.title)) in bodies
     for rel, record in records.items():
         if rel != "memory/summary.md":
             assert record.body.startswith("\n# "), rel

@@ -69,6 +69,6 @@ def test_phase1_finds_the_request_and_the_fixed_check(tmp_path: Path) -> None:
     done = run_yoi("phase1", "--force", str(ROLLOUT), cwd=ws.root)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     staged = [json.loads(p.read_text(encoding="utf-8")) for p in ws.staging_dir.glob("*.json")]
-    assert [r["summary"] for s in staged for r in s["activity"]["requests"]] == [PROMPT]
+    assert [r["summary"] for s in staged for r in s["activity"]["requests"]] == [PROMPT + "."]  # whole sentences
     attempts = [a for s in staged for a in s["activity"]["attempts"]]
     assert len(attempts) == 1 and "python3 check.py" in attempts[0]["trial"] and attempts[0]["outcome"] == "success"

@@ -24,10 +24,22 @@ import re
 
 from ..sessions.model import Entry
 from ..store.staging import Request
+from ..store.titles import clean_title, strip_front
 from .rules_remember import asks_to_remember, remember_request
-from .text import TEMP_PATH_RE, prose, sentences, short_title, squash, strip_polite
+from .text import (
+    TEMP_PATH_RE,
+    prose,
+    refusals_in,
+    report_of,
+    sentences,
+    short_title,
+    squash,
+    strip_polite,
+    summary_of,
+)
 
-MAX_SUMMARY = 240
+MAX_SUMMARY = 300  # characters of what was asked (whole sentences)
+MAX_DONE = 240  # characters of what the agent reported it did
 _TRIVIAL = {"ok", "okay", "yes", "y", "no", "n", "thanks", "thank you", "thx", "ty", "continue", "go on", "go ahead",
             "proceed", "sure", "great", "perfect", "nice", "lgtm", "done", "k", "yep", "yup", "nope", "cool",
             "good", "awesome", "hi", "hello", "hey", "sounds good", "looks good", "do it", "keep going"}
@@ -36,8 +48,11 @@ _GREETING_RE = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|
 _REDACTED_RE = re.compile(r"^\[REDACTED_[A-Z]+ len=\d+ sha=[0-9a-f]+\]$")
 # Harness text posing as a user line: notifications, command echoes, and the note Claude Code writes
 # when a UserPromptSubmit hook blocks the prompt ("Operation stopped by hook: ...").
-_HARNESS_RE = re.compile(r"^\s*(?:<(?:task-notification|command-message|bash-input|bash-stdout|user-prompt-submit-hook)|"
-                         r"operation stopped by hook:)", re.IGNORECASE)
+_HARNESS_RE = re.compile(r"^\s*(?:<(?:task-notification|command-message|command-name|bash-input|bash-stdout|bash-stderr|"
+                         r"user-prompt-submit-hook|system-reminder|local-command-std(?:out|err)|environment_context|"
+                         r"user_instructions|turn_aborted)|operation stopped by hook:|\[request interrupted by user|"
+                         r"[\w:]+ hook (?:feedback|blocking error|error)\b|caveat: the messages below were generated|"
+                         r"# agents\.md instructions for )", re.IGNORECASE)
 # Accepting what the agent proposed, then saying how: "Sure, put it in test-secrets.", "yeah merge from main".
 _ACCEPT_RE = re.compile(r"^(?:sure|yes|yeah|yep|yup|ok(?:ay)?|alright|fine|right|correct|exactly|agreed)\b[\s,.!:-]+\S",
                         re.IGNORECASE)
@@ -77,10 +92,11 @@ INTENTS: list[tuple[str, tuple[str, ...]]] = [
                 "decrease", "reduce", "simplify", "split", "merge", "upgrade", "bump", "restructure", "reorder",
                 "align", "center", "style", "format", "translate")),
     ("run", ("run", "execute", "start", "launch", "cd", "install", "deploy", "commit", "push", "test", "build and",
-             "restart", "stop", "kill", "release", "publish")),
+             "restart", "stop", "kill", "release", "publish", "export", "import", "dump", "save", "upload",
+             "download", "fetch", "send", "sync", "backup", "back up", "restore")),
     ("continue", ("finish", "complete", "continue", "resume", "work on", "keep working", "pick up", "proceed with",
                   "carry on")),
-    ("review", ("review", "check", "look", "analyze", "analyse", "investigate", "find", "search", "websearch", "read",
+    ("review", ("review", "check", "confirm", "ensure", "look", "analyze", "analyse", "investigate", "find", "search", "websearch", "read",
                 "summarize", "summarise", "list", "show", "explain", "document", "describe", "compare", "explore",
                 "audit", "verify", "trace", "figure out")),
 ]
@@ -167,8 +183,14 @@ def _refines_previous(body: str, previous: Request | None, said: str) -> bool:
         return True
     if len(words) <= 3 and _verb(body) is None and not body.rstrip().endswith("?"):
         return True
-    first = previous.summary.split(" — refined: ")[0]  # the request as first typed
-    return " ".join(words).lower() == " ".join(first.split()).lower()
+    first = previous.summary.split(_REFINED)[0]  # the request as first typed
+    return _same_words(body, first) or _same_words(summary_of(body, MAX_SUMMARY), first)
+
+
+def _same_words(one: str, other: str) -> bool:
+    def norm(text: str) -> str:
+        return " ".join(re.findall(r"[\w']+", text.lower()))
+    return norm(one) == norm(other)
 
 
 def _verb(sentence: str) -> tuple[str, str] | None:
@@ -195,6 +217,20 @@ def directive(text: str) -> tuple[str, str]:
         if sentence.rstrip().endswith("?") and _instruction_question(sentence):
             sentence = _ASK_TO_RE.sub("", sentence.rstrip(" ?"))
         found = _verb(sentence) if not sentence.rstrip().endswith("?") else None
+        if found is None and not sentence.rstrip().endswith("?"):
+            asked = _asked_to(sentence)
+            if asked is not None:
+                return asked
+            # A reason, then the instruction: "it's not needed, remove that configuration".
+            # (A short statement only: "In the X branch, commit 5cf0 …" and "…, check <link>" are not.)
+            for comma in re.finditer(r"[,;]\s+", sentence):
+                lead, rest = sentence[:comma.start()].split(), sentence[comma.end():]
+                if not lead or len(lead) > 5 or len(rest.split()) < 3 or lead[0].lower() in _OBJECT_STOP | {"since", "after"}:
+                    break
+                found = _verb(rest)
+                if found is not None:
+                    sentence = rest
+                    break
         if found:
             if problem and found[0] in ("review", "other", "continue"):
                 return "fix", problem
@@ -213,12 +249,32 @@ def directive(text: str) -> tuple[str, str]:
     return "other", _DIRECTIVE_RE.sub("", strip_polite(plain[0])) if plain else text.strip()
 
 
+_ASKED_RE = re.compile(r"^(?:please|pls|kindly|(?:can|could|would) you(?: please)?|i(?:'d| would) like (?:you )?to|"
+                       r"i want you to|i need you to|we (?:should|need to|must)|you (?:should|need to|must))\s+"
+                       r"(?P<verb>[a-z][a-z-]+)\b", re.IGNORECASE)
+_NOT_VERBS = {"a", "an", "the", "it", "this", "that", "be", "have", "not", "also", "just", "really", "maybe", "me", "us",
+              "all", "some", "any", "there", "here", "so", "very", "more", "much", "only", "still", "being"}
+
+
+def _asked_to(sentence: str) -> tuple[str, str] | None:
+    """(intent, instruction) for an instruction whose verb yoi does not know, asked politely or as
+    what to do ("please confirm X", "I'd like to word the section better"): intent ``other``, the
+    sentence from its verb on."""
+    text = sentence.strip()
+    match = _ASKED_RE.match(text)
+    if match is None or match.group("verb").lower() in _NOT_VERBS:
+        return None
+    return "other", text[match.start("verb"):]
+
+
 def _after_condition(sentence: str) -> tuple[str, str] | None:
     """The instruction after a leading condition ("if my api key is X, give me ..."), if any."""
     if not _CONDITION_RE.match(sentence):
         return None
     words = sentence.split()
     for position in range(2, len(words)):
+        if sum(w.count('"') for w in words[:position]) % 2:
+            continue  # inside a quotation ('if "entire session list" is sending "list" ...')
         rest = " ".join(words[position:])
         previous = words[position - 1].lower().strip(",")
         if previous in ("to", "i", "we", "you", "it", "is", "are", "be") and not words[position - 1].endswith(","):
@@ -269,10 +325,85 @@ TITLE_WORDS = 9  # a request's title: a short sentence
 
 
 def _title(intent: str, sentence: str) -> str:
-    title = short_title(sentence, TITLE_WORDS)
-    if _verb(sentence) or intent != "fix":
-        return title
-    return "Fix: " + title[:1].lower() + title[1:]
+    """The request's title: its directive sentence, short; a problem statement said as the fix it
+    asks for ("mise run lint fails" → "Fix mise run lint failing")."""
+    found = _verb(sentence)
+    if intent != "fix" or (found is not None and (found[0] == "fix" or not _states_problem(sentence))):
+        return short_title(sentence, TITLE_WORDS)  # "release failed after 0s" opens with a noun, not a verb
+    return short_title(problem_title(sentence), TITLE_WORDS)
+
+
+_LOG_PREFIX_RE = re.compile(r"^(?:\[[^\]]{1,40}\]\s*|(?:stderr|stdout|error|fatal|warning|warn|exception|panic)\s*[:>]\s*)+",
+                            re.IGNORECASE)
+_FEEDBACK_RE = re.compile(r"^(?:i|we)\s+(?:just\s+)?(?:got|have|received|get)\s+(?:this|some|the|a|these|two|new)\s+"
+                          r"(?:review\s+)?(?:feedback|review|comments?|notes?|remarks?)\b\s*(?P<rest>(?:on|for|from|in)\b.*)?$",
+                          re.IGNORECASE)
+_NEGATION_RE = re.compile(r"^(?P<s>.+?)\s+(?:still\s+)?(?P<neg>doesn'?t|does not|don'?t|do not|won'?t|will not|can'?t|"
+                          r"cannot|can not|isn'?t|is not|aren'?t|are not)\s+(?:seem to\s+|really\s+|actually\s+|"
+                          r"always\s+|even\s+|properly\s+)*(?P<rest>\S.*)$", re.IGNORECASE)
+_FAILS_RE = re.compile(r"^(?P<s>.+?)\s+(?:still\s+|is\s+|are\s+|keeps\s+|keep\s+)*(?P<v>fails|failed|failing|crashes|"
+                       r"crashed|crashing|errors|errored|erroring|breaks|broke|throws|threw|hangs|hung|panics|panicked|"
+                       r"says|shows|showed|returns|returned|gives|gave|prints|printed|times out|timed out)\b(?P<rest>.*)$",
+                       re.IGNORECASE)
+_BROKEN_RE = re.compile(r"^(?P<s>.+?)\s+(?:is|are|seems?|looks?)\s+(?:still\s+)?(?:broken|not working|wrong)\b",
+                        re.IGNORECASE)
+_THERE_IS_RE = re.compile(r"^there(?:'s|\s+is|\s+are)\s+(?P<s>.+)$", re.IGNORECASE)
+_GERUNDS = {"fails": "failing", "failed": "failing", "failing": "failing", "crashes": "crashing", "crashed": "crashing",
+            "crashing": "crashing", "errors": "erroring", "errored": "erroring", "erroring": "erroring",
+            "breaks": "breaking", "broke": "breaking", "throws": "throwing", "threw": "throwing", "hangs": "hanging",
+            "hung": "hanging", "panics": "panicking", "panicked": "panicking", "says": "saying", "shows": "showing",
+            "showed": "showing", "returns": "returning", "returned": "returning", "gives": "giving",
+            "gave": "giving", "prints": "printing", "printed": "printing", "times out": "timing out",
+            "timed out": "timing out"}
+_PRONOUNS = {"i", "we", "you", "it", "this", "that", "they", "he", "she", "there", "nothing", "something", "everything"}
+
+
+def _subject(text: str) -> str | None:
+    """``text`` when it reads as the subject of a problem ("mix phx.server", "the release"), else None."""
+    words = text.split()
+    if not words or len(words) > 8 or words[0].lower() in _PRONOUNS or _CONDITION_RE.match(text):
+        return None
+    if {w.lower().strip(",") for w in words} & (_CLAUSE_SUBJECT_STOP | _PRONOUNS):
+        return None  # "use the initials if name isn't present": a condition, not a subject
+    return text
+
+
+_CLAUSE_SUBJECT_STOP = {"if", "when", "unless", "because", "since", "while", "that", "which", "so", "but", "and", "or",
+                        "once", "after", "before", "until"}
+
+
+def _states_problem(sentence: str) -> bool:
+    """Whether ``sentence`` says what is wrong with something ("release failed after 0s")."""
+    text = strip_front(" ".join(sentence.split()))[0]
+    short = 3 if _verb(text) else 8  # "release failed": a verb word as a subject only when it is short
+    return any(match is not None and _subject(match.group("s")) is not None and len(match.group("s").split()) <= short
+               for match in (_BROKEN_RE.match(text), _NEGATION_RE.match(text), _FAILS_RE.match(text)))
+
+
+def problem_title(problem: str) -> str:
+    """A problem statement said as the fix it asks for: "X doesn't start" → "Make X start", "X fails
+    after 0s" → "Fix X failing after 0s", "X is broken" → "Fix X", "I got this feedback on Y" →
+    "Address the feedback on Y"; anything else → "Fix " and the statement."""
+    text = _LOG_PREFIX_RE.sub("", strip_front(" ".join(problem.split()))[0]).rstrip(" .!?:;")
+    feedback = _FEEDBACK_RE.match(text)
+    if feedback:
+        return f"Address the feedback {feedback.group('rest') or ''}".rstrip()
+    broken = _BROKEN_RE.match(text)
+    if broken and _subject(broken.group("s")):
+        return f"Fix {broken.group('s')}"
+    negation = _NEGATION_RE.match(text)
+    if negation and _subject(negation.group("s")):
+        rest = negation.group("rest")
+        if re.match(r"(?:working|work)\b", rest, re.IGNORECASE) and negation.group("neg").lower().startswith(("is", "are")):
+            return f"Fix {negation.group('s')}"
+        return f"Make {negation.group('s')} {rest}"
+    fails = _FAILS_RE.match(text)
+    if fails and _subject(fails.group("s")):
+        return f"Fix {fails.group('s')} {_GERUNDS[fails.group('v').lower()]}{fails.group('rest')}"
+    there = _THERE_IS_RE.match(text)
+    if there:
+        return f"Fix {there.group('s')}"
+    return "Fix " + (text if text[:2].isupper() else text[:1].lower() + text[1:])
 
 
 # Slash commands that work the harness, not the project: never a request.
@@ -307,7 +438,7 @@ def slash_request(entry: Entry) -> Request | None:
     found = _verb(sentence)
     title = _title(intent, sentence) if found else f"{name}: {short_title(args, TITLE_WORDS)}"
     return Request(intent=intent if found else "run", target=_target(sentence, found[1] if found else None),
-                   summary=squash(text, MAX_SUMMARY), title=squash(title, 120), range=span)
+                   summary=summary_of(text, MAX_SUMMARY), title=clean_title(title), range=span)
 
 
 _PLAN_HANDOFF_RE = re.compile(r"^\s*(?:please\s+)?(?:implement|execute|carry out|follow|apply)\s+(?:the|this)\s+"
@@ -379,12 +510,66 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         if correction or answer:
             previous = requests[-1]
             start = previous.range[0] if previous.range else entry.index
-            summary = squash(f"{previous.summary} — refined: {body}", MAX_SUMMARY)
+            summary = _refined(previous.summary, summary_of(body, MAX_SUMMARY // 2))
             requests[-1] = previous.model_copy(update={"summary": summary, "range": (start, entry.index)})
             continue
-        intent, sentence = directive(plan_heading(text) or text)
+        heading = plan_heading(text)
+        intent, sentence = directive(heading or text)
         found = _verb(sentence)
+        title = _title(intent, sentence)
+        summary = _plan_summary(text, heading) if heading else summary_of(body, MAX_SUMMARY)
         requests.append(Request(intent=intent, target=_target(sentence, found[1] if found else None),
-                                summary=squash(body, MAX_SUMMARY), title=_title(intent, sentence),
-                                range=(entry.index, entry.index)))
-    return requests
+                                summary=summary, title=title, range=(entry.index, entry.index)))
+    return _with_reports(requests, entries)
+
+
+_REFINED = " — refined: "
+
+
+def _refined(summary: str, more: str) -> str:
+    """The request's summary with a refinement added; when too long, the middle refinements go
+    (the request as first asked and the latest word stay), never a sentence cut inside."""
+    parts = [*summary.split(_REFINED), more]
+    while len(_REFINED.join(parts)) > 2 * MAX_SUMMARY and len(parts) > 2:
+        del parts[1]
+    return _REFINED.join(parts)
+
+
+def _plan_summary(text: str, heading: str) -> str:
+    """A plan handed over from plan mode: "Carry out the plan “X”." and the first sentences of the
+    plan's own text (its headings left out)."""
+    body = _PLAN_HANDOFF_RE.sub("", text, count=1)
+    body = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("#"))
+    return summary_of(body, MAX_SUMMARY, lead=f"Carry out the plan “{heading}”.")
+
+
+def _with_reports(requests: list[Request], entries: list[Entry]) -> list[Request]:
+    """Each request with what the agent reported it did (``done``): its last message before the
+    user's next request, in whole sentences, without its narration of next steps or its questions
+    (``text.report_of``: "The branch is pushed. I'm doing a final check" says "The branch is
+    pushed."); none when that message reports nothing."""
+    starts = [r.range[0] if r.range else None for r in requests]
+    reported: list[Request] = []
+    for position, request in enumerate(requests):
+        if request.range is None:
+            reported.append(request)
+            continue
+        after = request.range[1]
+        until = next((s for s in starts[position + 1:] if s is not None and s > after), None)
+        last, last_index = "", after
+        refusals: list[str] = []  # what the agent said it would not do of what was asked, any time in the turn
+        for entry in entries:
+            if entry.index <= after:
+                continue
+            if until is not None and entry.index >= until:
+                break
+            if entry.role == "user" and entry.kind in (None, "message") and is_question(entry.text):
+                break  # the user asked something else: what follows answers that
+            if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
+                last, last_index = entry.text, entry.index
+                refusals.extend(r for r in refusals_in(entry.text) if r not in refusals)
+        done = report_of(last, MAX_DONE, also=refusals) if last or refusals else ""
+        # The report's lines are part of what the record cites (its source reaches the message).
+        reported.append(request.model_copy(update={"done": done, "range": (request.range[0], max(after, last_index))})
+                        if done else request)
+    return reported

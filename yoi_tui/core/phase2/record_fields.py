@@ -87,7 +87,8 @@ def describe_item(staged: StagedItem) -> str:
         parts.append(f"rationale: {_short(item.rationale)}")
     elif staged.section == "requests":
         parts = ([f"title: {_short(item.title)}"] if item.title else []) + \
-            [f"intent: {_short(item.intent)}", f"target: {_short(item.target)}", f"summary: {_short(item.summary)}"]
+            [f"intent: {_short(item.intent)}", f"target: {_short(item.target)}", f"summary: {_short(item.summary)}"] + \
+            ([f"done: {_short(item.done)}"] if item.done else [])
     elif staged.section == "discussions":
         parts = [f"topic: {_short(item.topic)}"] + (["points: " + "; ".join(_short(p) for p in item.points)]
                                                      if item.points else [])
@@ -132,6 +133,16 @@ def fields_model(item_ids: list[str], update_paths: list[str] | None, candidates
             default=None, description="knowledge only: the candidate-report record it comes from"))
         fields["description"] = (_text(200, "knowledge only: one line, what it is and when to read it"), "")
     return create_model("RecordFields", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def summary_line(request: Any) -> str:
+    """A request's Summary line: what was asked and, when the agent reported it, what was done
+    ("Remove the stray files and push. Done: Removed `root.txt`; pushed to a PR branch.")."""
+    asked = one_line(request.summary)
+    done = one_line(getattr(request, "done", None) or "")
+    if not done:
+        return asked
+    return f"{asked} Done: {done}" if asked else f"Done: {done}"
 
 
 def one_line(text: str) -> str:

@@ -52,9 +52,10 @@ from ..store.reader import is_record_text, read_frontmatter_bytes
 from ..store.records import Record
 from ..store.slug_names import naming_difference
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
+from ..store.titles import clean_title
 from ..store.writer import new_record_text, render_record
 from .context import Phase2Context
-from .record_fields import defang, one_line
+from .record_fields import defang, one_line, summary_line
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
 _DIGITS_RE = re.compile(r"\d+")
@@ -347,7 +348,7 @@ class RulesEngine:
             with ctx.from_items(staging, [("requests", request)]):
                 if earlier and is_vcs_step(request.summary):
                     # "commit", "please push": the last step of the work asked before, not a new request.
-                    self._section_lines(staging, earlier[-1], "Then", [f"- {self._line(request.summary)}"],
+                    self._section_lines(staging, earlier[-1], "Then", [f"- {self._line(summary_line(request))}"],
                                         self._source(staging, request.range))
                     continue
                 target = self._request(staging, request)
@@ -359,8 +360,7 @@ class RulesEngine:
         self._attempts(staging, activity.attempts, targets)
 
     def _decision(self, staging: StagingFile, decision: Decision) -> Target | None:
-        title = self._line(decision.title) or "Untitled decision"
-        title = title[:1].upper() + title[1:]
+        title = self._line(clean_title(decision.title)) if one_line(decision.title) else "Untitled decision"
         chosen = self._line(decision.chosen)
         has_choice = _has_choice(decision.chosen)
         parts = [f"\n# {title}\n"]
@@ -386,7 +386,7 @@ class RulesEngine:
         target = self._line(request.target)
         title = intent
         if request.title and one_line(request.title):
-            title = self._line(request.title)  # Phase 1 read it from the request's own sentence
+            title = self._line(clean_title(request.title))  # Phase 1 read it from the request's own sentence
         elif target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
             # A bare verb ("fix", as the rules extractor gives) reads as a title only with its object.
             title = f"{intent} {target}" if len(intent.split()) <= 3 else f"{intent} ({target})"
@@ -395,8 +395,9 @@ class RulesEngine:
         parts = [f"\n# {title}\n"]
         if target and adds_to_title(target, title):
             parts.append(f"\nTarget: {target}\n")
-        if one_line(request.summary):
-            parts.append(f"\n## Summary\n{self._line(request.summary)}\n")
+        summary = summary_line(request)
+        if summary:
+            parts.append(f"\n## Summary\n{self._line(summary)}\n")
         return self._upsert(staging, RecordKind.REQUEST, title, "".join(parts), slug_text=slug_text,
                             source=self._source(staging, request.range))
 
@@ -419,7 +420,7 @@ class RulesEngine:
     def _discussion(self, staging: StagingFile, discussion: Discussion, targets: list[Target]) -> None:
         topic = self._line(discussion.topic) or "Discussion"
         points = [self._line(p) for p in discussion.points if one_line(p)]
-        lines = [f"- {topic}: {p}" for p in points] or [f"- {topic}"]
+        lines = [discussion_line(topic, points)]
         target = self._best(topic + " " + " ".join(points), targets, discussion.range[0] if discussion.range else None)
         if target is None and topic.rstrip().endswith("?"):
             # A question the user asked and the agent answered is context for the work of that
@@ -437,6 +438,8 @@ class RulesEngine:
         pairs: list[tuple[str, str, tuple[int, int] | None, list[Attempt]]] = []
         failures: list[Attempt] = []
         for attempt in attempts:
+            if is_harness_poll(attempt.trial):
+                continue  # waiting on a command ("write_stdin", "BashOutput") is no attempt of its own
             if attempt.outcome == "success" and failures:
                 # The older shape: a failure item, then the success that fixed it.
                 fix = f"Fix: {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
@@ -709,10 +712,35 @@ def is_vcs_step(summary: str) -> bool:
 
 def adds_to_title(target: str, title: str) -> bool:
     """Whether a "Target:" line reads as a phrase of its own, not a cut piece of the sentence ("and
-    checkout latest main", "native_viewer just codex_log_viewer it will not"): a garbled target
-    says less than the title next to it, so it is left out."""
+    checkout latest main", "native_viewer just codex_log_viewer it will not"), and names something
+    the title does not: a garbled or repeated target says less than the title next to it, so it
+    is left out."""
     words = re.findall(r"[\w.'-]+", target.lower())
-    return bool(words) and words[0] not in _TARGET_EDGE_WORDS - _PHRASE_OPENERS and words[-1] not in _TARGET_EDGE_WORDS
+    if not words or words[0] in _TARGET_EDGE_WORDS - _PHRASE_OPENERS or words[-1] in _TARGET_EDGE_WORDS:
+        return False
+    # One that only repeats the title's words says nothing the title does not ("Target: this dump").
+    said = set(re.findall(r"[\w.'-]+", title.lower()))
+    return not set(words) <= said
+
+
+def discussion_line(topic: str, points: list[str]) -> str:
+    """One line for a discussion: the question (or topic), then what was said, each point a
+    sentence ("- is there a way to keep secrets out? A redacted export. Tokens are masked.")."""
+    said = " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in points)
+    if not said:
+        return f"- {topic}"
+    return f"- {topic}{' ' if topic.endswith('?') else ': '}{said}"
+
+
+_POLL_RE = re.compile(r"^\W*(?:write_stdin|read_stdin|poll|bashoutput|bash_output|taskoutput|task_output|killshell|"
+                      r"killbash|kill_shell)\b", re.IGNORECASE)
+
+
+def is_harness_poll(trial: str) -> bool:
+    """An attempt named after the harness's polling of a running command (Codex ``write_stdin``,
+    Claude Code's ``BashOutput``): what it waited on is the command, and Phase 1 names the
+    attempt after that; a poll left alone says nothing a teammate keeps."""
+    return bool(_POLL_RE.match(trial))
 
 
 def _is_story(attempt: Attempt) -> bool:

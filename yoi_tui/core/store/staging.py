@@ -68,6 +68,9 @@ class Request(_Item):
     # A short imperative title read from the request's own sentence ("Give the button a background");
     # absent in older staging, where Phase 2 builds one from intent and target.
     title: str | None = None
+    # What the agent reported it did for this request, in whole sentences (its last message before
+    # the user's next request); absent when it reported nothing, and in older staging.
+    done: str | None = None
 
 
 class Activity(_Strict):

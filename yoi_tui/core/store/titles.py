@@ -1,0 +1,168 @@
+"""What a record's title is: a short imperative sentence of what was asked or decided.
+
+Owns the cleaning every title gets before it is written, whoever made it (Phase 1's rules, an older
+staging file, a model): a leading heading mark, bullet, "Implement the following plan:", a
+"Plan:"/"Feature:"/"feat(ui):" label, a ticket id ("ABC-123:", "[ABC-123]", "#123:"), a polite
+opener ("Please", "Can you", "Ok now", "Ultrathink and") and a "Re:" are taken off the front; a
+"Fix:"/"Bug fix:" label becomes the verb "Fix" unless what follows starts with a verb of its own
+(``Fix: confirm the eval still works`` → ``Confirm the eval still works``); trailing punctuation,
+an unbalanced bracket or quote and a dangling function word ("of the", "and") are taken off the
+end; the first letter is capitalised unless the title opens with a command (``git push``).
+
+A title is **never cut inside a word**: ``fit`` shortens at whitespace only, so every word of a
+title is a whole word of what it was made from (the tests check this for any input).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+MAX_TITLE = 100  # characters: what a title may hold at most
+
+# Labels in front of a title that say what kind of text it was, not what it asks.
+_PLAN_RE = re.compile(r"^(?:please\s+)?(?:implement|execute|carry out|follow|apply)\s+(?:the|this)\s+(?:following\s+)?"
+                      r"plan\b\s*:?\s*", re.IGNORECASE)
+_FIX_LABEL_RE = re.compile(r"^(?:bug\s*fix|hot\s*fix|bugfix|hotfix|fix|bug)(?:\([^)\s]{0,40}\))?\s*[:—–]\s*",
+                           re.IGNORECASE)
+_LABEL_RE = re.compile(r"^(?:(?:implementation\s+)?plan|proposal|feature|feat|task|todo|chore|docs?|refactor|perf|"
+                       r"style|build|ci|test|tests|wip|note|request|story|epic|spike|issue|ticket|re|fw|fwd|"
+                       r"summary|goal|objective)(?:\([^)\s]{0,40}\))?\s*[:—–]\s*", re.IGNORECASE)
+_TICKET_RE = re.compile(r"^(?:\[[A-Za-z][A-Za-z0-9]*-\d+\]|\(?[A-Z][A-Z0-9]+-\d+\)?\s*[:—–-]|#\d+\s*[:—–-])\s*")
+_MARK_RE = re.compile(r"^(?:#{1,6}(?=\s)|\[[ xX]?\](?=\s)|[-*+•>◦▪]+(?=\s)|\d{1,2}[.)](?=\s)|[^\w\s`\"'(\[@#/.~$-]+)\s*")
+_POLITE_RE = re.compile(
+    r"^(?:please|pls|plz|kindly|can you|could you|would you|will you|can u|could u|i want you to|i'd like you to|"
+    r"i would like you to|i need you to|i'd love you to|let's|lets|ok(?:ay)?|now|then|also|and|so|hey|hi|hello|"
+    r"great|cool|alright|next|ultrathink|think hard(?:er)?|yes|yeah|sure|right|well|oh|ah|hmm+|btw|fyi)"
+    r"(?=[\s,!:;]|[.](?:\s|$)|$)[\s,!.:;]*", re.IGNORECASE)
+_EMPHASIS_EDGE_RE = re.compile(r"(?<!\w)(?:\*\*|__)|(?:\*\*|__)(?!\w)")  # **Bold** marks at a word's edge
+_TAIL_CHARS = " \t.,;:!?…-—–/\\|=*&^~_<([{"
+STOP_TAIL = {"the", "a", "an", "of", "to", "in", "on", "for", "with", "and", "or", "that", "which", "is", "are", "by",
+             "at", "from", "as", "into", "it", "its", "it's", "this", "so", "but", "if", "when", "be", "we", "i", "you",
+             "who", "was", "were", "not", "no", "my", "our", "your", "their", "then", "up", "out", "also", "please",
+             "like", "than", "can", "will", "would", "should", "could", "just", "very", "e.g", "i.e", "etc", "via",
+             "whether", "because", "since", "about", "some", "any", "all", "more", "me", "us", "them", "these", "those"}
+# A first word that is a command keeps its case ("git push ..."), unless English follows ("make a ...").
+COMMAND_WORDS = {"cd", "git", "npm", "pnpm", "yarn", "ls", "make", "mix", "cargo", "pip", "uv", "docker", "kubectl",
+                 "gh", "bd", "yoi", "pytest", "python", "node", "bun", "npx", "mise", "rg", "go"}
+_ENGLISH_AFTER = {"a", "an", "the", "it", "this", "that", "these", "those", "some", "sure", "me", "us", "them", "another",
+                  "all", "every", "my", "our", "your", "its", "their", "one", "two", "more", "no", "any", "each", "to",
+                  "home", "ahead", "back", "on", "through", "over", "into", "further", "up"}
+# Words an instruction opens with (what a "Fix:" label may already be followed by).
+IMPERATIVE_VERBS = frozenset("""
+add address adjust align allow analyse analyze apply ask audit avoid bump build bundle call cancel capture change check
+choose clarify clean clear close collect combine commit compare complete configure confirm connect convert copy correct
+create cut debug decide declare define delete deploy describe design detect disable document drop edit enable ensure
+exclude execute expand explain explore export expose extend extract figure find finish fix follow format generate get
+give group guard handle hide implement import improve include increase inline inspect install integrate introduce
+investigate keep kill launch let limit link list load lock log look make mark measure merge migrate mock modify move
+name normalise normalize open optimise optimize output parse pass pick pin port prefer prepare prevent print propagate
+protect prune publish pull push put raise read rebase rebuild record reduce refactor refresh register reload remove
+rename reorder repair replace report reproduce request require reset resolve restart restore restructure retry return
+reuse revert review rewrite run save scaffold search select send set setup share show simplify skip sort speed split
+squash start stop store strip support switch sync take tell test tidy trace track translate trim try turn tweak undo
+unify update upgrade use validate verify wait wire word wrap write
+""".split())
+
+
+def starts_with_verb(text: str) -> bool:
+    """Whether ``text`` opens with an instruction verb ("confirm the eval works", "Add a retry")."""
+    first = text.split(" ", 1)[0].lower().strip(",.;:!?") if text.strip() else ""
+    return first in IMPERATIVE_VERBS
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def fit(text: str, limit: int = MAX_TITLE) -> str:
+    """``text`` (one line) in at most ``limit`` characters, shortened at whitespace only; a first
+    word longer than ``limit`` is kept whole (a title is never cut inside a word)."""
+    flat = one_line(text)
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit + 1]
+    if " " not in cut:
+        return flat.split(" ", 1)[0]
+    return cut[: cut.rfind(" ")].rstrip()
+
+
+def _balanced(text: str) -> str:
+    """``text`` without a trailing unbalanced bracket part or an unpaired quote or code mark."""
+    for opening, closing in ("()", "[]", "{}"):
+        while text.count(opening) > text.count(closing) and opening in text:
+            head = text[: text.rfind(opening)].rstrip()
+            if not head:
+                text = text.replace(opening, " ", 1).strip()
+                break
+            text = head
+        while text.count(closing) > text.count(opening) and text.endswith(closing):
+            text = text[:-1].rstrip()
+    for mark in ("`", '"'):
+        if text.count(mark) % 2:  # the unpaired one (a space in its place: no two words become one)
+            position = text.rfind(mark)
+            text = one_line(text[:position] + " " + text[position + 1:])
+    if text.count("“") != text.count("”"):
+        text = one_line(text.replace("“", " ").replace("”", " "))
+    return text
+
+
+def _strip_tail(text: str) -> str:
+    """Trailing punctuation and dangling function words off the end, until nothing changes."""
+    while True:
+        before = text
+        text = text.rstrip(_TAIL_CHARS).rstrip()
+        text = _balanced(text)
+        words = text.split()
+        while len(words) > 1 and words[-1].lower().strip(",;:.!?") in STOP_TAIL:
+            words.pop()
+        text = " ".join(words)
+        if len(text) > 1 and text[-1] in "'’" and text.count(text[-1]) % 2 and not re.search(r"\w'$", text[-3:]):
+            text = text[:-1]
+        if text == before:
+            return text
+
+
+def strip_front(text: str) -> tuple[str, bool]:
+    """``text`` without the labels, marks, ticket ids and polite openers in front of it; and whether
+    one of them was a "Fix:" label (what follows is then a fix)."""
+    fix = False
+    while True:
+        before = text
+        text = text.lstrip()
+        for pattern in (_PLAN_RE, _TICKET_RE, _LABEL_RE, _MARK_RE, _POLITE_RE):
+            text = pattern.sub("", text, count=1)
+        fixed = _FIX_LABEL_RE.sub("", text, count=1)
+        if fixed != text:
+            fix, text = True, fixed
+        if text == before:
+            return text, fix
+
+
+def capitalise(title: str) -> str:
+    """The first letter upper case, unless the title opens with a command (``git push``, ``make test``)."""
+    words = title.split(" ", 2)
+    first = words[0]
+    if first in COMMAND_WORDS and not (len(words) > 1 and words[1].lower() in _ENGLISH_AFTER):
+        return title
+    return title[:1].upper() + title[1:]
+
+
+def clean_title(text: str, *, is_instruction: Callable[[str], bool] = starts_with_verb, limit: int = MAX_TITLE) -> str:
+    """``text`` as a record title (see the module docstring). ``is_instruction`` says whether what
+    follows a "Fix:" label is an instruction already (then the label goes, else it becomes "Fix").
+    An input with nothing left after cleaning keeps its own words (never an empty title)."""
+    flat = one_line(_EMPHASIS_EDGE_RE.sub("", one_line(text)).replace("**", " ").replace("__", " "))
+    body, fix = strip_front(flat)
+    while True:  # the end's cleaning can bare a new front (an unpaired "`" taken out), and back
+        before = body
+        body, more = strip_front(_strip_tail(fit(body, limit)))
+        fix = fix or more
+        if body == before:
+            break
+    if fix and body and not is_instruction(body):
+        rest = body if body[:2].isupper() or body.split(" ", 1)[0] in COMMAND_WORDS else body[:1].lower() + body[1:]
+        body = _strip_tail(fit(f"Fix {rest}", limit))
+    if not body:
+        body = fit(" ".join(re.findall(r"[^\W_]+(?:['’.-][^\W_]+)*", flat)), limit) or "Untitled"  # a label alone: its words
+    return capitalise(body)
