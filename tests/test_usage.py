@@ -33,7 +33,7 @@ from yoi_tui.core.usage.log import (
     window_frequency,
 )
 
-DEFAULTS = {"window": 10, "floor": 100_000, "protect_threshold": 1.0, "candidate_threshold": 1.0,
+DEFAULTS = {"window": 10, "floor": 100_000, "protect_threshold": 1.0, "candidate_min_invokes": 2,
             "candidate_min_sessions": 2}
 
 
@@ -150,8 +150,8 @@ def test_candidate_report_collapses_consecutive_same_session_invokes() -> None:
     assert lonely.frequency == pytest.approx(3 / 0.9) and lonely.protected is True
     assert lonely.candidate is False                       # one session is never enough
     assert s["summary"].sessions == 2 and s["summary"].candidate is False  # the summary is never a candidate
-    # raising the threshold to 3: raw 6.0 would pass, the collapsed 2.0 does not
-    assert stats_of(seq.events, candidate_threshold=3.0)["hot"].candidate is False
+    # three invokes needed: raw 6 would pass, the collapsed 2 do not
+    assert stats_of(seq.events, candidate_min_invokes=3)["hot"].candidate is False
     assert stats_of(seq.events, candidate_min_sessions=3)["hot"].candidate is False
 
 
@@ -160,6 +160,47 @@ def test_alternating_sessions_are_not_collapsed() -> None:
     seq.tokens(1_000_000)
     s = stats_of(seq.events)["alt"]
     assert s.collapsed_invokes == 3 and s.candidate_frequency == pytest.approx(3.0)
+
+
+def test_a_candidate_stays_one_when_another_clones_heavy_session_is_merged_in() -> None:
+    """Clone A's view: two sessions invoked the decision within 200k tokens. Clone B ran a 5M-token
+    session in between that A has not pulled yet. The windowed frequency falls from 10 to 0.4 per
+    Mtoken once B's file is merged in; the candidate report, counted, says the same in both views."""
+    seq = (Seq()
+           .invoke("pick", "decision", session="a1")
+           .tokens(100_000, session="a1")
+           .tokens(5_000_000, session="b1")   # clone B's session, not yet in clone A
+           .invoke("pick", "decision", session="a2")
+           .tokens(100_000, session="a2"))
+    in_a = [e for e in seq.events if e["session_id"] != "b1"]
+    alone, merged = stats_of(in_a)["pick"], stats_of(seq.events)["pick"]
+    assert alone.candidate_frequency == pytest.approx(10.0) and merged.candidate_frequency < 1.0
+    assert alone.candidate is True and merged.candidate is True
+
+
+_USE = st.tuples(st.sampled_from(["tokens", "invoke", "invoke"]), st.sampled_from(["a1", "a2", "b1", "b2"]),
+                 st.sampled_from(["x", "y"]), st.sampled_from([0, 50_000, 5_000_000]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_USE, max_size=40), st.lists(st.booleans(), min_size=40, max_size=40), st.integers(1, 4),
+       st.integers(1, 3))
+def test_more_usage_never_takes_a_record_off_the_candidate_report(
+        uses: list[tuple[str, str, str, int]], seen: list[bool], min_invokes: int, min_sessions: int) -> None:
+    """Whatever part of the merged usage a clone had pulled (any subset of the events), every record
+    that was a candidate there is one in the merged usage: promotion decided from a clone's partial
+    view is never one the full view would refuse (docs/team.md#one-content-whatever-the-push-order)."""
+    seq = Seq()
+    for kind, session, slug, tokens in uses:
+        if kind == "tokens":
+            seq.tokens(tokens, session=session)
+        else:
+            seq.invoke(slug, "decision", session=session)
+    part = [event for event, kept in zip(seq.events, seen, strict=False) if kept]
+    params = {"candidate_min_invokes": min_invokes, "candidate_min_sessions": min_sessions}
+    partial = {slug for slug, stat in stats_of(part, **params).items() if stat.candidate}
+    merged = {slug for slug, stat in stats_of(seq.events, **params).items() if stat.candidate}
+    assert partial <= merged
 
 
 def test_estimate_tokens() -> None:
@@ -466,7 +507,7 @@ _EVENT = st.one_of(
 def test_lint_frequencies_are_compute_stats_frequencies(events: list[dict[str, Any]], window: int, floor: int) -> None:
     # The cold lint's usage pass keeps only the frequencies: the same numbers as the full statistics.
     stats, _summary = compute_stats(events, window=window, floor=floor, protect_threshold=1.0,
-                                    candidate_threshold=1.0, candidate_min_sessions=1)
+                                    candidate_min_invokes=1, candidate_min_sessions=1)
     assert usage.invoke_frequencies(events, window=window, floor=floor) == {(s.kind, s.slug): s.frequency
                                                                              for s in stats}
 

@@ -22,8 +22,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                     "least [usage] denominator_floor tokens) and whether it is protected from GC "
                     "(frequency >= [usage] protect_threshold). --candidates prints the knowledge candidate "
                     "report Phase 2 reads: decisions, requests and knowledge invoked from at least "
-                    "candidate_min_sessions sessions whose frequency, counting consecutive invokes within "
-                    "one session as one, is >= candidate_threshold. Malformed usage lines are reported "
+                    "candidate_min_sessions sessions, at least candidate_min_invokes times counting "
+                    "consecutive invokes within one session as one (counts, not the token clock: the same "
+                    "in every clone that has the same usage files). Malformed usage lines are reported "
                     "on stderr and skipped.",
         epilog="examples:\n"
                "  yoi usage\n"

@@ -119,7 +119,7 @@ class UsageScreen(Screen[None]):
             text.append(f"{stat.kind}/{stat.slug}", style="bold")
             text.append(f"  {stat.candidate_frequency:.1f}/Mtok, {stat.sessions} sessions\n")
         if not cands:
-            text.append("No record is frequent enough in enough sessions yet.", style="dim")
+            text.append("No record is invoked often enough from enough sessions yet.", style="dim")
         for problem in self.summary.problems[:3]:
             text.append(f"\n{problem.path}:{problem.line}: {problem.message}", style="yellow")
         candidates.update(text)

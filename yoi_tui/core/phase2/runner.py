@@ -101,10 +101,33 @@ def _candidates(ws: Workspace, notes: list[str]) -> list[Any]:
         notes.append("usage: the knowledge candidate report is not available; no knowledge is created")
         return []
     try:
-        return list(candidate_report(ws))
+        candidates = list(candidate_report(ws))
     except (YoiError, OSError, ValueError) as exc:
         notes.append(f"usage: candidate report failed ({exc}); no knowledge is created")
         return []
+    return _not_deleted(ws, candidates, notes)
+
+
+def _not_deleted(ws: Workspace, candidates: list[Any], notes: list[str]) -> list[Any]:
+    """The candidates but a decision or request whose knowledge record (its slug) was deleted in git.
+
+    The report is counted and a count never falls (docs/team.md), so a record stays on it: without
+    this, knowledge a person deleted, ``git revert``/``yoi revert`` took out or GC dropped as unused
+    would come back at the next run. Whether it was deleted is read from git (history, work tree),
+    which every clone shares once it pulled: the same answer in each. Outside git nothing is known."""
+    missing = [c for c in candidates if str(c.kind) in ("decision", "request")
+               and not (ws.knowledge_dir / f"{c.slug}.md").exists()]
+    if not missing:
+        return candidates
+    from ..store.team import deleted_in_git
+
+    deleted = deleted_in_git(ws.root, ws.rel(ws.knowledge_dir))
+    if not deleted:
+        return candidates
+    gone = {c.slug for c in missing if f"{c.slug}.md" in deleted}
+    for slug in sorted(gone):
+        notes.append(f"knowledge/{slug}.md was deleted (git); not promoted again from its {slug!r} origin")
+    return [c for c in candidates if not (c.slug in gone and str(c.kind) in ("decision", "request"))]
 
 
 def snapshot_staging(ws: Workspace, *, reject: bool = False

@@ -125,8 +125,11 @@ class UsageConfig(Section):
     window: int = _f(10, gt=0, description="frequency window: the Nth most recent invoke")
     denominator_floor: int = _f(100_000, ge=1, description="minimum tokens in the frequency denominator")
     protect_threshold: float = _f(1.0, ge=0, description="invokes per Mtoken that protect a record from GC")
-    candidate_threshold: float = _f(1.0, ge=0, description="invokes per Mtoken for the candidate report")
-    candidate_min_sessions: int = _f(2, ge=1)
+    candidate_threshold: float = _f(1.0, ge=0, description="no longer decides the candidate report (issue 30: "
+                                    "counted from the merged usage, candidate_min_invokes); still accepted")
+    candidate_min_sessions: int = _f(2, ge=1, description="sessions a record is invoked from before it is a candidate")
+    candidate_min_invokes: int = _f(2, ge=1, description="invokes (consecutive ones in one session count as one) "
+                                                         "before a record is a candidate")
 
 
 class Phase1Config(Section):
@@ -323,8 +326,8 @@ DEFAULT_CONFIG_TEXT = """\
 # window = 10
 # denominator_floor = 100000
 # protect_threshold = 1.0
-# candidate_threshold = 1.0
 # candidate_min_sessions = 2
+# candidate_min_invokes = 2
 
 [phase1]
 # engine = "rules"

@@ -135,10 +135,32 @@ def staging_notice(ws: Workspace) -> str | None:
     return notice
 
 
+def deleted_in_git(root: Path, folder: str) -> set[str] | None:
+    """Names of the files directly in ``folder`` (relative to ``root``) that git saw deleted: in a
+    commit of the history (``git log --diff-filter=D``) or in the work tree or index since ``HEAD``
+    (a ``git rm`` or a plain delete not committed yet). ``None`` when ``root`` is not in a git work
+    tree or git fails (then nothing is known). Two git processes (80 ms together on this project's
+    535 commits under load); Phase 2 asks only when a knowledge candidate has no knowledge record."""
+    if not _has_git_dir_above(root):
+        return None
+    spec = folder.rstrip("/") + "/"
+    names: set[str] = set()
+    for args in (("log", "--diff-filter=D", "--name-only", "--format=", "--relative", "--", spec),
+                 ("diff", "HEAD", "--diff-filter=D", "--name-only", "--relative", "--", spec)):
+        done = _git(root, "-c", "core.quotePath=false", *args)
+        if done is None or done.returncode != 0:
+            if args[0] == "diff" and done is not None:
+                continue  # no HEAD yet (a repository without commits): nothing committed to delete
+            return None
+        names.update(line[len(spec):] for line in done.stdout.splitlines()
+                     if line.startswith(spec) and "/" not in line[len(spec):])
+    return names
+
+
 def _has_git_dir_above(root: Path) -> bool:
     """A ``.git`` in ``root`` or a parent (a few stat calls: no git process outside repositories)."""
     return any((folder / ".git").exists() for folder in (root, *root.parents))
 
 
-__all__ = ["GITATTRIBUTES_ENTRIES", "GITIGNORE_ENTRIES", "driver_command", "in_git_worktree",
+__all__ = ["GITATTRIBUTES_ENTRIES", "GITIGNORE_ENTRIES", "deleted_in_git", "driver_command", "in_git_worktree",
            "register_merge_driver", "staging_ignored", "staging_notice", "write_git_files"]

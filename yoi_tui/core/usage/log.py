@@ -597,11 +597,19 @@ def _existing_records(ws: Workspace) -> set[tuple[str, str]]:
 
 
 def compute_stats(events: list[dict[str, Any]], *, window: int, floor: int, protect_threshold: float,
-                  candidate_threshold: float, candidate_min_sessions: int,
+                  candidate_min_invokes: int, candidate_min_sessions: int,
                   existing: set[tuple[str, str]] | None = None,
                   invoked_only: bool = False) -> tuple[list[RecordStat], UsageSummary]:
     """Pure arithmetic over events already in UUIDv7 order (see ``load_events``). ``invoked_only``:
-    stats of the invoked records alone (``existing`` still says which of them exist)."""
+    stats of the invoked records alone (``existing`` still says which of them exist).
+
+    A record is a knowledge candidate by counts alone: invoked from at least
+    ``candidate_min_sessions`` sessions, at least ``candidate_min_invokes`` times once consecutive
+    invokes from one session count as one. No token clock: both counts only grow as usage files are
+    merged in (an invoke added between two of one session's makes two runs of them, never fewer), so
+    a record that qualified in one clone's view qualifies in every clone that has those files and
+    whatever else — promotion does not depend on what a clone had pulled (docs/team.md). The
+    windowed ``candidate_frequency`` is still computed, for the report's order and columns."""
     clock = 0
     accs: dict[tuple[str, str], _Acc] = {}
     summary = UsageSummary(events=len(events))
@@ -639,7 +647,7 @@ def compute_stats(events: list[dict[str, Any]], *, window: int, floor: int, prot
             frequency=frequency, protected=frequency >= protect_threshold,
             collapsed_invokes=len(kept), candidate_frequency=candidate_frequency,
             candidate=(key[0] in CANDIDATE_KINDS and exists and distinct_sessions >= candidate_min_sessions
-                       and candidate_frequency >= candidate_threshold),
+                       and len(kept) >= candidate_min_invokes),
             exists=exists, last_invoke_id=acc.last_id,
         ))
     stats.sort(key=lambda s: (-s.frequency, s.kind, s.slug))
@@ -652,7 +660,7 @@ def usage_report(ws: Workspace) -> tuple[list[RecordStat], UsageSummary]:
     cfg = ws.config.usage
     stats, summary = compute_stats(
         events, window=cfg.window, floor=cfg.denominator_floor, protect_threshold=cfg.protect_threshold,
-        candidate_threshold=cfg.candidate_threshold, candidate_min_sessions=cfg.candidate_min_sessions,
+        candidate_min_invokes=cfg.candidate_min_invokes, candidate_min_sessions=cfg.candidate_min_sessions,
         existing=_existing_records(ws))
     summary.problems = problems
     return stats, summary
@@ -664,10 +672,12 @@ def record_stats(ws: Workspace) -> list[RecordStat]:
 
 
 def candidate_report(ws: Workspace) -> list[RecordStat]:
-    """Records Phase 2 may turn into knowledge: invoked from enough sessions, frequent enough.
+    """Records Phase 2 may turn into knowledge: invoked from enough sessions, often enough.
 
     Consecutive invokes of a record from one session count as one for this report, so a single
-    session hammering a record cannot make it a candidate.
+    session hammering a record cannot make it a candidate. Counts, not the token clock: the same
+    usage files give the same report in every clone, and more files never take a record off it
+    (``compute_stats``; docs/team.md#one-content-whatever-the-push-order).
     """
     # A record never invoked was invoked from no session, fewer than candidate_min_sessions (>= 1):
     # only the invoked ones are looked at (at 10,000 records, most are never invoked).
@@ -675,7 +685,7 @@ def candidate_report(ws: Workspace) -> list[RecordStat]:
     cfg = ws.config.usage
     every, _summary = compute_stats(
         events, window=cfg.window, floor=cfg.denominator_floor, protect_threshold=cfg.protect_threshold,
-        candidate_threshold=cfg.candidate_threshold, candidate_min_sessions=cfg.candidate_min_sessions,
+        candidate_min_invokes=cfg.candidate_min_invokes, candidate_min_sessions=cfg.candidate_min_sessions,
         existing=_existing_records(ws), invoked_only=cfg.candidate_min_sessions >= 1)
     stats = [s for s in every if s.candidate]
     stats.sort(key=lambda s: (-s.candidate_frequency, s.kind, s.slug))
