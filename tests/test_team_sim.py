@@ -103,8 +103,15 @@ def test_people_deleting_records_while_others_update_and_gc_them(tmp_path: Path)
     `yoi resolve` settles each by the driver's rule, so nothing is left for a person, no source lost.
     Usage compacted in every GC turn stays smaller than the raw session files."""
     result = team.simulate(clones=6, rounds=6, seed=30, gc_probability=0.4, resume=True, deletes=0.2,
-                           workdir=tmp_path)
+                           orders=2, workdir=tmp_path, parallel=2)
     _assert_clean(result)
     run = result["runs"][0]
     assert run["person_deletions"] > 0 and run["settled_by_yoi"] > 0, run["settled_paths"]
     assert run["sessions_compacted"] > 0 and run["usage_bytes"] < run["usage_raw_bytes"]
+    # The same records are deleted in both orders (picked by name); what a deletion removes is what
+    # that clone had pulled, so only those may differ: every other record is the same bytes.
+    assert sorted(p.split(": ")[1] for p in run["deleted_paths"]) == \
+        sorted(p.split(": ")[1] for p in result["runs"][1]["deleted_paths"])
+    assert result["differing_records_no_person_deleted"] == [], result["differences"]
+    # Sessions invoke the request records Phase 2 makes: some are promoted to knowledge.
+    assert result["knowledge_records"][0] and result["knowledge_records"][0] == result["knowledge_records"][1]
