@@ -16,7 +16,8 @@ It prints, per run:
 * conflicted files needing a person (by kind: record frontmatter, modify/delete, other) — what git
   left unmerged once a real ``yoi resolve`` settled the records' modify/delete (counted apart); the
   simulation then takes "theirs" to go on, as a hurried person would;
-* sources lost: sources either side added since the merge base that the merged result lacks;
+* sources lost: sources either side added since the merge base that the merged result lacks,
+  beyond what the documented records.sources_max cap drops (counted apart);
 * lint errors right after merges; staging files that reached git;
 * the record set of each run (live records and replaced stubs, with a digest) after the last
   round, and again after the grace period (one clone runs GC twice, everyone pulls: what the stubs
@@ -130,6 +131,7 @@ class Stats:
     conflict_kinds: dict[str, int] = field(default_factory=dict)
     conflicted_paths: list[str] = field(default_factory=list)
     sources_lost: int = 0
+    sources_capped: int = 0  # sources over records.sources_max the merge dropped by the documented cap
     lost_examples: list[str] = field(default_factory=list)
     lint_errors_after_merge: int = 0
     lint_examples: list[str] = field(default_factory=list)
@@ -213,6 +215,9 @@ def _request_slug(intent: str, target: str | None) -> str:
     return _slug(title)
 
 
+Source3 = tuple[str, int, int]  # a source as (session id, range start, range end)
+
+
 def _sources_of(text: str | None) -> set[tuple[str, int, int]]:
     if not text or not text.startswith("---"):
         return set()
@@ -228,6 +233,19 @@ def _sources_of(text: str | None) -> set[tuple[str, int, int]]:
                 if isinstance(item, dict) and isinstance(item.get("range"), list) and len(item["range"]) == 2:
                     found.add((str(item.get("session_id")), int(item["range"][0]), int(item["range"][1])))
     return found
+
+
+def lost_and_capped(base: set[Source3], ours: set[Source3], theirs: set[Source3], result: set[Source3],
+                    sources_max: int) -> tuple[set[Source3], set[Source3]]:
+    """Of the sources either side added, those the merged record lacks, split in two: ``capped``,
+    the ones the documented cap drops (outside the last ``sources_max``, in canonical order, of
+    everything the merge keeps: the base's sources neither side removed, and both sides' additions;
+    docs/team.md), and ``lost``, every other one (a merge that lost data)."""
+    added = (ours | theirs) - base
+    kept = sorted((base & ours & theirs) | added)  # (session id, start, end): the canonical order
+    allowed = set(kept[-sources_max:]) if sources_max > 0 else set(kept)
+    missing = added - result
+    return missing & allowed, missing - allowed
 
 
 def _show(repo: Path, rev: str, path: str, env: dict[str, str]) -> str | None:
@@ -407,11 +425,13 @@ class Team:
 
     def _count_lost(self, path: Path, base: str, ours: str, theirs: str) -> None:
         env = self.env
+        cap = Workspace(path).config.records.sources_max
         for rel in sorted(_changed(path, base, ours, env) | _changed(path, base, theirs, env)):
-            before = _sources_of(_show(path, base, rel, env))
-            added = (_sources_of(_show(path, ours, rel, env)) | _sources_of(_show(path, theirs, rel, env))) - before
             result_text = _show(path, "HEAD", rel, env)
-            lost = added - _sources_of(result_text)
+            lost, capped = lost_and_capped(_sources_of(_show(path, base, rel, env)),
+                                           _sources_of(_show(path, ours, rel, env)),
+                                           _sources_of(_show(path, theirs, rel, env)), _sources_of(result_text), cap)
+            self.stats.sources_capped += len(capped)
             if lost:
                 self.stats.sources_lost += len(lost)
                 self.stats.lost_examples.append(f"{path.name}: {rel}: {len(lost)} source(s)"
@@ -668,7 +688,8 @@ def print_report(result: dict[str, Any]) -> None:
         print(f"    conflicted files needing a person: {run['conflicted_files']} {run['conflict_kinds'] or ''}")
         for line in run["conflicted_paths"][:10]:
             print(f"      {line}")
-        print(f"    sources lost: {run['sources_lost']}")
+        print(f"    sources lost: {run['sources_lost']} (and {run['sources_capped']} dropped by the "
+              "records.sources_max cap: the last N of the canonical order are kept, as GC trims)")
         for line in run["lost_examples"][:10]:
             print(f"      {line}")
         print(f"    lint errors after merges: {run['lint_errors_after_merge']}")

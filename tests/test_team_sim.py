@@ -115,3 +115,17 @@ def test_people_deleting_records_while_others_update_and_gc_them(tmp_path: Path)
     assert result["differing_records_no_person_deleted"] == [], result["differences"]
     # Sessions invoke the request records Phase 2 makes: some are promoted to knowledge.
     assert result["knowledge_records"][0] and result["knowledge_records"][0] == result["knowledge_records"][1]
+
+
+def test_a_source_the_cap_drops_is_counted_apart_from_a_lost_one() -> None:
+    """The merge keeps the last records.sources_max sources of the canonical order (docs/team.md):
+    a new source sorting before them is dropped by that rule, not lost by the merge; one that sorts
+    among the kept ones and is missing is lost."""
+    base = {(f"s{n:02d}", 0, 9) for n in range(10, 13)}
+    ours = base | {("s00", 0, 9)}                      # sorts first: over a cap of 3, dropped by it
+    theirs = base | {("s20", 0, 9)}
+    assert team.lost_and_capped(base, ours, theirs, {("s11", 0, 9), ("s12", 0, 9), ("s20", 0, 9)}, 3) == \
+        (set(), {("s00", 0, 9)})
+    assert team.lost_and_capped(base, ours, theirs, {("s10", 0, 9), ("s11", 0, 9), ("s12", 0, 9)}, 3) == \
+        ({("s20", 0, 9)}, {("s00", 0, 9)})
+    assert team.lost_and_capped(base, ours, theirs, base, 20) == ({("s00", 0, 9), ("s20", 0, 9)}, set())
