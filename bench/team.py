@@ -634,8 +634,11 @@ def simulate(clones: int = 5, rounds: int = 20, seed: int = 16, *, orders: int =
             [{rel: v["exact"] for rel, v in f.items() if v["replaced_by"]} for f in finals])
         result["differences"] = {rel: [f.get(rel) for f in finals] for rel in differing[:5]}
         # What a person's deletion removes is what that person's clone had pulled (docs/team.md), and
-        # that depends on the push order: the records differing that a person deleted in some order.
-        deleted = {line.split(": ", 1)[1] for run in runs for line in run["deleted_paths"]}
+        # that depends on the push order: the records differing that a person's deletion touched in
+        # some order — the record itself, or one of its slug (a knowledge record and the decision or
+        # request it derives from: its last_sources are the origin's).
+        slugs = {line.rsplit("/", 1)[1] for run in runs for line in run["deleted_paths"]}
+        deleted = {rel for f in [*ended, *finals] for rel in f if rel.rsplit("/", 1)[-1] in slugs}
         every = {*differing, *result["live_records_differing_in_bytes"],
                  *result["live_records_differing_in_bytes_after_rounds"]}
         result["differing_records_a_person_deleted"] = sorted(deleted & every)
