@@ -41,7 +41,8 @@ _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 _CHOICE_RE = re.compile(
     r"\b(?:instead of|rather than|decided (?:to|on|against)|decision is|opted (?:for|to)|going with|go with|"
     r"switch(?:ed|ing)? (?:to|from)|chose|choose to|we'll use|let's use|we should (?:use|go with|keep|prefer)|"
-    r"we'll go with|i'll use \S+(?: \S+){0,3} (?:for|to|as)|i'll use (?:the |a |an )?\S+(?: \S+){0,2} and |prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
+    r"we'll go with|i'll use \S+(?: \S+){0,3} (?:for|to|as|with)|(?:i'll|i will|we'll|we will|let's) (?:set|cap|limit|"
+    r"default|pin|keep) (?:the |a |an )?(?:[\w.-]+ ){1,4}(?:to|at) `?\d[\d.]*|i'll use (?:the |a |an )?\S+(?: \S+){0,2} and |prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
     r"(?:set up|setting up|configure|wire up) (?:[\w.-]+ ){1,4}(?:with|using|via) [`\w][\w.-]*|"
     r"(?:i'll|i will|we'll|we will) (?:add|implement|update|handle|build|make|change|wrap|replace|do|send|store|"
     r"track|solve) (?:[\w.'-]+ ){1,7}(?:using|via|with) (?:the |a |an )?`[^`]+`|in favou?r of)",
@@ -49,8 +50,16 @@ _CHOICE_RE = re.compile(
 _SINCE_RE = re.compile(r"^(?:[^—–:;]*?[—–:;]\s+)?(?:(?:i|we)(?:'ll| will| should)\s+)?(?P<verb>add|use|keep|switch to|move|"
                        r"prefer|go with|set up|pin|disable|silence)\b(?P<chosen>.{3,120}?)\s+(?:since|because)\s+"
                        r"(?P<why>.{6,200})$", re.IGNORECASE)
+# A stated intention with its reason: "first isolate it in a fresh worktree because the checkout is
+# dirty", "I'll keep the old endpoint so that clients on v1 still work" — never a look around.
+_INTENT_WHY_RE = re.compile(
+    r"(?:^|\b)(?:i'll|i will|i'm going to|we'll|we will|we should|let's|first,?|then,?)\s+(?!(?:try|check|look|read|"
+    r"run|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|query|scan|list|confirm|"
+    r"test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|summari[sz]e|explain|need|have|get|"
+    r"figure|understand|also|just|now|quickly|re-?run)\b)(?P<chosen>[^.;:?]{6,140}?),?\s+(?:because|since|so that|"
+    r"as (?:the|it|this|that|we|they)|to avoid|to keep)\s+(?P<why>[^?]{6,200})$", re.IGNORECASE)
 _PHRASE = r"(?:`[^`]+`|\"[^\"]+\"|[\w.:/'-]+(?: [\w.:/'-]+){0,3})"
-_INSTEAD_RE = re.compile(rf"(?:use |using |with |try |trying )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
+_INSTEAD_RE = re.compile(rf"(?:(?:i'll|i will|we'll|we will|we should|let's) )?(?:use |using |with |try |trying |go with )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
 _TACTICAL_RE = re.compile(r"^(?:let me|let's (?:try|check|look|see|run|read)|i'll (?:try|check|look|run|read|start)|"
                           r"i will (?:try|check)|now i|first,? i|next,? i|trying)\b", re.IGNORECASE)
@@ -68,7 +77,11 @@ _PAST_RE = re.compile(r"^(?:i've|i have|i|we|it|this)?\s*(?:changed|updated|adde
 _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", re.IGNORECASE)
 _TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|grep|rg|"
                          r"sed|awk|curl|find|ls|cat|head|tail|"
-                         r"websearch|todowrite|todo list|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
+                         r"websearch|todowrite|todo list|plan mode|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
+# In reasoning only a choice the agent owns counts: "I'll …", "we should …", "following the guidelines …".
+_FIRST_PERSON_RE = re.compile(r"\b(?:i'll|i will|i'm going to|i should|we'll|we will|we should|let's|my (?:plan|approach)|"
+                              r"(?:following|per) (?:the )?(?:project'?s? |repo'?s? )?(?:guidelines?|conventions?|"
+                              r"claude\.md|agents\.md|contributing))\b", re.IGNORECASE)
 _RECOMMENDED_RE = re.compile(r"\s*\((?:recommended|default)\)\s*$", re.IGNORECASE)
 
 
@@ -180,7 +193,12 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
     match = _CHOICE_RE.search(sentence)
     who = "the user" if role == "user" else "the agent"
     if match is None and since is None:
-        return None
+        intent = _INTENT_WHY_RE.search(sentence.rstrip("."))
+        if intent is None or _TOOLISH_RE.search(intent.group("chosen")):
+            return None
+        chosen = squash(intent.group("chosen").strip(), 200)
+        return Decision(title=short_title(chosen, 12), options=[], chosen=chosen,
+                        rationale=squash(intent.group("why"), 200), range=(index, index))
     if match is not None:
         if sentence[: match.start()].count("(") > sentence[: match.start()].count(")"):
             return None  # a choice in parentheses is an aside
@@ -212,30 +230,105 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
                     range=(index, index))
 
 
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
+# A line introducing a list of changes ("Changes:", "Here's what I changed:", "## Summary").
+_CHANGES_INTRO_RE = re.compile(r"\b(?:changes?|changed|summary|what (?:i|was) (?:did|done|changed)|here'?s what|"
+                               r"updated|modified|done|in place|completed?)\b[^\n]*:?\s*$|^#+\s", re.IGNORECASE)
+# A list item telling a change: "Bumped react to 19", "Using 15.5.2 instead of 14", "**Removed** the config".
+_CHANGE_ITEM_RE = re.compile(r"^(?:\*\*|__|`)?(?:[A-Z][a-z]+ed|Using|Added|Made|Set|Kept|Built|Wrote|Ran|Took|Now)\b")
+
+
+def message_units(body: str) -> list[tuple[str, int, bool]]:
+    """The sentences of ``body`` as (sentence, block, is_change_item): a block is one list item or
+    one paragraph, so a sentence takes its context from its own block, never from another bullet; a
+    list item is a change item when the list tells changes made (its introducing line says so, or
+    most of its items open with a past-tense verb or "Using ...")."""
+    blocks: list[tuple[list[str], bool]] = []  # (lines, is list item)
+    intro = ""
+    lists: list[list[int]] = []  # the block numbers of each list, to judge it as a whole
+    intros: list[str] = []
+    current_list: list[int] | None = None
+    for line in body.splitlines():
+        if not line.strip():
+            if blocks and not blocks[-1][1]:
+                blocks.append(([], False))
+            continue
+        if _LIST_ITEM_RE.match(line):
+            if current_list is None:
+                current_list = []
+                lists.append(current_list)
+                intros.append(intro)
+            current_list.append(len(blocks))
+            blocks.append(([_LIST_ITEM_RE.sub("", line)], True))
+            continue
+        if current_list is not None and line.startswith((" ", "\t")) and blocks and blocks[-1][1]:
+            blocks[-1][0].append(line)  # a list item's continuation line
+            continue
+        current_list = None
+        intro = line.strip()
+        if not blocks or blocks[-1][1] or not blocks[-1][0]:
+            blocks.append(([], False))
+        blocks[-1][0].append(line)
+    changes: set[int] = set()
+    for members, lead in zip(lists, intros, strict=True):
+        items = [" ".join(blocks[m][0]).strip() for m in members]
+        told = sum(1 for item in items if _CHANGE_ITEM_RE.match(item))
+        if (lead.endswith(":") and _CHANGES_INTRO_RE.search(lead)) or lead.startswith("#") and \
+                _SUMMARY_RE.search(lead) or told * 2 > len(items):
+            changes.update(members)
+    units: list[tuple[str, int, bool]] = []
+    for number, (lines, _is_item) in enumerate(blocks):
+        for sentence in sentences("\n".join(lines).replace("\n", " ")):
+            units.append((sentence, number, number in changes))
+    return units
+
+
 def _stated_decisions(entries: list[Entry]) -> list[Decision]:
     decisions: list[Decision] = []
     for entry in entries:
-        if entry.kind not in (None, "message") or entry.role not in ("assistant", "user") or not entry.text:
+        thinking = entry.kind == "thinking"
+        if (entry.kind not in (None, "message") and not thinking) or entry.role not in ("assistant", "user") \
+                or not entry.text:
             continue
         if entry.role == "user" and is_trivial(entry.text):
             continue
         body = prose(entry.text)
         if entry.role == "assistant" and _SUMMARY_RE.search(body.lstrip()[:200]):
             continue
-        previous = ""
-        for sentence in sentences(body):
+        previous, block = "", -1
+        for sentence, number, change_item in message_units(body):
             sentence = sentence.lstrip("0123456789. ").strip().replace("\u2019", "'")  # Codex writes I’ll
-            context, previous = previous, sentence
-            if len(sentence) < 12 or sentence.endswith("?") or _TACTICAL_RE.match(sentence) or _PAST_RE.match(sentence) \
-                    or (entry.role == "assistant" and _PROGRESS_RE.search(sentence)):
+            context = previous if number == block else ""  # the sentence before, in the same item or paragraph
+            previous, block = sentence, number
+            if change_item or len(sentence) < 12 or sentence.endswith("?") or _TACTICAL_RE.match(sentence) \
+                    or _PAST_RE.match(sentence) or (entry.role == "assistant" and _PROGRESS_RE.search(sentence)):
                 continue
+            if thinking and not _FIRST_PERSON_RE.search(sentence):
+                continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
             if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
                 context = ""
             decision = _text_decision(sentence, entry.role, entry.index, context)
             if decision is not None:
                 decisions.append(decision)
                 break  # one decision per message: the first explicit choice
-    return decisions
+    return _one_per_thought(entries, decisions)
+
+
+def _one_per_thought(entries: list[Entry], decisions: list[Decision]) -> list[Decision]:
+    """A choice the agent reasoned about (thinking, a Codex reasoning summary) and then stated is one
+    decision: the stated one, its range reaching back to the reasoning."""
+    kinds = {e.index: e.kind for e in entries}
+    kept: list[Decision] = []
+    for decision in decisions:
+        start = decision.range[0] if decision.range else -1
+        if kept and kept[-1].range and kinds.get(kept[-1].range[0]) == "thinking" and not any(
+                e.kind == "tool_call" or (e.role == "user" and e.kind in (None, "message"))
+                for e in entries if kept[-1].range[1] < e.index < start):
+            thought = kept.pop()
+            assert thought.range is not None and decision.range is not None
+            decision = decision.model_copy(update={"range": (thought.range[0], decision.range[1])})
+        kept.append(decision)
+    return kept
 
 
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
