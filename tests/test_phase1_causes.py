@@ -84,3 +84,53 @@ def test_reasoning_counts_only_for_choices_the_agent_owns_and_is_one_decision_wi
     log.edit("/w/sync.ts")
     [decision] = log.extract().decisions
     assert decision.options == ["websockets", "polling"]
+
+
+def test_a_commit_subject_or_a_pull_request_that_says_why_is_a_decision_told_once() -> None:
+    log = Log()
+    log.user("add retries to the webhook sender")
+    log.edit("/w/send.py")
+    log.bash('git commit -m "Retry webhooks with exponential backoff to avoid hammering slow receivers"', "[main 1]")
+    log.call("exec_command", {"cmd": 'gh pr create --title "Store sessions in SQLite" --body "## Summary\\n- Store '
+                                     'sessions in SQLite\\n\\n## Why\\nJSON files were rewritten on every change, '
+                                     'which lost data on crashes."'},
+             "Process exited with code 0\nOutput:\nhttps://github.com/o/r/pull/3", exit_code=0)
+    log.bash('git commit -m "Bump the version"', "[main 2]")
+    log.bash("gh pr create --title 'Bump the version' --body 'Bumps the version.'", "https://github.com/o/r/pull/4")
+    decisions = log.extract().decisions
+    assert [(d.chosen, d.rationale) for d in decisions] == [
+        ("Retry webhooks with exponential backoff", "to avoid hammering slow receivers"),
+        ("Store sessions in SQLite", "JSON files were rewritten on every change, which lost data on crashes.")]
+
+
+def test_after_a_refused_step_a_new_subject_is_no_decision() -> None:
+    log = Log()
+    log.user("show the tools you have")
+    log.call("Bash", {"command": "ls ~/.tools"}, "User rejected tool use", rejected=True)
+    log.interrupt()
+    log.user("explore more of the current repo")
+    activity = log.extract()
+    assert activity.decisions == [] and len(activity.requests) == 2
+
+
+def test_a_correction_without_a_verb_of_its_own_refines_the_request_and_is_its_decision() -> None:
+    log = Log()
+    log.user("add a timeout to the client")
+    log.edit("/w/client.py")
+    log.say("Added a 30s timeout inline.")
+    fix = log.user("it should be included into constant")
+    log.edit("/w/client.py")
+    activity = log.extract()
+    [request] = activity.requests
+    assert request.range == (0, fix) and request.title == "Add a timeout to the client"
+    [decision] = activity.decisions
+    assert decision.chosen == "it should be included into constant"
+
+
+def test_a_commit_message_with_escaped_quotes_and_newlines_is_read_whole() -> None:
+    log = Log()
+    log.user("fix the client")
+    log.bash('git commit -m "Pin \\"httpx\\" below 0.28\\n\\nbecause 0.28 drops the proxies argument"', "[main 1]")
+    [decision] = log.extract().decisions
+    assert decision.chosen == 'Pin "httpx" below 0.28'
+    assert decision.rationale == "because 0.28 drops the proxies argument"

@@ -34,7 +34,7 @@ from ..sessions.model import Entry
 from ..store.staging import Decision
 from .calls import Call
 from .commands import stopped_on_conflicts
-from .rules_requests import accepts, is_trivial
+from .rules_requests import accepts, is_trivial, shares_subject
 from .text import prose, sentences, short_title, squash
 
 _RECOMMEND_RE = re.compile(r"\b(?:i'?d (?:recommend|suggest)|i (?:recommend|suggest)|my recommendation|"
@@ -56,7 +56,7 @@ _ACCEPT_WORD_RE = re.compile(r"^(?:sure|yes|yeah|yep|ok(?:ay)?|alright|fine|righ
 _NO_DECISION_TOOLS = {"exitplanmode", "askuserquestion"}
 _COMMIT_RE = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
 _HEREDOC_RE = re.compile(r"<<-?\s*['\"]?(?P<tag>\w+)['\"]?\s*\n(?P<body>.*?)\n\s*(?P=tag)\b", re.DOTALL)
-_MESSAGE_ARG_RE = re.compile(r"(?:-m|--message)(?:\s+|=)(?:\"(?P<dq>(?:[^\"\\\\]|\\\\.)*)\"|'(?P<sq>[^']*)')")
+_MESSAGE_ARG_RE = re.compile(r"(?:-m|--message)(?:\s+|=)(?:\"(?P<dq>(?:[^\"\\]|\\.)*)\"|'(?P<sq>[^']*)')")
 _CONVENTIONAL_RE = re.compile(r"^(?:[a-z]+(?:\([^)]*\))?!?:\s*|\[?[a-z]+-\d+\]?:?\s*)", re.IGNORECASE)
 _TRAILER_RE = re.compile(r"^(?:co-authored-by|signed-off-by|reviewed-by|refs?|closes|fixes|see):|generated with|"
                          r"^🤖", re.IGNORECASE)
@@ -100,6 +100,10 @@ def refused_then_redirected(entries: list[Entry], calls: list[Call]) -> list[Dec
         if not body or len(body.split()) > 40:
             continue
         refused = call.describe()
+        asked = next((e.text for e in reversed(entries[:position_of.get(call.entry.index, 0)])
+                      if e.role == "user" and e.kind in (None, "message") and e.text.strip()), "")
+        if not shares_subject(body, f"{asked} {refused} {' '.join(call.files())}"):
+            continue  # a new subject after the refusal is a new request, not the way to do the refused step
         files = [f.rsplit("/", 1)[-1] for f in call.files()]
         step = f"{call.name} {', '.join(files)}" if files else refused
         decisions.append(Decision(
@@ -222,21 +226,79 @@ def commit_message(command: str) -> str:
     return "\n\n".join(p.replace('\\"', '"').replace("\\n", "\n") for p in parts).strip()
 
 
+_PR_CREATE_RE = re.compile(r"\bgh\s+pr\s+(?:create|edit)\b")
+_TITLE_ARG_RE = re.compile(r"(?:--title|-t)(?:\s+|=)(?:\"(?P<dq>(?:[^\"\\]|\\.)*)\"|'(?P<sq>[^']*)')")
+_BODY_ARG_RE = re.compile(r"(?:--body|-b)(?:\s+|=)(?:\"(?P<dq>(?:[^\"\\]|\\.)*)\"|'(?P<sq>[^']*)')", re.DOTALL)
+# A section of a PR body that says why or how, not what: "## Why", "## Motivation", "## Design".
+_WHY_HEADING_RE = re.compile(r"^#{1,4}\s*(?:why|motivation|rationale|reason(?:ing)?|design|approach|decisions?|"
+                             r"context|background)\b[^\n]*\n(?P<text>.*?)(?=^#{1,4}\s|\Z)",
+                             re.IGNORECASE | re.MULTILINE | re.DOTALL)
+
+
+def _quoted(match: re.Match[str] | None) -> str:
+    if match is None:
+        return ""
+    text = match.group("dq") if match.group("dq") is not None else match.group("sq")
+    return text.replace('\\"', '"').replace("\\n", "\n")
+
+
+def pr_text(command: str) -> tuple[str, str]:
+    """(title, body) of a ``gh pr create`` in ``command`` (``--title``/``--body`` arguments, the body
+    also as a heredoc or ``$(cat <<EOF …)``), else ("", "")."""
+    found = _PR_CREATE_RE.search(command)
+    if found is None:
+        return "", ""
+    rest = command[found.end():]
+    heredoc = _HEREDOC_RE.search(rest)
+    body = heredoc.group("body").strip() if heredoc is not None else _quoted(_BODY_ARG_RE.search(rest)).strip()
+    return _quoted(_TITLE_ARG_RE.search(rest)).strip(), body
+
+
+def _reasons(text: str) -> list[str]:
+    """The sentences of a commit or PR body that say why (trailers and change lists left out)."""
+    lines = [line for line in text.splitlines() if line.strip() and not _TRAILER_RE.search(line.strip())]
+    return [s for s in sentences(" ".join(lines)) if _WHY_RE.search(s)]
+
+
+def _subject_why(subject: str) -> tuple[str, str]:
+    """A subject that carries its own reason: "Retry webhooks with backoff to avoid hammering
+    receivers" -> ("Retry webhooks with backoff", "to avoid hammering receivers")."""
+    match = _WHY_RE.search(subject)
+    if match is None or match.start() < 12:
+        return subject, ""
+    return subject[: match.start()].rstrip(" ,;:—-"), subject[match.start():].strip()
+
+
 def commit_rationales(calls: list[Call]) -> list[Decision]:
-    """A commit whose message body says why: the subject is the choice, the reason its rationale."""
+    """A commit or a pull request whose message says why: the subject (the PR's title) is the
+    choice, the reason its rationale. A message that only lists changes is a change summary."""
     decisions: list[Decision] = []
+    subjects: list[str] = []
     for call in calls:
         if not call.is_shell or not call.succeeded:
             continue
-        message = commit_message(call.command())
-        if not message:
+        command = call.command()
+        message = commit_message(command)
+        pr_title, pr_body = ("", "") if message else pr_text(command)
+        if not message and not pr_title:
             continue
-        subject, _, body = message.partition("\n")
-        lines = [line for line in body.splitlines() if line.strip() and not _TRAILER_RE.search(line.strip())]
-        reasons = [s for s in sentences(" ".join(lines)) if _WHY_RE.search(s)]
+        if message:
+            subject, _, body = message.partition("\n")
+            reasons = _reasons(body)
+        else:
+            subject, body = pr_title, pr_body
+            sections = [m.group("text") for m in _WHY_HEADING_RE.finditer(body)]
+            reasons = _reasons("\n".join(sections)) or [s for t in sections for s in sentences(prose(t))][:2] \
+                or _reasons(body)
         chosen = _CONVENTIONAL_RE.sub("", subject.strip()).strip()
+        if not reasons:
+            chosen, why = _subject_why(chosen)
+            reasons = [why] if why else []
         if not reasons or len(chosen.split()) < 2:
             continue  # a commit that only lists changes is a change summary, not a decision
+        if any(chosen.lower() == s for s in subjects):
+            continue  # the PR of a commit already told: one decision
+        subjects.append(chosen.lower())
         decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
                                   rationale=squash(" ".join(reasons), 240), range=(call.entry.index, call.end)))
     return decisions

@@ -72,6 +72,11 @@ _TALK_VERBS = {"explain", "describe", "tell", "summarize", "summarise", "compare
 _CORRECTION_RE = re.compile(r"^(?:not\b|no[,.!]|no\s+(?:not|the|it|that|this|i|we|you)\b|nope|actually|instead|"
                             r"rather|i meant|i mean|that's not|thats not|that is not|wrong|completely|only|just\b|"
                             r"don't|dont|do not|stop|undo|revert that|wait)", re.IGNORECASE)
+# A correction with no instruction verb of its own ("it should be included into constant", "this isn't
+# needed"), said after the agent acted: it refines the request it corrects (the decision is rules_evidence's).
+_SHOULD_BE_RE = re.compile(r"\b(?:it|this|that|they|these|those|the \w+) should(?:n'?t| not)? (?:be|use|go|live|stay|"
+                           r"come|have)\b|\b(?:is|are|was)(?:n'?t| not) (?:needed|necessary|required|wanted)\b",
+                           re.IGNORECASE)
 _QUESTION_START_RE = re.compile(r"^(?:what|why|how|where|when|which|who|whose|is|are|does|do|did|can|could|should|"
                                 r"would|will|was|were|has|have|isn't|aren't|doesn't)\b", re.IGNORECASE)
 _DIRECTIVE_RE = re.compile(r"^(?:we|you|i)\s+(?:do\s+|really\s+|also\s+)*(?:should|need to|must|have to|want to|"
@@ -159,11 +164,16 @@ _STOP_WORDS = {"the", "a", "an", "it", "is", "to", "of", "in", "on", "and", "or"
                "do", "please", "just", "now", "so", "for", "with", "right", "code", "instead"}
 
 
-def _shares_subject(body: str, previous: Request) -> bool:
-    """The message is about what the previous request was about (a content word in common)."""
+def shares_subject(body: str, other: str) -> bool:
+    """``body`` is about what ``other`` is about (a content word in common)."""
     def words(text: str) -> set[str]:
         return {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9_.-]{2,}", text.lower())} - _STOP_WORDS
-    return bool(words(body) & words(f"{previous.summary} {previous.target}"))
+    return bool(words(body) & words(other))
+
+
+def _shares_subject(body: str, previous: Request) -> bool:
+    """The message is about what the previous request was about."""
+    return shares_subject(body, f"{previous.summary} {previous.target}")
 
 
 # The agent asked or proposed something the user's next message can accept.
@@ -464,6 +474,7 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
     asked = False  # the agent's last message ended with a question
     said = ""  # the agent's last message (did it ask or propose something the user can accept?)
     said_index: int | None = None
+    acted = False  # the agent called a tool since the user last spoke
     for entry in entries:
         if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
             asked = entry.text.rstrip().rstrip("*_`").endswith("?")
@@ -471,6 +482,9 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             continue
         if entry.kind in ("interrupt", "rejected"):
             interrupted = True
+            continue
+        if entry.kind == "tool_call":
+            acted = True
             continue
         if entry.kind == "command":  # the user moved on to something else (/mcp, /model...)
             interrupted = False
@@ -498,7 +512,10 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         cue = bool(_CORRECTION_RE.match(strip_polite(body)))
         # After an interrupt or a refused call, a short message corrects the request only when it is
         # about the same thing: "explore more of the repo" after a refused "show tools" is a new request.
-        correction = bool(requests) and words <= 30 and (cue or (interrupted and _shares_subject(body, requests[-1])))
+        correction = bool(requests) and words <= 30 and (cue or (interrupted and _shares_subject(body, requests[-1]))
+                                                          or (acted and bool(_SHOULD_BE_RE.search(body))
+                                                              and directive(text)[0] == "other"))
+        acted = False
         # A short reply to the agent's question ("option 2", "the second one") answers it; an
         # instruction ("continue until all are done") is still a request.
         answer = asked and words <= 8 and _verb(body) is None
