@@ -134,3 +134,106 @@ def test_a_commit_message_with_escaped_quotes_and_newlines_is_read_whole() -> No
     [decision] = log.extract().decisions
     assert decision.chosen == 'Pin "httpx" below 0.28'
     assert decision.rationale == "because 0.28 drops the proxies argument"
+
+
+# ---------------------------------------------------------------- attempts
+
+
+def test_a_script_that_failed_inline_is_fixed_by_the_same_script_written_to_a_file_and_run() -> None:
+    log = Log()
+    log.user("convert the csv to json")
+    log.bash("python3 - <<'EOF'\nimport csv, json\nrows = list(csv.reader(open('a.csv')))\nprint(json.dumps(rows))\n"
+             "EOF", "Traceback (most recent call last):\nFileNotFoundError: a.csv", exit_code=1)
+    log.call("Write", {"file_path": "/w/convert.py", "content": "import csv, json\nrows = list(csv.reader("
+                       "open('data/a.csv')))\nprint(json.dumps(rows))\n"}, "File created")
+    log.bash("python3 /w/convert.py", "[[1, 2]]")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (1, 6)
+    assert "after editing convert.py" in attempt.result and "`python3 /w/convert.py` then succeeded" in attempt.result
+    # An unrelated script run later is not the same check.
+    log = Log()
+    log.user("convert the csv to json")
+    log.bash("python3 - <<'EOF'\nimport csv, json\nprint(json.dumps(list(csv.reader(open('a.csv')))))\nEOF",
+             "FileNotFoundError: a.csv", exit_code=1)
+    log.call("Write", {"file_path": "/w/serve.py", "content": "from http.server import test\ntest(port=8000)\n"}, "ok")
+    log.bash("python3 /w/serve.py", "Serving")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"
+
+
+def test_a_file_written_with_the_shell_is_a_change_that_fixes() -> None:
+    log = Log()
+    log.user("make the check pass")
+    log.bash("python3 check.py", "error: config.txt is missing mode = fixed", exit_code=1)
+    log.bash("cat > config.txt <<'EOF'\nmode = fixed\nEOF", "")
+    log.bash("python3 check.py", "check passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and "after editing config.txt" in attempt.result
+
+
+def test_a_stop_hook_story_names_its_cause_and_fix_or_is_not_told() -> None:
+    log = Log()
+    log.user("fix the typo in README")
+    log.edit("/w/README.md")
+    log.say("Fixed.")
+    hook = log._add(role="system", text="Stop hook feedback:\nCannot exit with unstaged changes. Commit them first.",
+                    kind="hook_feedback")
+    commit = log.bash('git add README.md && git commit -m "Fix typo"', "[main 1] Fix typo")
+    log.say("Committed.")
+    [attempt] = log.extract().attempts
+    assert attempt.trial == "the Stop hook" and attempt.outcome == "success"
+    assert attempt.result.startswith("blocked: Cannot exit with unstaged changes")
+    assert 'after running `git add README.md && git commit -m "Fix typo"`' in attempt.result
+    assert attempt.range == (hook, commit + 1)
+    # Answered with words only: nothing failed, nothing was fixed, no story.
+    log = Log()
+    log.user("summarise the changes")
+    log.say("Here they are.")
+    log._add(role="system", text="Stop hook feedback:\nDid you update the changelog?", kind="hook_feedback")
+    log.say("No changelog entry is needed for a summary.")
+    assert log.extract().attempts == []
+
+
+def test_a_poll_whose_command_is_not_in_sight_is_no_call_and_a_process_id_names_the_session() -> None:
+    log = Log()
+    log.user("run the suite")
+    log.call("write_stdin", {"session_id": 5, "chars": ""}, "Process exited with code 1\nOutput:\nFAILED x",
+             exit_code=1, error=True)
+    assert log.extract().attempts == []
+    log = Log()
+    log.user("run the suite")
+    log.call("exec_command", {"cmd": "cargo test"}, "Process running with process ID 41\nOutput:\n")
+    log.call("write_stdin", {"process_id": 41, "chars": ""}, "Process exited with code 101\nOutput:\n"
+             "error[E0425]: cannot find value `x`", exit_code=101, error=True)
+    [attempt] = log.extract().attempts
+    assert attempt.trial == "`cargo test`" and "E0425" in attempt.result
+
+
+def test_older_codex_apply_patch_through_the_shell_is_an_edit() -> None:
+    patch = "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-let x = 1;\n+let x = 2;\n*** End Patch"
+    log = Log()
+    log.user("make the test pass")
+    log.call("shell", {"command": ["cargo", "test"]}, "Exit code: 101\nerror: test failed", exit_code=101, error=True)
+    log.call("shell", {"command": ["apply_patch", patch]}, "Exit code: 1\nFailed to find expected lines", exit_code=1,
+             error=True)
+    log.call("shell", {"command": ["apply_patch", patch]}, "Exit code: 0\nDone!", exit_code=0)
+    log.call("shell", {"command": ["cargo", "test"]}, "Exit code: 0\ntest result: ok", exit_code=0)
+    [attempt] = log.extract().attempts
+    assert attempt.trial == "`cargo test`" and "after editing lib.rs" in attempt.result
+
+
+# ---------------------------------------------------------------- requests
+
+
+def test_a_slash_command_and_the_prompt_it_expands_to_are_one_request() -> None:
+    log = Log()
+    log._add(role="user", text="/review-pr", kind="command")
+    prompt = log.user("Review the open pull request for security issues and report each finding with its file.")
+    log.say("Reviewing.")
+    log._add(role="user", text="/init", kind="command")
+    init_prompt = log.user("Please analyze this codebase and create a CLAUDE.md file.")
+    log.say("Done.")
+    requests = log.extract().requests
+    assert [r.range for r in requests] == [(0, prompt), (3, init_prompt)]
+    assert requests[0].title.startswith("Review the open pull request") and requests[0].title.endswith("(/review-pr)")
+    assert requests[1].title == "Write the project instructions (/init)"

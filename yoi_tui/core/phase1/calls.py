@@ -5,7 +5,11 @@ A command's identity holds across its polls: Codex's unified exec starts a comma
 ``write_stdin`` on that session. The polls are folded into the command that opened the session: the
 call keeps the command's text and takes the last poll's result (its exit code, its output), so an
 attempt is named after the command, an ``rg`` that ends with exit 1 is still "no match", and a poll
-is never a call of its own.
+is never a call of its own — not even when the command it reads is not in sight (an earlier chunk).
+The session is named "session ID" (``write_stdin``'s ``session_id``) or, in other builds, "process ID".
+
+A shell call that runs ``apply_patch`` (older Codex: ``["apply_patch", "*** Begin Patch …"]``) is an
+edit, like the ``apply_patch`` tool.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import dataclass
 from ..sessions.model import Entry
 from .text import squash
 
-_RUNNING_RE = re.compile(r"Process running with session ID (\d+)")
+_RUNNING_RE = re.compile(r"Process running with (?:session|process) ID:? (\d+)", re.IGNORECASE)
 POLL_TOOLS = {"write_stdin"}
 SHELL_TOOLS = {"bash", "shell", "shell_command", "exec_command", "local_shell", "run_terminal_cmd"}
 EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_replace_editor", "create_file"}
@@ -34,12 +38,25 @@ class Call:
 
     @property
     def is_shell(self) -> bool:
-        return self.name.lower() in SHELL_TOOLS
+        return self.name.lower() in SHELL_TOOLS and not self.patch()
 
     @property
     def is_edit(self) -> bool:
-        return self.name.lower() in EDIT_TOOLS or (isinstance(self.entry.tool_input, str)
-                                                    and self.entry.tool_input.startswith("*** Begin Patch"))
+        return self.name.lower() in EDIT_TOOLS or bool(self.patch())
+
+    def patch(self) -> str:
+        """The patch this call applies: apply_patch's input, or a shell call running ``apply_patch``
+        (older Codex: ``["apply_patch", "*** Begin Patch …"]``, or ``apply_patch <<'EOF'`` in bash)."""
+        data = self.entry.tool_input
+        if isinstance(data, str):
+            return data if data.startswith("*** Begin Patch") else ""
+        if self.name.lower() not in SHELL_TOOLS:
+            return ""
+        command = self.command()
+        start = command.find("*** Begin Patch")
+        if start < 0 or not re.match(r"^\s*(?:cd \S+\s*&&\s*)?apply_patch\b", command):
+            return ""
+        return command[start:]
 
     @property
     def failed(self) -> bool:
@@ -73,10 +90,11 @@ class Call:
 
     def describe(self) -> str:
         data = self.entry.tool_input
+        patch = self.patch()
+        if patch:
+            files = re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", patch, re.MULTILINE)
+            return f"apply_patch {', '.join(files)}" if files else "apply_patch"
         if isinstance(data, str):
-            if data.startswith("*** Begin Patch"):
-                files = re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", data, re.MULTILINE)
-                return f"apply_patch {', '.join(files)}" if files else "apply_patch"
             return f"{self.name} {squash(data, 120)}"
         command = self.command()
         if command:
@@ -93,11 +111,12 @@ class Call:
 
     def files(self) -> list[str]:
         """Files this call edits or reads (for naming what a fix touched)."""
+        patch = self.patch()
+        if patch:
+            return re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", patch, re.MULTILINE)
         data = self.entry.tool_input
         if isinstance(data, dict):
             return [data[k] for k in ("file_path", "path", "notebook_path") if isinstance(data.get(k), str)]
-        if isinstance(data, str) and data.startswith("*** Begin Patch"):
-            return re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", data, re.MULTILINE)
         return []
 
 
@@ -135,15 +154,15 @@ def fold_polls(calls: list[Call]) -> list[Call]:
     for call in calls:
         if call.name in POLL_TOOLS:
             data = call.entry.tool_input
-            session = str(data.get("session_id")) if isinstance(data, dict) and data.get("session_id") is not None \
-                else None
+            value = next((data.get(k) for k in ("session_id", "process_id") if isinstance(data, dict)
+                          and data.get(k) is not None), None)
+            session = str(value) if value is not None else None
             owner = running.get(session or "")
-            if owner is not None:
-                if call.result is not None:
-                    owner.result = call.result
-                    if _session_of(call) is None:
-                        running.pop(session or "", None)  # the command ended
-                continue
+            if owner is not None and call.result is not None:
+                owner.result = call.result
+                if _session_of(call) is None:
+                    running.pop(session or "", None)  # the command ended
+            continue  # a poll is never a call of its own; one whose command is not in sight tells nothing
         folded.append(call)
         session = _session_of(call) if call.is_shell else None
         if session is not None:

@@ -243,3 +243,46 @@ def signature(command: str) -> tuple[str, ...]:
             continue
         return (tokens[0], *_positionals(tokens[1:]), *sorted(t for t in tokens[1:] if t.startswith("-")))
     return ()
+
+
+_REDIRECT_RE = re.compile(r"(?<![0-9&])>>?\s*(?P<path>[^\s;&|<>()]+)")
+_HEREDOC_FILE_RE = re.compile(r">>?\s*(?P<path>[^\s;&|<>()]+)[^\n]*?<<-?\s*['\"]?(?P<tag>\w+)['\"]?[^\n]*\n"
+                              r"(?P<body>.*?)\n\s*(?P=tag)\b|<<-?\s*['\"]?(?P<tag2>\w+)['\"]?\s*>>?\s*"
+                              r"(?P<path2>[^\s;&|<>()]+)[^\n]*\n(?P<body2>.*?)\n\s*(?P=tag2)\b", re.DOTALL)
+_INLINE_HEREDOC_RE = re.compile(r"<<-?\s*['\"]?(?P<tag>\w+)['\"]?[^\n]*\n(?P<body>.*?)\n\s*(?P=tag)\b", re.DOTALL)
+_EDITING_PROGRAMS = {"sed": "-i", "perl": "-i", "ruby": "-i"}
+
+
+def written_files(command: str) -> dict[str, str]:
+    """The files a shell command writes, with what it wrote when the log shows it (a heredoc):
+    ``cat > f.py <<EOF`` (and ``tee f``, ``sed -i … f``, ``cp a f``, ``mv a f``). A change made with the
+    shell is a change like an edit: part of a fix."""
+    found: dict[str, str] = {}
+    for match in _HEREDOC_FILE_RE.finditer(command):
+        path = match.group("path") or match.group("path2")
+        found[path] = match.group("body") if match.group("body") is not None else match.group("body2") or ""
+    for program, args, tail in statements(command):
+        flag = _EDITING_PROGRAMS.get(program)
+        if flag and any(a.startswith(flag) for a in args):
+            found.update({a: "" for a in _positionals(args)[-1:]})
+        if program in ("cp", "mv", "install") and len(_positionals(args)) >= 2:
+            found.setdefault(_positionals(args)[-1], "")
+        if "tee" in tail:
+            found.setdefault("tee", "")
+    for match in _REDIRECT_RE.finditer(_strip_bodies(command)):
+        path = match.group("path")
+        if path not in ("/dev/null", "&1", "&2") and not path.startswith("&"):
+            found.setdefault(path, "")
+    found.pop("tee", None)
+    return {k.strip("'\""): v for k, v in found.items()}
+
+
+def inline_script(command: str) -> tuple[str, str]:
+    """(interpreter, script) of a script fed to an interpreter on standard input (``python3 - <<EOF``,
+    ``node <<'JS'``), else ("", ""): its identity is its text, so the same script later written to a file
+    and run there re-runs the same check."""
+    program, args, _tail = main_statement(command)
+    if program not in _RUNNERS or any(not a.startswith("-") for a in _positionals(args) if a != "-"):
+        return "", ""
+    match = _INLINE_HEREDOC_RE.search(command)
+    return (program, match.group("body")) if match else ("", "")

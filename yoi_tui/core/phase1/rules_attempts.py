@@ -17,17 +17,21 @@ from __future__ import annotations
 
 import re
 
+from rapidfuzz import fuzz
+
 from ..sessions.model import Entry
 from ..store.staging import Attempt
 from .calls import Call
 from .commands import (
     check_key,
+    inline_script,
     is_real_failure,
     missing_tool,
     path_arguments,
     same_check,
     signature,
     unwrapped_key,
+    written_files,
 )
 from .text import sentences, squash
 
@@ -45,7 +49,9 @@ _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Proces
 _MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|string to replace not found|"
                            r"found \d+ matches of the string|inputvalidationerror|invalid tool parameters|"
                            r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
-                           r"sibling tool call errored|tool_use_error>cancelled",
+                           r"sibling tool call errored|tool_use_error>cancelled|"
+                           r"failed to find (?:expected lines|context)|apply_patch verification failed|invalid patch|"
+                           r"invalid hunk",
                            re.IGNORECASE)
 # Tool errors the client itself returns, the tool never ran (issue 23): an MCP server still starting
 # (Claude Code: "Still connecting (try again or proceed without)"; Codex: "unsupported call: <tool>"),
@@ -146,6 +152,16 @@ def _changes(call: Call) -> bool:
     return not (program == "git" and args[:1] and args[0] in _LOOK_GIT)
 
 
+def _acts(call: Call) -> bool:
+    """A successful command that did something (changed, built, ran a check), not a look around."""
+    from .commands import main_statement
+
+    program, args, _tail = main_statement(call.command())
+    if not program or program in _LOOK_PROGRAMS or any(arg in _READ_VERBS for arg in args[:1]):
+        return False
+    return not (program == "git" and args[:1] and args[0] in _LOOK_GIT - {"add"})
+
+
 def _cause(entries: list[Entry], after: int, before: int) -> str:
     """The agent's first explaining sentence between the failure and the next call."""
     for entry in entries:
@@ -176,6 +192,30 @@ def _how(failed: Call, fix: Call, edited: list[str], ran: list[str] | None = Non
     return "; ".join(parts) if parts else "the same call succeeded on retry"
 
 
+def _written_by_tool(call: Call) -> dict[str, str]:
+    """What an edit tool wrote: a Write's content, the lines an apply_patch adds to a new file."""
+    data = call.entry.tool_input
+    if isinstance(data, dict):
+        content = data.get("content")
+        return {f: content if isinstance(content, str) else "" for f in call.files()}
+    if isinstance(data, str):
+        found: dict[str, str] = {}
+        for match in re.finditer(r"^\*\*\* Add File: (?P<path>.+)\n(?P<body>(?:\+.*\n?)*)", data, re.MULTILINE):
+            found[match.group("path")] = "\n".join(line[1:] for line in match.group("body").splitlines())
+        return found or {f: "" for f in call.files()}
+    return {}
+
+
+def _runs_same_script(interpreter: str, script: str, later: Call, written: dict[str, str]) -> bool:
+    """``later`` runs, with the same interpreter, a file written since with much the same text as the
+    script that failed inline."""
+    key = check_key(later.command())
+    if len(key) < 2 or key[0] != interpreter:
+        return False
+    body = next((text for path, text in written.items() if path.rsplit("/", 1)[-1] == key[1]), None)
+    return body is not None and bool(body) and fuzz.token_set_ratio(script, body) >= 60
+
+
 def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
     attempts: list[Attempt] = []
     handled: set[int] = set()
@@ -190,11 +230,20 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         paths = path_arguments(call.command()) if tool_missing else set()
         bare = unwrapped_key(call.command()) if call.is_shell else ()
         repeats, fix, edited, ran = 1, None, [], []
+        interpreter, script = inline_script(call.command()) if call.is_shell else ("", "")
+        written: dict[str, str] = {}  # file -> what was written to it since the failure
         for offset in range(position + 1, len(calls)):
             later = calls[offset]
             if later.is_edit and later.succeeded:
                 edited.extend(later.files())
+                written.update(_written_by_tool(later))
                 continue
+            if later.is_shell and later.succeeded:
+                changed = written_files(later.command())
+                edited.extend(changed)  # `cat > f <<EOF`, `sed -i`: a change made with the shell is a change
+                written.update(changed)
+            if script and later.is_shell and _runs_same_script(interpreter, script, later, written):
+                key = _key(later)  # the failed inline script, now written to a file: that file's run is the check
             if later.is_shell and later.succeeded and not same_check(key, _key(later)) and _changes(later):
                 ran.append(later.describe())
             if same_check(key, _key(later)):
@@ -230,7 +279,7 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — {how}; "
                                 f"`{fix.describe()}` then succeeded", outcome="success",
                                 range=(call.entry.index, fix.end)))
-    attempts.extend(_hook_attempts(entries))
+    attempts.extend(_hook_attempts(entries, calls))
     attempts.sort(key=lambda a: a.range or (0, 0))
     return attempts
 
@@ -240,28 +289,42 @@ def _hook_name(text: str) -> str:
     return match.group("hook") if match else "hook"
 
 
-def _hook_attempts(entries: list[Entry]) -> list[Attempt]:
-    """Hook feedback (a Stop hook refusing to end the turn, a hook blocking a call) as failures; fixed
-    when the agent went on and the same hook did not complain again before the user's next message."""
+def _hook_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
+    """Hook feedback (a Stop hook refusing to end the turn, a hook blocking a call) as failures,
+    told with cause and fix or not at all: the hook's words are the cause; it is fixed when the agent
+    then changed something (edited, committed, ran a command that changes things) and the same hook
+    did not complain again before the user's next message. Repeated complaints are one story; a
+    complaint the agent answered without a step is no story (nothing was fixed, nothing failed)."""
     found: list[Attempt] = []
     feedback = [e for e in entries if e.kind == "hook_feedback"]
+    skip: set[int] = set()
     for number, entry in enumerate(feedback):
-        match = _HOOK_RE.match(entry.text.strip())
+        if number in skip:
+            continue
         hook = _hook_name(entry.text)
-        text = match.group("text") if match else entry.text
-        following = [e for e in entries if e.index > entry.index]
-        stop = next((e.index for e in following if e.role == "user" and e.kind in (None, "message")), None)
-        window = [e for e in following if stop is None or e.index < stop]
-        again = next((f for f in feedback[number + 1:]
-                      if (stop is None or f.index < stop) and _hook_name(f.text) == hook), None)
-        worked = any(e.kind == "tool_result" and e.is_error is False for e in window)
-        lines = _lines(text)
+        stop = next((e.index for e in entries if e.index > entry.index and e.role == "user"
+                     and e.kind in (None, "message")), None)
+        group = [entry]
+        for other_number in range(number + 1, len(feedback)):
+            other = feedback[other_number]
+            if (stop is None or other.index < stop) and _hook_name(other.text) == hook:
+                group.append(other)
+                skip.add(other_number)
+        last = group[-1]
+        match = _HOOK_RE.match(entry.text.strip())
+        lines = _lines(match.group("text") if match else entry.text)
         said = squash(lines[0], 160) if lines else "refused"
-        if again is None and worked and window:
-            found.append(Attempt(trial=f"the {hook} hook", result=f"blocked: {said}; fixed — the agent addressed it "
-                                 "and the hook did not object again", outcome="success",
-                                 range=(entry.index, window[-1].index)))
-        elif again is None:
-            found.append(Attempt(trial=f"the {hook} hook", result=f"blocked: {said}; not fixed in this range",
-                                 outcome="failure", range=(entry.index, entry.index)))
+        times = f" ({len(group)} times)" if len(group) > 1 else ""
+        steps = [c for c in calls if c.entry.index > last.index and (stop is None or c.entry.index < stop)
+                 and c.succeeded and (c.is_edit or (c.is_shell and (_acts(c) or bool(written_files(c.command())))))]
+        if steps:
+            edited = [f for c in steps if c.is_edit for f in c.files()]
+            ran = [c.describe() for c in steps if c.is_shell]
+            how = _how(steps[-1], steps[-1], edited, ran)
+            found.append(Attempt(trial=f"the {hook} hook", result=f"blocked{times}: {said}; fixed — {how}; the hook "
+                                 "did not object again", outcome="success", range=(entry.index, steps[-1].end)))
+        elif len(group) > 1 or any(c.entry.index > entry.index and (stop is None or c.entry.index < stop)
+                                   for c in calls):
+            found.append(Attempt(trial=f"the {hook} hook", result=f"blocked{times}: {said}; not fixed in this range",
+                                 outcome="failure", range=(entry.index, last.index)))
     return found

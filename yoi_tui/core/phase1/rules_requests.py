@@ -451,6 +451,21 @@ def slash_request(entry: Entry) -> Request | None:
                    summary=summary_of(text, MAX_SUMMARY), title=clean_title(title), range=span)
 
 
+def _expanded(command: Request, prompt: str, index: int) -> Request:
+    """A slash command's request with the prompt it expanded to: the range covers both; a command
+    typed without arguments (``/review-pr``) takes what to do from its prompt."""
+    start = command.range[0] if command.range else index
+    update: dict[str, object] = {"range": (start, index)}
+    if (command.title or "").startswith("Run /"):
+        intent, sentence = directive(plan_heading(prompt) or prompt)
+        found = _verb(sentence)
+        if found is not None:
+            update.update(intent=intent, target=_target(sentence, found[1]),
+                          title=squash(f"{_title(intent, sentence)} ({command.target})", 120),
+                          summary=squash(f"{command.summary}: {prose(prompt)}", MAX_SUMMARY))
+    return command.model_copy(update=update)
+
+
 _PLAN_HANDOFF_RE = re.compile(r"^\s*(?:please\s+)?(?:implement|execute|carry out|follow|apply)\s+(?:the|this)\s+"
                               r"(?:following\s+)?plan\s*:?\s*\n+\s*#{1,3}\s+(?P<heading>[^\n]+)", re.IGNORECASE)
 _PLAN_PREFIX_RE = re.compile(r"^(?:(?:implementation\s+)?plan|bug\s*fix|fix|feature|task)\s*[:—–-]\s*", re.IGNORECASE)
@@ -475,8 +490,10 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
     said = ""  # the agent's last message (did it ask or propose something the user can accept?)
     said_index: int | None = None
     acted = False  # the agent called a tool since the user last spoke
+    expanding: Request | None = None  # a slash command's request, the agent not answered yet
     for entry in entries:
         if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
+            expanding = None
             asked = entry.text.rstrip().rstrip("*_`").endswith("?")
             said, said_index = entry.text, entry.index  # read only if the user accepts or asks to remember
             continue
@@ -491,10 +508,17 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             command = slash_request(entry)
             if command is not None:
                 requests.append(command)
+            expanding = command
             continue
         if entry.role != "user" or entry.kind not in (None, "message"):
             continue
         text = entry.text
+        if expanding is not None and requests and requests[-1] is expanding and prose(text):
+            # The command's prompt, sent right after it (custom commands, Claude Code 1.x): one request.
+            requests[-1] = _expanded(expanding, text, entry.index)
+            expanding = None
+            continue
+        expanding = None
         # "Yes, and remember that for the future": what it points at, not its words (rules_remember).
         if asks_to_remember(text):
             remembered = remember_request(text, entry.index, said, said_index)
