@@ -136,6 +136,42 @@ def test_a_commit_message_with_escaped_quotes_and_newlines_is_read_whole() -> No
     assert decision.rationale == "because 0.28 drops the proxies argument"
 
 
+
+def test_a_codex_reasoning_summary_weighing_a_choice_is_a_decision_and_its_progress_is_not() -> None:
+    log = Log()
+    log.user("remove the accidental root artifacts")
+    _thinking(log, "**Choosing the branch**\n\nI'm thinking about creating a fresh branch from origin/main rather "
+                   "than pushing to main, since the repo forbids direct pushes.")
+    log.bash("git checkout -b fix/artifacts origin/main", "Switched to a new branch")
+    [decision] = log.extract().decisions
+    assert decision.title == "Creating a fresh branch from origin/main rather than pushing to main"
+    assert decision.rationale == "the repo forbids direct pushes."
+    log = Log()
+    log.user("fix the parser")
+    _thinking(log, "**Inspecting the parser**\n\nI'm thinking about how the parser reads quotes rather than guessing.")
+    log.bash("ls src", "parser.py")
+    assert log.extract().decisions == []
+
+
+def test_a_comment_the_change_adds_naming_the_alternative_is_a_decision_unless_the_turn_told_it() -> None:
+    log = Log()
+    log.user("make the sync robust")
+    edit = log.call("Edit", {"file_path": "/w/sync.ts", "old_string": "subscribe()",
+                             "new_string": "// Poll every 30 s rather than subscribe: the API drops idle sockets.\n"
+                                           "poll(30)"}, "updated")
+    log.call("Edit", {"file_path": "/w/sync.ts", "old_string": "a", "new_string": "x = a_instead_of_b  # instead of b\n"},
+             "updated")
+    [decision] = log.extract().decisions
+    assert decision.options == ["Poll every 30 s", "subscribe"] and decision.rationale == "the API drops idle sockets."
+    assert decision.range == (edit, edit + 1)
+    log = Log()
+    log.user("make the sync robust")
+    log.say("I'll poll every 30 s instead of subscribing because the API drops idle sockets.")
+    log.call("Write", {"file_path": "/w/sync.ts", "content": "// Poll rather than subscribe: idle sockets drop.\npoll()"},
+             "created")
+    assert len(log.extract().decisions) == 1
+
+
 # ---------------------------------------------------------------- attempts
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..sessions.model import Entry
 from .text import squash
@@ -31,6 +31,7 @@ EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_
 class Call:
     entry: Entry
     result: Entry | None = None
+    _patch: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -47,6 +48,11 @@ class Call:
     def patch(self) -> str:
         """The patch this call applies: apply_patch's input, or a shell call running ``apply_patch``
         (older Codex: ``["apply_patch", "*** Begin Patch …"]``, or ``apply_patch <<'EOF'`` in bash)."""
+        if self._patch is None:
+            self._patch = self._find_patch()
+        return self._patch
+
+    def _find_patch(self) -> str:
         data = self.entry.tool_input
         if isinstance(data, str):
             return data if data.startswith("*** Begin Patch") else ""

@@ -254,6 +254,12 @@ _EDITING_PROGRAMS = {"sed": "-i", "perl": "-i", "ruby": "-i"}
 
 
 def written_files(command: str) -> dict[str, str]:
+    """See ``_written`` (cached: a failure looks at every later command of its chunk)."""
+    return dict(_written(command))
+
+
+@lru_cache(maxsize=4096)
+def _written(command: str) -> tuple[tuple[str, str], ...]:
     """The files a shell command writes, with what it wrote when the log shows it (a heredoc):
     ``cat > f.py <<EOF`` (and ``tee f``, ``sed -i … f``, ``cp a f``, ``mv a f``). A change made with the
     shell is a change like an edit: part of a fix."""
@@ -274,7 +280,7 @@ def written_files(command: str) -> dict[str, str]:
         if path not in ("/dev/null", "&1", "&2") and not path.startswith("&"):
             found.setdefault(path, "")
     found.pop("tee", None)
-    return {k.strip("'\""): v for k, v in found.items()}
+    return tuple((k.strip("'\""), v) for k, v in found.items())
 
 
 def inline_script(command: str) -> tuple[str, str]:

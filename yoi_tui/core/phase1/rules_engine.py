@@ -29,6 +29,7 @@ from .rules_evidence import (
     commit_rationales,
     conflict_resolutions,
     favoured,
+    patch_comments,
     refused_then_redirected,
     stated_constraints,
     user_corrections,
@@ -80,8 +81,15 @@ _TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|
                          r"websearch|todowrite|todo list|plan mode|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
 # In reasoning only a choice the agent owns counts: "I'll …", "we should …", "following the guidelines …".
 _FIRST_PERSON_RE = re.compile(r"\b(?:i'll|i will|i'm going to|i should|we'll|we will|we should|let's|my (?:plan|approach)|"
+                              r"i think|i'd (?:rather|prefer|go with)|i prefer|i plan|i'?m (?:considering|planning|leaning|"
+                              r"going with|opting|deciding|thinking about|choosing)|"
                               r"(?:following|per) (?:the )?(?:project'?s? |repo'?s? )?(?:guidelines?|conventions?|"
                               r"claude\.md|agents\.md|contributing))\b", re.IGNORECASE)
+# How Codex's reasoning summaries weigh a choice: "I'm considering X rather than Y", "I'm leaning towards X".
+_DELIBERATE_RE = re.compile(r"\bi'?m (?:considering|planning|leaning|going with|opting|deciding|thinking about|choosing)\b",
+                            re.IGNORECASE)
+_DELIBERATE_LEAD_RE = re.compile(r"^i'?m (?:considering|thinking about|leaning (?:towards?|to)|opting for|going with|"
+                                 r"choosing|deciding on)\s+", re.IGNORECASE)
 _RECOMMENDED_RE = re.compile(r"\s*\((?:recommended|default)\)\s*$", re.IGNORECASE)
 
 
@@ -292,6 +300,8 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
             continue
         if entry.role == "user" and is_trivial(entry.text):
             continue
+        if thinking and not _FIRST_PERSON_RE.search(entry.text.replace("\u2019", "'")):
+            continue  # cheap test first: reasoning with no choice of the agent's own says nothing here
         body = prose(entry.text)
         if entry.role == "assistant" and _SUMMARY_RE.search(body.lstrip()[:200]):
             continue
@@ -301,12 +311,17 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
             context = previous if number == block else ""  # the sentence before, in the same item or paragraph
             previous, block = sentence, number
             if change_item or len(sentence) < 12 or sentence.endswith("?") or _TACTICAL_RE.match(sentence) \
-                    or _PAST_RE.match(sentence) or (entry.role == "assistant" and _PROGRESS_RE.search(sentence)):
+                    or _PAST_RE.match(sentence) or (entry.role == "assistant" and _PROGRESS_RE.search(sentence)
+                                                    and not (thinking and _DELIBERATE_RE.search(sentence))):
                 continue
             if thinking and not _FIRST_PERSON_RE.search(sentence):
                 continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
             if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
                 context = ""
+            if thinking:
+                sentence = _DELIBERATE_LEAD_RE.sub("", sentence)  # "I'm thinking about creating …" -> "creating …"
+                if re.match(r"(?:how|what|why|where|when|whether|which|if)\b", sentence, re.IGNORECASE):
+                    continue  # "thinking about how the parser reads quotes": understanding, not choosing
             decision = _text_decision(sentence, entry.role, entry.index, context)
             if decision is not None:
                 decisions.append(decision)
@@ -342,6 +357,12 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
               if not any(d.range and s[0] <= d.range[0] and d.range[1] <= s[1] for s in spans)]
     evidence = [d for d in evidence if not any(s.range == d.range for s in stated)]
     found = _ask_decisions(calls) + _plan_decisions(entries, calls) + stated + evidence
+    # A comment in the patch tells a choice only when nothing else in that turn did (else it is the same one).
+    turns = [e.index for e in entries if e.role == "user" and e.kind in (None, "message", "command")]
+    def turn(index: int) -> int:
+        return sum(1 for t in turns if t <= index)
+    told = {turn(d.range[0]) for d in found if d.range}
+    found += [d for d in patch_comments(calls) if d.range and turn(d.range[0]) not in told]
     return sorted(found, key=lambda d: d.range or (0, 0))
 
 

@@ -356,3 +356,64 @@ def weighed_options(entries: list[Entry]) -> list[Decision]:
                                       range=(entry.index, entry.index)))
             break
     return decisions
+
+
+_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/?\*+|--|;+)\s?(?P<text>.*?)\s*(?:\*/)?$")
+# A comment that names the road not taken: "Use a mutex rather than a channel: …", "X instead of Y because …".
+_ALTERNATIVE_RE = re.compile(r"\b(?:instead of|rather than|in favou?r of)\b", re.IGNORECASE)
+
+
+def _added_text(call: Call) -> str:
+    """The text an edit adds: an Edit's new lines, a Write's content, an apply_patch's '+' lines."""
+    patch = call.patch()
+    if patch:
+        return "\n".join(line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    data = call.entry.tool_input
+    if not isinstance(data, dict):
+        return ""
+    listed = data.get("edits")
+    edits: list[object] = list(listed) if isinstance(listed, list) else [data]
+    added: list[str] = []
+    for edit in edits:
+        if not isinstance(edit, dict):
+            continue
+        new, old = edit.get("new_string") or edit.get("content"), edit.get("old_string") or ""
+        if isinstance(new, str):
+            before = set(old.splitlines()) if isinstance(old, str) else set()
+            added.extend(line for line in new.splitlines() if line not in before)
+    return "\n".join(added)
+
+
+def patch_comments(calls: list[Call]) -> list[Decision]:
+    """A comment the agent's change adds that names the alternative it set aside ("// Poll rather
+    than subscribe: the API drops idle sockets") - a choice visible only in the patch."""
+    decisions: list[Decision] = []
+    for call in calls:
+        if not call.is_edit or not call.succeeded:
+            continue
+        added = _added_text(call)
+        if not added or not _ALTERNATIVE_RE.search(added):
+            continue  # cheap test first
+        comment: list[str] = []
+        blocks: list[str] = []
+        for line in added.splitlines() + [""]:
+            match = _COMMENT_RE.match(line) if line.strip() else None
+            if match is not None and match.group("text"):
+                comment.append(match.group("text"))
+                continue
+            if comment:
+                blocks.append(" ".join(comment))
+            comment = []
+        text = next((b for b in blocks if _ALTERNATIVE_RE.search(b) and len(b.split()) >= 5), "")
+        if not text:
+            continue
+        reason = _REASON_RE.search(text) or re.search(r"[:;]\s+(?P<why>.{6,200})$", text)
+        chosen = text[: reason.start()].strip(" :;,—-") if reason else text
+        split = _ALTERNATIVE_RE.search(chosen)
+        options = [squash(chosen[: split.start()].strip(" ,"), 200), squash(chosen[split.end():].strip(" ,."), 200)] \
+            if split and split.start() > 3 and chosen[split.end():].strip() else []
+        decisions.append(Decision(title=short_title(chosen, 10), options=options, chosen=squash(chosen, 200),
+                                  rationale=squash(reason.group("why") if reason else
+                                                   f"a comment in the change to {call.describe()}", 240),
+                                  range=(call.entry.index, call.end)))
+    return decisions
