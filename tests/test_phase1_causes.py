@@ -273,3 +273,52 @@ def test_a_slash_command_and_the_prompt_it_expands_to_are_one_request() -> None:
     assert [r.range for r in requests] == [(0, prompt), (3, init_prompt)]
     assert requests[0].title.startswith("Review the open pull request") and requests[0].title.endswith("(/review-pr)")
     assert requests[1].title == "Write the project instructions (/init)"
+
+
+def test_a_command_the_agent_showed_typed_back_is_a_request_to_run_it() -> None:
+    log = Log()
+    log.user("create a conda environment for the project")
+    log.say("Created `aie311`. To use it:\n\n```bash\nconda activate aie311\npip install -r requirements.txt\n```")
+    typed = log.user("conda activate aie311")
+    requests = log.extract().requests
+    assert [(r.range, r.intent, r.title) for r in requests][1] == ((typed, typed), "run", "Run `conda activate aie311`")
+    # A word the agent did not show is still a bare follow-up of the request before it.
+    log = Log()
+    log.user("create a conda environment for the project")
+    log.say("Created `aie311`.")
+    log.user("origin/main")
+    assert len(log.extract().requests) == 1
+
+
+def test_the_user_reporting_back_refines_the_request_but_a_new_problem_is_its_own() -> None:
+    log = Log()
+    log.user("fix the gui startup")
+    log.say("Run it with OPK_DEBUG=1.")
+    log.user("This is what I got: python -m opk.ui.main_window OPK_DEBUG=1")
+    log.say("Try the X11 platform.")
+    log.user("I'm on Ubuntu 22.04, in a desktop session.")
+    log.user("OK, this worked: QT_QPA_PLATFORM=xcb opk-gui")
+    assert [r.range for r in log.extract().requests] == [(0, 5)]
+    log.user("I tried to run the cli and got nothing. It exited immediately.")
+    assert len(log.extract().requests) == 2
+
+
+def test_harness_refusals_sandbox_kills_and_sed_reads_are_no_attempts() -> None:
+    log = Log()
+    log.user("push it")
+    log.call("Bash", {"command": "git push origin main"}, "The user doesn't want to take this action right now. STOP "
+             "what you are doing and wait for the user to tell you how to proceed.", error=True)
+    log.call("shell", {"command": ["pytest", "-q"]}, "failed in sandbox: sandbox error: command was killed by a signal",
+             error=True, exit_code=-1)
+    log.bash("sed -n '1,200p' docs/missing.md", "sed: can't read docs/missing.md: No such file or directory",
+             exit_code=2)
+    assert log.extract().attempts == []
+
+
+def test_a_documents_headings_are_not_comments_and_that_is_no_choice() -> None:
+    log = Log()
+    log.user("write up the issues")
+    log.call("Edit", {"file_path": "/tmp/issues.md", "old_string": "x", "new_string": "## Issue 3: Shows 'Unnamed' "
+                      "instead of the name\n**Severity**: Medium rather than high"}, "updated")
+    log.say("If it still fails, paste the output. I'll use that to pinpoint and fix the exact startup condition.")
+    assert log.extract().decisions == []

@@ -199,8 +199,9 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False
     if program == "git" and set(args[:1]) & _MERGING and _CONFLICT_RE.search(output):
         return False  # stopped on conflicts: see stopped_on_conflicts
-    if program in _EXPLORE_PROGRAMS and not missing_tool(output, exit_code):
-        return False  # a look around (ls of a missing folder, cat | jq on odd input) is not an attempt
+    if (program in _EXPLORE_PROGRAMS or (program == "sed" and not any(a.startswith("-i") for a in args))) \
+            and not missing_tool(output, exit_code):
+        return False  # a look around (ls of a missing folder, cat | jq, sed -n 1,80p f) is not an attempt
     if any(p in _INLINE_RUNNERS and ({"-c", "-e"} & set(a)) for p, a, _t in statements(command)) or \
             any(t in _INLINE_RUNNERS for t in tail):
         return False  # an ad-hoc inline script probing data is exploration too

@@ -60,7 +60,9 @@ _MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|
 # call cut off by an interrupt (Codex writes "aborted"). Nothing was tried, so nothing is learned.
 _HARNESS_NOISE_RE = re.compile(r"still connecting \(try again or proceed without\)|^\s*unsupported call: |"
                                r"this command requires approval|requested permissions to .{0,400}?but you haven't "
-                               r"granted it yet|rejected by user|^\s*aborted(?: by user)?\s*$",
+                               r"granted it yet|rejected by user|^\s*aborted(?: by user)?\s*$|"
+                               r"the user doesn't want to take this action right now|"
+                               r"sandbox error: command was killed by a signal",
                                re.IGNORECASE | re.DOTALL)
 # A read tool aimed at nothing readable (a missing path, a directory): a look around, not an attempt.
 _MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent|eisdir|is a directory", re.IGNORECASE)

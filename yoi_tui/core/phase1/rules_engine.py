@@ -42,8 +42,8 @@ _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 _CHOICE_RE = re.compile(
     r"\b(?:instead of|rather than|decided (?:to|on|against)|decision is|opted (?:for|to)|going with|go with|"
     r"switch(?:ed|ing)? (?:to|from)|chose|choose to|we'll use|let's use|we should (?:use|go with|keep|prefer)|"
-    r"we'll go with|i'll use \S+(?: \S+){0,3} (?:for|to|as|with)|(?:i'll|i will|we'll|we will|let's) (?:set|cap|limit|"
-    r"default|pin|keep) (?:the |a |an )?(?:[\w.-]+ ){1,4}(?:to|at) `?\d[\d.]*|i'll use (?:the |a |an )?\S+(?: \S+){0,2} and |prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
+    r"we'll go with|i'll use (?!(?:that|this|it|them|these|those)\b)\S+(?: \S+){0,3} (?:for|to|as|with)|(?:i'll|i will|we'll|we will|let's) (?:set|cap|limit|"
+    r"default|pin|keep) (?:the |a |an )?(?:[\w.-]+ ){1,4}(?:to|at) `?\d[\d.]*|i'll use (?:the |a |an )?(?!(?:that|this|it|them|these|those)\b)\S+(?: \S+){0,2} and |prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
     r"(?:set up|setting up|configure|wire up) (?:[\w.-]+ ){1,4}(?:with|using|via) [`\w][\w.-]*|"
     r"(?:i'll|i will|we'll|we will) (?:add|implement|update|handle|build|make|change|wrap|replace|do|send|store|"
     r"track|solve) (?:[\w.'-]+ ){1,7}(?:using|via|with) (?:the |a |an )?`[^`]+`|in favou?r of)",
@@ -240,8 +240,9 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
 
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
 # A line introducing a list of changes ("Changes:", "Here's what I changed:", "## Summary").
-_CHANGES_INTRO_RE = re.compile(r"\b(?:changes?|changed|summary|what (?:i|was) (?:did|done|changed)|here'?s what|"
-                               r"updated|modified|done|in place|completed?)\b[^\n]*:?\s*$|^#+\s", re.IGNORECASE)
+_CHANGES_INTRO_RE = re.compile(r"\b(?:changes?|changed|summary|what (?:i|was) (?:did|done|changed|addressed|fixed)|"
+                               r"here'?s what|updated|modified|done|in place|completed?|addressed|fixed)\b[^\n]*:?\s*$|"
+                               r"^#+\s", re.IGNORECASE)
 # A list item telling a change: "Bumped react to 19", "Using 15.5.2 instead of 14", "**Removed** the config".
 _CHANGE_ITEM_RE = re.compile(r"^(?:\*\*|__|`)?(?:[A-Z][a-z]+ed|Using|Added|Made|Set|Kept|Built|Wrote|Ran|Took|Now)\b")
 
@@ -281,7 +282,8 @@ def message_units(body: str) -> list[tuple[str, int, bool]]:
     for members, lead in zip(lists, intros, strict=True):
         items = [" ".join(blocks[m][0]).strip() for m in members]
         told = sum(1 for item in items if _CHANGE_ITEM_RE.match(item))
-        if (lead.endswith(":") and _CHANGES_INTRO_RE.search(lead)) or lead.startswith("#") and \
+        heading = lead.endswith(":") or (len(lead.split()) <= 5 and not lead.endswith((".", "!", "?")))
+        if (heading and _CHANGES_INTRO_RE.search(lead)) or lead.startswith("#") and \
                 _SUMMARY_RE.search(lead) or told * 2 > len(items):
             changes.update(members)
     units: list[tuple[str, int, bool]] = []

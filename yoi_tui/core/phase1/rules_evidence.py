@@ -359,6 +359,7 @@ def weighed_options(entries: list[Entry]) -> list[Decision]:
 
 
 _COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/?\*+|--|;+)\s?(?P<text>.*?)\s*(?:\*/)?$")
+_PROSE_FILES = (".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".org", ".html")
 # A comment that names the road not taken: "Use a mutex rather than a channel: …", "X instead of Y because …".
 _ALTERNATIVE_RE = re.compile(r"\b(?:instead of|rather than|in favou?r of)\b", re.IGNORECASE)
 
@@ -389,8 +390,8 @@ def patch_comments(calls: list[Call]) -> list[Decision]:
     than subscribe: the API drops idle sockets") - a choice visible only in the patch."""
     decisions: list[Decision] = []
     for call in calls:
-        if not call.is_edit or not call.succeeded:
-            continue
+        if not call.is_edit or not call.succeeded or all(f.lower().endswith(_PROSE_FILES) for f in call.files()):
+            continue  # a document's headings and bullets are not code comments
         added = _added_text(call)
         if not added or not _ALTERNATIVE_RE.search(added):
             continue  # cheap test first

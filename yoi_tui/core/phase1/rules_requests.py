@@ -77,6 +77,12 @@ _CORRECTION_RE = re.compile(r"^(?:not\b|no[,.!]|no\s+(?:not|the|it|that|this|i|w
 _SHOULD_BE_RE = re.compile(r"\b(?:it|this|that|they|these|those|the \w+) should(?:n'?t| not)? (?:be|use|go|live|stay|"
                            r"come|have)\b|\b(?:is|are|was)(?:n'?t| not) (?:needed|necessary|required|wanted)\b",
                            re.IGNORECASE)
+# The user reporting back on the work (a result, their setup), not asking for new work: "This is what
+# I got: …", "OK, this worked: …", "I'm on Ubuntu 22.04." With no instruction of its own it refines the
+# request (a new problem, "I tried X and it exited immediately", is a request of its own).
+_REPORT_RE = re.compile(r"^(?:ok(?:ay)?[,!.]?\s+|thanks[,!.]?\s+)?(?:(?:this|that|it|here)(?:'s| is| was)? (?:what i (?:got|get|see)|"
+                        r"(?:now )?works?|worked|(?:the )?output)|i(?:'m| am) (?:on|using|running)\b)",
+                        re.IGNORECASE)
 _QUESTION_START_RE = re.compile(r"^(?:what|why|how|where|when|which|who|whose|is|are|does|do|did|can|could|should|"
                                 r"would|will|was|were|has|have|isn't|aren't|doesn't)\b", re.IGNORECASE)
 _DIRECTIVE_RE = re.compile(r"^(?:we|you|i)\s+(?:do\s+|really\s+|also\s+)*(?:should|need to|must|have to|want to|"
@@ -451,6 +457,18 @@ def slash_request(entry: Entry) -> Request | None:
                    summary=summary_of(text, MAX_SUMMARY), title=clean_title(title), range=span)
 
 
+def _suggested_command(text: str, said: str) -> str:
+    """``text`` when it is one command line the agent's last message showed (in a code block or in
+    backticks) — the user typing it back asks to run it — else ""."""
+    line = text.strip().lstrip("$ ").strip()
+    if not said or "\n" in line or not 2 <= len(line) <= 200 or len(line.split()) > 12:
+        return ""
+    shown = {part.strip().lstrip("$ ").strip() for part in re.findall(r"`([^`\n]+)`", said)}
+    shown.update(raw.strip().lstrip("$ ").strip() for block in re.findall(r"```[^\n]*\n(.*?)```", said, re.DOTALL)
+                 for raw in block.splitlines())
+    return line if line in shown and re.match(r"^[\w./-]+(?:\s|$)", line) else ""
+
+
 def _expanded(command: Request, prompt: str, index: int) -> Request:
     """A slash command's request with the prompt it expanded to: the range covers both; a command
     typed without arguments (``/review-pr``) takes what to do from its prompt."""
@@ -529,6 +547,13 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             continue
         if is_trivial(text) or is_question(text) or _CHAT_RE.match(prose(text).strip()) or pasted_terminal(text):
             continue
+        suggested = _suggested_command(text, said)
+        if suggested:  # the user typed back a command the agent just showed: run it
+            requests.append(Request(intent="run", target=squash(suggested, 100), summary=squash(suggested, MAX_SUMMARY),
+                                    title=squash(f"Run `{suggested}`", 120), range=(entry.index, entry.index)))
+            interrupted = asked = acted = False
+            said = ""
+            continue
         body = prose(text)
         if not body or not sentences(body):
             continue  # pasted code or output with no sentence of its own
@@ -539,6 +564,8 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         correction = bool(requests) and words <= 30 and (cue or (interrupted and _shares_subject(body, requests[-1]))
                                                           or (acted and bool(_SHOULD_BE_RE.search(body))
                                                               and directive(text)[0] == "other"))
+        correction = correction or (bool(requests) and words <= 40 and bool(_REPORT_RE.match(strip_polite(body)))
+                                    and directive(text)[0] == "other")
         acted = False
         # A short reply to the agent's question ("option 2", "the second one") answers it; an
         # instruction ("continue until all are done") is still a request.
