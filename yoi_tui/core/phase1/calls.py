@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ..sessions.model import Entry
 from .text import squash
 
-_RUNNING_RE = re.compile(r"Process running with (?:session|process) ID:? (\d+)", re.IGNORECASE)
+_RUNNING_RE = re.compile(r"Process running with (?:session|process) ID:? (\d+)")
 POLL_TOOLS = {"write_stdin"}
 SHELL_TOOLS = {"bash", "shell", "shell_command", "exec_command", "local_shell", "run_terminal_cmd"}
 EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_replace_editor", "create_file"}
@@ -32,6 +32,7 @@ class Call:
     entry: Entry
     result: Entry | None = None
     _patch: str | None = field(default=None, init=False, repr=False, compare=False)
+    _shell: bool | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -39,7 +40,9 @@ class Call:
 
     @property
     def is_shell(self) -> bool:
-        return self.name.lower() in SHELL_TOOLS and not self.patch()
+        if self._shell is None:  # asked for every call by every rule: computed once
+            self._shell = self.name.lower() in SHELL_TOOLS and not self.patch()
+        return self._shell
 
     @property
     def is_edit(self) -> bool:
@@ -147,8 +150,8 @@ def pair_calls(entries: list[Entry]) -> list[Call]:
 
 def _session_of(call: Call) -> str | None:
     """The unified-exec session a still-running command opened (from its output)."""
-    if call.result is None:
-        return None
+    if call.result is None or "Process running" not in call.result.text:
+        return None  # a plain substring test first: outputs are long
     match = _RUNNING_RE.search(call.result.text)
     return match.group(1) if match else None
 

@@ -278,6 +278,8 @@ def commit_rationales(calls: list[Call]) -> list[Decision]:
         if not call.is_shell or not call.succeeded:
             continue
         command = call.command()
+        if "commit" not in command and "gh" not in command:
+            continue  # cheap test first
         message = commit_message(command)
         pr_title, pr_body = ("", "") if message else pr_text(command)
         if not message and not pr_title:
