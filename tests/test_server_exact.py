@@ -58,7 +58,9 @@ class Outside:
         self.step = 0
 
     def files(self, folder: Path) -> list[Path]:
-        return sorted(p for p in folder.glob("*.md") if p.is_file() and not p.is_symlink() and not p.is_mount())
+        # Not a record bound over (``bind-over-record``): it cannot be deleted, renamed or linked, and
+        # ``is_mount`` does not tell a bind mount from the same file system.
+        return sorted(p for p in folder.glob("*.md") if p.is_file() and not p.is_symlink() and p not in self.mounts)
 
     def apply(self, op: str, pick: int) -> str:
         self.step += 1
