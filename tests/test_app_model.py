@@ -121,3 +121,37 @@ def test_changes_since_sees_new_modified_and_removed_files(demo_root: Path) -> N
     assert store.get("knowledge/howto-render-pdf.md") is not None
     assert store.get("memory/requests/shorter-test-output.md") is None
     assert not RecordStore.changes_since(ws, store.stats())
+
+
+def test_changes_since_sees_a_same_size_write_with_its_mtime_set_back(demo_root: Path) -> None:
+    """(mtime, size) alone missed it; the one signature's ctime does not."""
+    ws = Workspace(demo_root)
+    store = RecordStore.load(ws)
+    path = ws.decisions_dir / "adopt-fastapi.md"
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert "FastAPI" in text
+    path.write_text(text.replace("FastAPI", "FastAPX", 1), encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    changes = RecordStore.changes_since(ws, store.stats())
+    assert [e.rel for e in changes.updated] == ["memory/decisions/adopt-fastapi.md"]
+    assert changes.updated[0].record is not None and "FastAPX" in changes.updated[0].record.text
+
+
+def test_a_hard_link_made_to_every_record_parses_none_again(demo_root: Path, tmp_path: Path) -> None:
+    """GC's and Phase 2's scratch copies hard-link every record: their ctime moves, their text does
+    not, so the poll only takes the new signatures (and the next poll finds nothing)."""
+    ws = Workspace(demo_root)
+    store = RecordStore.load(ws)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    linked = [rel for rel, entry in store.entries.items() if entry.record is not None and entry.path.is_file()
+              and not entry.path.is_symlink()]
+    for number, rel in enumerate(linked):
+        os.link(ws.root / rel, scratch / f"{number}.md")
+    changes = RecordStore.changes_since(ws, store.stats())
+    assert changes.updated == [] and changes.removed == [] and not changes
+    assert sorted(changes.restamped) == sorted(linked)
+    store.apply(changes)
+    again = RecordStore.changes_since(ws, store.stats())
+    assert not again and not again.restamped

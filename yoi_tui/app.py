@@ -235,7 +235,7 @@ class YoiApp(App[str | None]):
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll_worker(self, known: dict) -> None:
         changes = RecordStore.changes_since(self.ws, known)
-        if changes and not get_current_worker().is_cancelled:
+        if (changes or changes.restamped) and not get_current_worker().is_cancelled:
             self.post_message(RecordsChanged(changes))
 
     @on(RecordsChanged)
@@ -246,6 +246,7 @@ class YoiApp(App[str | None]):
                            or old.stat != e.stat]
         changes.removed = [rel for rel in changes.removed if rel in self.store.entries]
         if not changes:
+            self.store.apply(changes)  # only signatures that moved with the text unchanged
             return
         self.store.apply(changes)
         main = self.main_screen

@@ -3,7 +3,9 @@
 The app's screens are thin over this module, so everything here is tested with plain pytest:
 
 - ``RecordStore``: every record of a workspace read once (or only listed, for a fast first paint),
-  with each file's (mtime, size) so polling can tell what changed on disk and re-read only that.
+  with each file's signature (the one ``freshness.signature.Signature``) so polling can tell what
+  changed on disk and re-read only that; a file whose ctime alone moved (a hard link made, as GC's and
+  Phase 2's scratch copies do for every record) is compared with the text it was parsed from instead.
 - ``group_entries``: records grouped by kind, decisions split by status (SPEC 12).
 - ``filter_entries``: the ``/`` filter — substring first, then rapidfuzz over slug and description;
   a query starting with ``?`` searches the full text instead (``full_text_entries``).
@@ -27,15 +29,17 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from ..core.diagnostics import Diagnostic
+from ..core.freshness.signature import Signature, signature_of
 from ..core.store.kinds import RecordKind, kind_for_path, slug_of
 from ..core.store.meta_fields import DECISION_STATUSES
-from ..core.store.reader import read_record
+from ..core.store.reader import decode_record_bytes, read_bytes, read_record
 from ..core.store.record_listing import iter_record_paths, md_dir_entries, record_folders
 from ..core.store.records import Record
 from ..core.store.workspace import SUMMARY_REL, Workspace
 
 KIND_ORDER = (RecordKind.SUMMARY, RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
-Stat = tuple[int, int]  # (st_mtime_ns, st_size)
+Stat = Signature  # the one file signature (``core.freshness.signature``), of what the path names
+Known = Mapping[str, tuple[Stat | None, str | None]]  # rel -> (signature, the text parsed then) of a poll
 
 
 @dataclass(slots=True)  # the app holds one per record (50,000 in the bench's large workspace)
@@ -68,12 +72,23 @@ class RecordEntry:
         return self.record.replaced_by if self.record else None
 
 
-def _stat(path: Path) -> Stat | None:
+def _stat(path: Path | str) -> Stat | None:
     try:
-        st = os.stat(path)
+        return signature_of(os.stat(path))  # followed: the app shows what a symlinked record reads
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size)
+
+
+def _only_ctime_moved(old: Stat, new: Stat) -> bool:
+    """The same size, mtime, inode and mode: a link made or removed (GC's and Phase 2's scratch
+    copies hard-link every record), a chmod back and forth — or a write that kept them all."""
+    return old._replace(ctime_ns=new.ctime_ns) == new
+
+
+def _reads_as(path: Path, rel: str, text: str) -> bool:
+    """The file still holds ``text`` (the same-bytes check, on the text the entry was parsed from)."""
+    data, _reason = read_bytes(str(path))
+    return data is not None and decode_record_bytes(data, rel)[0] == text
 
 
 def _entry_for(ws: Workspace, path: Path) -> RecordEntry | None:
@@ -100,7 +115,8 @@ def read_entry(ws: Workspace, path: Path) -> RecordEntry | None:
 
 
 def scan_stats(ws: Workspace) -> dict[str, Stat]:
-    """(mtime, size) of every record path, by workspace-relative path — the change poll's snapshot.
+    """The signature of every record path (followed through a symlink), by workspace-relative path —
+    the change poll's snapshot.
 
     Runs every few seconds, so it works on ``os.scandir`` entries and plain strings (a few ms per
     thousand files) instead of the generic path helpers.
@@ -119,16 +135,18 @@ def scan_stats(ws: Workspace) -> dict[str, Stat]:
                 st = entry.stat()
             except OSError:
                 continue
-            stats[prefix + entry.name] = (st.st_mtime_ns, st.st_size)
+            stats[prefix + entry.name] = signature_of(st)
     return stats
 
 
 @dataclass
 class StoreChanges:
-    """What a poll found: entries re-read (new or modified) and paths gone."""
+    """What a poll found: entries re-read (new or modified), paths gone, and entries whose
+    signature moved with their text unchanged (``restamped``: only their signature is updated)."""
 
     updated: list[RecordEntry] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    restamped: dict[str, Stat] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.updated or self.removed)
@@ -188,22 +206,37 @@ class RecordStore:
                 return entry
         return None
 
-    def stats(self) -> dict[str, Stat | None]:
-        return {rel: e.stat for rel, e in self.entries.items()}
+    def stats(self) -> dict[str, tuple[Stat | None, str | None]]:
+        """What a poll compares against: each entry's signature and the text it was parsed from."""
+        return {rel: (e.stat, e.record.text if e.record is not None else None) for rel, e in self.entries.items()}
 
     @staticmethod
-    def changes_since(ws: Workspace, known: Mapping[str, Stat | None]) -> StoreChanges:
-        """Re-read what changed on disk since ``known`` (a ``stats()`` copy); safe in a thread."""
+    def changes_since(ws: Workspace, known: Known) -> StoreChanges:
+        """Re-read what changed on disk since ``known`` (a ``stats()`` copy); safe in a thread.
+
+        A file whose signature moved only in its ctime and that still reads as the text the entry
+        was parsed from is not parsed again (after a GC or Phase 2 dry run that is every record)."""
         current = scan_stats(ws)
         changes = StoreChanges(removed=sorted(set(known) - set(current)))
         for rel, stat in sorted(current.items()):
-            if known.get(rel) != stat:
-                entry = read_entry(ws, ws.root / rel)
-                if entry is not None:
-                    changes.updated.append(entry)
+            old_stat, old_text = known.get(rel, (None, None))
+            if old_stat == stat:
+                continue
+            path = ws.root / rel
+            if (old_stat is not None and old_text is not None and _only_ctime_moved(old_stat, stat)
+                    and _reads_as(path, rel, old_text) and _stat(path) == stat):
+                changes.restamped[rel] = stat
+                continue
+            entry = read_entry(ws, path)
+            if entry is not None:
+                changes.updated.append(entry)
         return changes
 
     def apply(self, changes: StoreChanges) -> None:
+        for rel, stat in changes.restamped.items():
+            entry = self.entries.get(rel)
+            if entry is not None:
+                entry.stat = stat
         if changes:
             self._candidates = None
         for rel in changes.removed:
