@@ -91,8 +91,13 @@ def test_ten_clones_gc_often_no_init_clones_and_resumed_sessions_in_four_push_or
                            workdir=tmp_path)
     _assert_clean(result)
     assert all(run["hook_registrations"] == 3 for run in result["runs"])
-    assert result["same_records_whatever_the_order"], result["differences"]
-    assert result["same_bytes_whatever_the_order"], result["exact_differences"]
+    # After the grace period (one Phase 2 has seen every clone's files) every record is the same
+    # bytes in all four orders. Right after the last round only derived knowledge may lag its
+    # origin (refreshed at the next Phase 2 in any clone: docs/team.md).
+    assert result["records_differing_by_order"] == [], result["differences"]
+    assert result["live_records_differing_in_bytes"] == [], result["exact_differences"]
+    assert all(rel.startswith("knowledge/") for rel in result["live_records_differing_in_bytes_after_rounds"]), \
+        result["live_records_differing_in_bytes_after_rounds"]
     assert not result["records_with_duplicated_lines"]
 
 

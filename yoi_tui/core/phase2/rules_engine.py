@@ -620,8 +620,8 @@ class RulesEngine:
             why = sorted(self.run_staging.get((origin_kind, stat.slug), set()))
             body = origin.body.rstrip("\n") + f"\n\nDerived from the {origin_kind.value} `{stat.slug}`.\n"
             if self.w.index.has(RecordKind.KNOWLEDGE, kslug):
-                if (origin_kind, stat.slug) not in self.changed:
-                    continue
+                # Every run, not only one that changed the origin: a merge may have brought the origin
+                # lines this clone's knowledge lacks, and the refresh writes nothing when none are missing.
                 self._refresh_knowledge(kslug, body, sources, why, source_keys(sources))
                 continue
             kind = KNOWLEDGE_KIND_FOR[origin_kind.value]
