@@ -127,9 +127,16 @@ def test_protocol_negotiation_errors_and_results(ws: Workspace) -> None:
     assert not_rpc["id"] == 10 and not_rpc["error"]["code"] == -32600
 
 
+def _sigint_as_a_client_leaves_it() -> None:
+    """A background job of a non-interactive shell (``cmd &``, ``nohup``) starts with SIGINT
+    ignored, and Python then installs no handler: the server is started as a client starts it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_sigint_stops_the_server(ws: Workspace) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "yoi_tui.cli.main", "mcp", "--workspace", str(ws.root)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env(),
+                            preexec_fn=_sigint_as_a_client_leaves_it)
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps(INIT).encode() + b"\n")

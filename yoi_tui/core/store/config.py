@@ -326,6 +326,7 @@ DEFAULT_CONFIG_TEXT = """\
 # window = 10
 # denominator_floor = 100000
 # protect_threshold = 1.0
+# candidate_threshold = 1.0   # accepted, decides nothing since issue 30 (docs/team.md)
 # candidate_min_sessions = 2
 # candidate_min_invokes = 2
 
