@@ -156,7 +156,9 @@ def _check_phase1_and_phase2(tmp_path: Path, transcript: Path) -> None:
     staged = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((fresh / "memory" / "_staging").glob("*.json"))]
     requests = [r for s in staged for r in s["activity"]["requests"]]
     attempts = [a for s in staged for a in s["activity"]["attempts"]]
-    assert [r["summary"] for r in requests] == [PROMPT], requests
+    # The request as a whole sentence, and what the agent said it did (issue 26's summaries).
+    assert [r["summary"] for r in requests] == [f"{PROMPT}."], requests
+    assert FIX_FILE in requests[0].get("done", ""), requests
     assert len(attempts) == 1, attempts
     assert CHECK_COMMAND in attempts[0]["trial"] and attempts[0]["outcome"] == "success", attempts
     assert FIX_FILE in attempts[0]["result"], attempts
