@@ -79,15 +79,14 @@ _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", r
 _TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|grep|rg|"
                          r"sed|awk|curl|find|ls|cat|head|tail|"
                          r"websearch|todowrite|todo list|plan mode|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
+# How Codex's reasoning summaries weigh a choice: "I'm considering X rather than Y", "I'm leaning towards X".
+_DELIBERATE = r"i'?m (?:considering|planning|leaning|going with|opting|deciding|thinking about|choosing)"
+_DELIBERATE_RE = re.compile(rf"\b{_DELIBERATE}\b", re.IGNORECASE)
 # In reasoning only a choice the agent owns counts: "I'll …", "we should …", "following the guidelines …".
 _FIRST_PERSON_RE = re.compile(r"\b(?:i'll|i will|i'm going to|i should|we'll|we will|we should|let's|my (?:plan|approach)|"
-                              r"i think|i'd (?:rather|prefer|go with)|i prefer|i plan|i'?m (?:considering|planning|leaning|"
-                              r"going with|opting|deciding|thinking about|choosing)|"
+                              rf"i think|i'd (?:rather|prefer|go with)|i prefer|i plan|{_DELIBERATE}|"
                               r"(?:following|per) (?:the )?(?:project'?s? |repo'?s? )?(?:guidelines?|conventions?|"
                               r"claude\.md|agents\.md|contributing))\b", re.IGNORECASE)
-# How Codex's reasoning summaries weigh a choice: "I'm considering X rather than Y", "I'm leaning towards X".
-_DELIBERATE_RE = re.compile(r"\bi'?m (?:considering|planning|leaning|going with|opting|deciding|thinking about|choosing)\b",
-                            re.IGNORECASE)
 _DELIBERATE_LEAD_RE = re.compile(r"^i'?m (?:considering|thinking about|leaning (?:towards?|to)|opting for|going with|"
                                  r"choosing|deciding on)\s+", re.IGNORECASE)
 _RECOMMENDED_RE = re.compile(r"\s*\((?:recommended|default)\)\s*$", re.IGNORECASE)
