@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from ..retrieval.slugrefs import iter_slug_refs
 from ..store.models import Source
 from ..store.staging import StagingFile
+from .request_text import asked_text, done_text
 
 SECTIONS = (("decisions", "decision"), ("requests", "request"), ("discussions", "discussion"),
             ("attempts", "attempt"))
@@ -137,9 +138,10 @@ def fields_model(item_ids: list[str], update_paths: list[str] | None, candidates
 
 def summary_line(request: Any) -> str:
     """A request's Summary line: what was asked and, when the agent reported it, what was done
-    ("Remove the stray files and push. Done: Removed `root.txt`; pushed to a PR branch.")."""
-    asked = one_line(request.summary)
-    done = one_line(getattr(request, "done", None) or "")
+    ("Remove the stray files and push. Done: Removed `root.txt`; pushed to a PR branch."), without
+    template scaffolding, openers and a report that says nothing (``request_text``)."""
+    asked = asked_text(one_line(request.summary))
+    done = done_text(one_line(getattr(request, "done", None) or ""))
     if not done:
         return asked
     return f"{asked} Done: {done}" if asked else f"Done: {done}"

@@ -52,10 +52,11 @@ from ..store.reader import is_record_text, read_frontmatter_bytes
 from ..store.records import Record
 from ..store.slug_names import naming_difference
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
-from ..store.titles import clean_title
+from ..store.titles import clean_title, decision_title
 from ..store.writer import new_record_text, render_record
 from .context import Phase2Context
 from .record_fields import defang, one_line, summary_line
+from .request_text import asked_text, done_text, names_a_target, request_title
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
 _DIGITS_RE = re.compile(r"\d+")
@@ -360,7 +361,7 @@ class RulesEngine:
         self._attempts(staging, activity.attempts, targets)
 
     def _decision(self, staging: StagingFile, decision: Decision) -> Target | None:
-        title = self._line(clean_title(decision.title)) if one_line(decision.title) else "Untitled decision"
+        title = self._line(decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
         chosen = self._line(decision.chosen)
         has_choice = _has_choice(decision.chosen)
         parts = [f"\n# {title}\n"]
@@ -387,13 +388,16 @@ class RulesEngine:
         title = intent
         if request.title and one_line(request.title):
             title = self._line(clean_title(request.title))  # Phase 1 read it from the request's own sentence
+            # A template's heading ("User Input") is no intent: read one from what was asked or done.
+            title = self._line(request_title(title, asked_text(one_line(request.summary)),
+                                             done_text(one_line(request.done or ""))))
         elif target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
             # A bare verb ("fix", as the rules extractor gives) reads as a title only with its object.
             title = f"{intent} {target}" if len(intent.split()) <= 3 else f"{intent} ({target})"
         title = title[:1].upper() + title[1:]
         slug_text = title
         parts = [f"\n# {title}\n"]
-        if target and adds_to_title(target, title):
+        if target and adds_to_title(target, title) and names_a_target(target, one_line(request.summary)):
             parts.append(f"\nTarget: {target}\n")
         summary = summary_line(request)
         if summary:

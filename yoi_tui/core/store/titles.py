@@ -166,3 +166,59 @@ def clean_title(text: str, *, is_instruction: Callable[[str], bool] = starts_wit
     if not body:
         body = fit(" ".join(re.findall(r"[^\W_]+(?:['’.-][^\W_]+)*", flat)), limit) or "Untitled"  # a label alone: its words
     return capitalise(body)
+
+
+# A first-person opener of a stated choice ("I believe we should keep …", "I'll use …").
+_FIRST_PERSON_RE = re.compile(
+    r"^(?:(?:i|we)\s+(?:believe|think|guess|feel|agree|suggest|propose|recommend)\s+(?:that\s+)?(?:we|i|you)\s+"
+    r"(?:should|could|can|will|would|need\s+to|must)\s+|(?:i|we)\s+(?:should|will|would|could|can|must|need\s+to|"
+    r"want\s+to|plan\s+to|decided\s+to|chose\s+to|opted\s+to|am\s+going\s+to|are\s+going\s+to|'m\s+going\s+to|"
+    r"'re\s+going\s+to)\s+|(?:i|we)'(?:ll|d)\s+|i'm\s+going\s+to\s+|we're\s+going\s+to\s+|let\s+me\s+|let's\s+)",
+    re.IGNORECASE)
+# A reason inside a title ("Keep the doctor command as it serves …", "… because …").
+_REASON_RE = re.compile(r"\s+(?:because|since|so\s+that|as\s+(?:it|this|that|they)\s+\w{3,}s)\b.*$", re.IGNORECASE)
+
+
+def _imperative(word: str) -> str | None:
+    """The instruction verb a gerund stands for ("Making" → "Make", "Using" → "Use", "Running" →
+    "Run"), or None when it stands for none of them."""
+    low = word.lower()
+    if not low.endswith("ing") or len(low) < 6:
+        return None
+    stem = low[:-3]
+    for verb in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+        if verb in IMPERATIVE_VERBS:
+            return verb
+    return None
+
+
+def decision_title(text: str, limit: int = MAX_TITLE) -> str:
+    """A decision's title as what was chosen, said as an instruction: a first-person opener off the
+    front ("I believe we should keep X" → "Keep X"), a gerund made the verb ("Making it …" →
+    "Make it …"), a reason clause off the end; then ``clean_title``."""
+    flat = one_line(text)
+    body = _FIRST_PERSON_RE.sub("", flat, count=1)
+    if body != flat and not re.search(r"[^\W_]", body):
+        body = flat
+    words = body.split(" ", 1)
+    verb = _imperative(words[0]) if words and words[0] else None
+    if verb:
+        body = verb + (" " + words[1] if len(words) > 1 else "")
+    head = _REASON_RE.sub("", body)
+    if len(head.split()) >= 2:
+        body = head
+    return clean_title(body, limit=limit)
+
+
+_SIGNAL_RE = re.compile(r"(?:^|\s)(?:now|please|so please|then|just)\s+(?=(\w+)\b)", re.IGNORECASE)
+
+
+def embedded_instruction(sentence: str) -> str:
+    """The instruction inside a sentence that opens otherwise ("I came from the future … now add
+    another section …" → "add another section …"): the words from an instruction verb that follows
+    "now", "please" or "then"; "" when there is none."""
+    flat = one_line(sentence)
+    for match in _SIGNAL_RE.finditer(flat):
+        if match.group(1).lower() in IMPERATIVE_VERBS:
+            return flat[match.end():]
+    return ""

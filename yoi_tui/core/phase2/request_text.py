@@ -1,0 +1,131 @@
+"""What a request record says, from what Phase 1 staged: the asked part, the "Done:" part, the title.
+
+Phase 1 stages a request's summary (the user's words as whole sentences), its ``done`` (what the
+agent reported) and a title. Before a record is written from them, this module takes out what a
+teammate reading the record a month later has no use for:
+
+* a prompt template's scaffolding (``store.prompt_template``): "User Input. You MUST consider the
+  user input before proceeding (if not empty). Outline." in the summary, "Tasks Overview." opening
+  the report;
+* a polite or harness opener in front of each asked sentence ("Ok ultrathink and come up with …"
+  → "Come up with …");
+* a report that is only a greeting or an echo ("Hey Okarin!", "Done, Okarin!" before what was
+  done): no "Done:" is better than one that says nothing; "Done: Done, …" says it once.
+
+``request_title`` replaces a title that is a template heading ("User Input") with one read from
+what is left: the user's own sentence when one is an instruction, else the artefact the agent
+reported writing ("Task plan saved to `specs/…/tasks.md`" → "Write the task plan in tasks.md"),
+else "Follow the prompt template".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..phase1.text import short_title
+from ..store import prompt_template
+from ..store.titles import (
+    COMMAND_WORDS,
+    capitalise,
+    clean_title,
+    embedded_instruction,
+    starts_with_verb,
+    strip_front,
+)
+
+# A greeting or acknowledgement, with an optional name after it: "Hey Okarin!", "Done, Okarin!".
+_FILLER_RE = re.compile(r"^(?:hey|hi|hello|sure|done|ok(?:ay)?|alright|great|perfect|got it|all done|here you go|"
+                        r"of course|certainly|absolutely)(?:[,!.]*\s+[A-Z][\w-]*)?\s*[!.]*$", re.IGNORECASE)
+_DONE_ECHO_RE = re.compile(r"^(?:all\s+)?done(?:[,!.]+\s*(?:[A-Z][\w-]*[!.]\s*)?|\s*[-—–:]\s*)", re.IGNORECASE)
+_REFINED = " — refined: "
+_SAVED_RE = re.compile(r"^(?P<what>[A-Z][\w -]{2,40}?)\s+(?:saved|written|created|generated|added)\s+(?:to|at|in|as)\s+"
+                       r"`?(?P<path>[\w./-]+\.\w{1,5})(?::\d+)?`?", re.IGNORECASE)
+
+
+_NO_INPUT = "A prompt template run with no input of its own."
+_STEP_LABEL_RE = re.compile(r"^(?:step\s*\d+|setup|set-up|prerequisites?|preparation|context|load\w*)\s*:", re.IGNORECASE)
+
+
+# Filler and harness keywords in front of what was asked ("Ok ultrathink and come up with …");
+# a polite "Please" or "Can you" is the user's own way of asking and stays.
+_OPENER_RE = re.compile(r"^(?:(?:ok(?:ay)?|ultrathink|think\s+hard(?:er)?|alright|hey|hi|hello|yes|yeah|great|cool)"
+                        r"(?:\s+and)?[\s,!.:;]+)+", re.IGNORECASE)
+
+
+def _asked_sentence(sentence: str) -> str:
+    body = _OPENER_RE.sub("", sentence, count=1)
+    if not body or body == sentence or not re.search(r"[^\W_]", body):
+        return sentence
+    return body[:1].upper() + body[1:]
+
+
+def asked_text(summary: str) -> str:
+    """The asked part of a summary: no template scaffolding, no opener in front of a sentence. Each
+    "— refined: …" part is tidied the same way."""
+    parts = []
+    for part in summary.split(_REFINED):
+        kept = prompt_template.sentences(prompt_template.strip_scaffolding(part))
+        if prompt_template.looks_templated(part):
+            # A template's own steps ("Setup: Run the prerequisites script") are not what was asked.
+            kept = [s for s in kept if not _STEP_LABEL_RE.match(s)] or [_NO_INPUT]
+        said = " ".join(_asked_sentence(s) for s in kept)
+        if said:
+            parts.append(said)
+    return _REFINED.join(parts)
+
+
+def done_text(done: str) -> str:
+    """The agent's report without scaffolding, greetings and an echo of "Done" ("" when nothing is
+    left: a report that was only "Hey Okarin!" tells nothing)."""
+    kept = [s for s in prompt_template.sentences(prompt_template.strip_scaffolding(done)) if not _FILLER_RE.match(s)]
+    text = " ".join(kept)
+    echo = _DONE_ECHO_RE.match(text)
+    if echo and text[echo.end():].strip():
+        rest = text[echo.end():].strip()
+        text = rest[:1].upper() + rest[1:]
+    return "" if _FILLER_RE.match(text) else text
+
+
+def is_template_title(title: str) -> bool:
+    """Whether a title is a prompt template's heading or boilerplate, not an intent ("User Input")."""
+    return bool(title.strip()) and (prompt_template.is_scaffolding(title)
+                                    or prompt_template.heading_words(title) in prompt_template.SCAFFOLD_HEADINGS)
+
+
+def request_title(title: str, asked: str, done: str) -> str:
+    """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``."""
+    if not is_template_title(title):
+        if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
+            return title
+        # "I came from the future" of "I came from the future … now add another section …".
+        first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+        inner = embedded_instruction(first)
+        return short_title(inner) if inner else title
+    for sentence in prompt_template.sentences(asked.split(_REFINED, 1)[0]):
+        if _STEP_LABEL_RE.match(sentence):
+            continue  # a template's own step ("Setup: Run the prerequisites script"), not the intent
+        candidate = clean_title(sentence)
+        if starts_with_verb(candidate):
+            return candidate
+    for sentence in prompt_template.sentences(done):
+        match = _SAVED_RE.match(sentence)
+        if match:
+            what = match["what"].strip()
+            what = what if what[:2].isupper() else what[:1].lower() + what[1:]
+            name = match["path"].rsplit("/", 1)[-1]
+            return capitalise(f"Write the {what} in {name}")
+    return "Follow the prompt template"
+
+
+def names_a_target(target: str, summary: str) -> bool:
+    """Whether a staged target names a thing: not a template heading ("## User Input"), not a
+    polite or harness opener ("ultrathink"), not the first words the request opens with ("Hello I
+    want" of "Hello I want to have some test conversation …")."""
+    words = re.findall(r"[\w.'-]+", target.lower())
+    if not words or is_template_title(target.lstrip("#* ")):
+        return False
+    rest, _fix = strip_front(target)
+    if not re.search(r"[^\W_]", rest):
+        return False
+    opening = re.findall(r"[\w.'-]+", summary.lower())[: len(words) + 2]
+    return not set(words) <= set(opening)
