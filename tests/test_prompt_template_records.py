@@ -3,8 +3,15 @@ that says nothing makes no "Done:", a stated choice is titled as the instruction
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from yoi_tui.core.phase2.attempt_text import bypass_flag, bypassed_by, truthful_result
+from yoi_tui.core.phase2.decision_text import chosen_text, is_change_summary, option_text
 from yoi_tui.core.phase2.record_fields import summary_line
 from yoi_tui.core.phase2.request_text import (
     asked_text,
@@ -12,9 +19,16 @@ from yoi_tui.core.phase2.request_text import (
     is_template_title,
     names_a_target,
     request_title,
+    slug_text,
 )
 from yoi_tui.core.store import prompt_template
-from yoi_tui.core.store.titles import decision_title, embedded_instruction
+from yoi_tui.core.store.titles import (
+    IMPERATIVE_VERBS,
+    MAX_TITLE,
+    clean_title,
+    decision_title,
+    embedded_instruction,
+)
 
 SPEC_KIT = ("User Input. You MUST consider the user input before proceeding (if not empty). Outline. Setup: Run "
             "`.specify/scripts/bash/check-prerequisites.sh --json` from repo root and parse FEATURE_DIR and "
@@ -90,3 +104,75 @@ def test_decision_title_is_the_choice_as_an_instruction() -> None:
     assert decision_title("Use SQLite for the cache") == "Use SQLite for the cache"
     assert decision_title("Keep the cache as it is now") == "Keep the cache as it is now"
     assert decision_title("Pending review") == "Pending review"
+
+
+# ---------------------------------------------------------------- hostile inputs: never cut inside a word
+
+_PIECES = st.sampled_from(["I believe we should", "I'll", "Making", "Using", "as it serves", "because", "now", "please",
+                           "User Input.", "## Outline", "$ARGUMENTS", "You MUST consider the user input.", "│", "┌─┐",
+                           "检查目前项目的设计", "🚀", "**bold**", "`code()`", "https://x.y/issues/12#c", "as per",
+                           "add", "the", "with you", "Hey Okarin!", "Done,", "x" * 150, ".", ",", "—"])
+_TEXT = st.lists(st.one_of(_PIECES, st.text(min_size=1, max_size=14)), max_size=30).map(" ".join)
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[^\W_]+", text)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, _TEXT)
+def test_phase2_titles_are_never_cut_inside_a_word(title: str, asked: str) -> None:
+    made = request_title(clean_title(title), asked_text(asked), done_text(asked))
+    said = _words(title) | _words(asked)
+    added = {"write", "the", "in", "follow", "prompt", "template", "fix", "untitled"} | IMPERATIVE_VERBS
+    assert _words(made) <= said | added, (title, asked, made)
+    assert made.strip() == made and "\n" not in made
+    assert len(made) <= MAX_TITLE + 8 or " " not in made  # an over-long single word stays whole
+    decided = decision_title(title)
+    assert _words(decided) <= _words(title) | added, (title, decided)
+
+
+@pytest.mark.parametrize(("raw", "title"), [
+    ("x" * 300, "X" + "x" * 299),  # one huge word: whole, never cut
+    ("🚀 Add rocket emoji support", "Add rocket emoji support"),
+    ("检查目前项目的设计", "检查目前项目的设计"),
+    ("**Fix** the `parser` crash", "Fix the `parser` crash"),
+    ("take Phase 2 to PR   │\n│   with @agent-x", "Take Phase 2 to PR with @agent-x"),
+])
+def test_hostile_titles(raw: str, title: str) -> None:
+    assert clean_title(raw) == title
+
+
+def test_a_cjk_title_gets_a_file_name_from_the_latin_words_around_it() -> None:
+    assert slug_text("检查目前项目的设计", "", "检查目前项目的设计. — refined: 帮我补充 status 的无登录降级体验. — refined: "
+                     "这样的话doctor还有必要保留吗") == "status doctor"
+    assert slug_text("检查目前项目的设计", "", "") == "检查目前项目的设计"
+    assert slug_text("Add a retry", "upload") == "Add a retry"
+
+
+def test_a_retry_that_skips_the_check_is_no_fix() -> None:
+    result = ("failed (2 times): husky - pre-commit script failed (code 1); fixed — after running `npm run format`; "
+              "ran `git commit --no-verify -m \"X\"` instead; `git commit --no-verify -m \"X\"` then succeeded")
+    said = truthful_result('`git commit -m "X"`', result)
+    assert "not fixed — the check was bypassed (`--no-verify`)" in said and "; fixed —" not in said
+    assert truthful_result("`git commit -m x`", "failed: lint; fixed — after editing a.py; `git commit -m x` then "
+                           "succeeded").endswith("fixed — after editing a.py; `git commit -m x` then succeeded")
+    assert bypass_flag("git commit -n -m x", "git commit -m x") == "-n"
+    assert bypass_flag("HUSKY=0 git commit -m x", "git commit -m x") == "HUSKY=0"
+    assert bypass_flag("git push --force-with-lease", "git push") == "--force-with-lease"
+    assert bypass_flag("git push --force", "git push --force") == ""  # the failed one had it already
+    assert bypassed_by("`git commit --no-verify -m x`", ["`git commit -m x`"]) == "--no-verify"
+
+
+def test_a_commit_subject_with_its_change_list_is_no_decision() -> None:
+    change = SimpleNamespace(title="Phase 2 Performance Optimization (#377)", chosen="Phase 2 Performance "
+                             "Optimization (#377)", options=[], rationale="Enhanced tracking - Early ID validation - "
+                             "404 caching - Budgets with alerts")
+    assert is_change_summary(change)
+    choice = SimpleNamespace(title="Use SQLite for the cache", chosen="Use SQLite for the cache", options=[],
+                             rationale="one file - no server - fast enough")
+    assert not is_change_summary(choice)
+    assert chosen_text("I believe we should keep the doctor command as it serves as a check") == \
+        "Keep the doctor command as it serves as a check"
+    assert chosen_text("a local config table") == "a local config table"
+    assert option_text("attempting a login when") == "attempting a login"

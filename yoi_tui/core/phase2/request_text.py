@@ -31,6 +31,7 @@ from ..store.titles import (
     embedded_instruction,
     starts_with_verb,
     strip_front,
+    without_box_drawing,
 )
 
 # A greeting or acknowledgement, with an optional name after it: "Hey Okarin!", "Done, Okarin!".
@@ -42,6 +43,8 @@ _SAVED_RE = re.compile(r"^(?P<what>[A-Z][\w -]{2,40}?)\s+(?:saved|written|create
                        r"`?(?P<path>[\w./-]+\.\w{1,5})(?::\d+)?`?", re.IGNORECASE)
 
 
+_RUN_ON_ENDS = {"where", "which", "so", "because", "since", "while", "when", "but", "who"}
+_TICKET_URL_RE = re.compile(r"https?://\S+/(?:issues|pull|pulls|merge_requests)/(\d+)")
 _NO_INPUT = "A prompt template run with no input of its own."
 _STEP_LABEL_RE = re.compile(r"^(?:step\s*\d+|setup|set-up|prerequisites?|preparation|context|load\w*)\s*:", re.IGNORECASE)
 
@@ -49,7 +52,7 @@ _STEP_LABEL_RE = re.compile(r"^(?:step\s*\d+|setup|set-up|prerequisites?|prepara
 # Filler and harness keywords in front of what was asked ("Ok ultrathink and come up with …");
 # a polite "Please" or "Can you" is the user's own way of asking and stays.
 _OPENER_RE = re.compile(r"^(?:(?:ok(?:ay)?|ultrathink|think\s+hard(?:er)?|alright|hey|hi|hello|yes|yeah|great|cool)"
-                        r"(?:\s+and)?[\s,!.:;]+)+", re.IGNORECASE)
+                        r"(?:\s+and)?[\s,!.:;]+)+(?:now[\s,]+)?", re.IGNORECASE)
 
 
 def _asked_sentence(sentence: str) -> str:
@@ -63,8 +66,9 @@ def asked_text(summary: str) -> str:
     """The asked part of a summary: no template scaffolding, no opener in front of a sentence. Each
     "— refined: …" part is tidied the same way."""
     parts = []
-    for part in summary.split(_REFINED):
-        kept = prompt_template.sentences(prompt_template.strip_scaffolding(part))
+    for part in without_box_drawing(summary).split(_REFINED):
+        kept = [s for s in prompt_template.sentences(prompt_template.strip_scaffolding(part))
+                if re.search(r"[^\W_]", s)]
         if prompt_template.looks_templated(part):
             # A template's own steps ("Setup: Run the prerequisites script") are not what was asked.
             kept = [s for s in kept if not _STEP_LABEL_RE.match(s)] or [_NO_INPUT]
@@ -100,7 +104,14 @@ def request_title(title: str, asked: str, done: str) -> str:
         # "I came from the future" of "I came from the future … now add another section …".
         first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
         inner = embedded_instruction(first)
-        return short_title(inner) if inner else title
+        if not inner:
+            return title
+        # A run-on's instruction ends at its first clause ("add another section where I will …").
+        words = inner.split()
+        cut = next((i for i in range(2, len(words)) if words[i].lower() in _RUN_ON_ENDS), len(words))
+        said = short_title(" ".join(words[:cut]))
+        ticket = _TICKET_URL_RE.search(first[: len(first) - len(inner)])  # "As per <issue link> take …"
+        return f"{said} (#{ticket[1]})" if ticket and f"#{ticket[1]}" not in said else said
     for sentence in prompt_template.sentences(asked.split(_REFINED, 1)[0]):
         if _STEP_LABEL_RE.match(sentence):
             continue  # a template's own step ("Setup: Run the prerequisites script"), not the intent
@@ -129,3 +140,15 @@ def names_a_target(target: str, summary: str) -> bool:
         return False
     opening = re.findall(r"[\w.'-]+", summary.lower())[: len(words) + 2]
     return not set(words) <= set(opening)
+
+
+def slug_text(title: str, *texts: str) -> str:
+    """What a record's file name is made from: ``title``, or when it has no letters a slug can
+    hold (a title in Chinese or Japanese), the Latin words of ``texts`` (its target, summary and
+    report: "status", "doctor"), so the file is not named "untitled"."""
+    if re.search(r"[A-Za-z0-9]", title):
+        return title
+    said = " ".join(texts).replace(_REFINED.strip(), " ")
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z]", said)
+             if not w.lower().startswith(("http", "www"))]
+    return " ".join(words[:6]) or title

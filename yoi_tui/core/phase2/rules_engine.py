@@ -54,9 +54,12 @@ from ..store.slug_names import naming_difference
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.titles import clean_title, decision_title
 from ..store.writer import new_record_text, render_record
+from .attempt_text import bypassed_by, truthful_result
 from .context import Phase2Context
+from .decision_text import chosen_text, is_change_summary, option_text
 from .record_fields import defang, one_line, summary_line
 from .request_text import asked_text, done_text, names_a_target, request_title
+from .request_text import slug_text as request_slug_text
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
 _DIGITS_RE = re.compile(r"\d+")
@@ -361,13 +364,15 @@ class RulesEngine:
         self._attempts(staging, activity.attempts, targets)
 
     def _decision(self, staging: StagingFile, decision: Decision) -> Target | None:
+        if is_change_summary(decision):
+            return None  # a commit or PR subject and the list of what it changed: no choice told
         title = self._line(decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
-        chosen = self._line(decision.chosen)
+        chosen = self._line(chosen_text(decision.chosen))
         has_choice = _has_choice(decision.chosen)
         parts = [f"\n# {title}\n"]
         if has_choice:
             parts.append(f"\n## Chosen\n{chosen}\n")
-        options = [self._line(o) for o in decision.options if one_line(o)]
+        options = [self._line(option_text(o)) for o in decision.options if one_line(o)]
         if options:
             parts.append("\n## Options\n" + "".join(f"- {o}\n" for o in options))
         if one_line(decision.rationale):
@@ -395,7 +400,7 @@ class RulesEngine:
             # A bare verb ("fix", as the rules extractor gives) reads as a title only with its object.
             title = f"{intent} {target}" if len(intent.split()) <= 3 else f"{intent} ({target})"
         title = title[:1].upper() + title[1:]
-        slug_text = title
+        slug_text = request_slug_text(title, target, one_line(request.summary), one_line(request.done or ""))
         parts = [f"\n# {title}\n"]
         if target and adds_to_title(target, title) and names_a_target(target, one_line(request.summary)):
             parts.append(f"\nTarget: {target}\n")
@@ -445,15 +450,18 @@ class RulesEngine:
             if is_harness_poll(attempt.trial):
                 continue  # waiting on a command ("write_stdin", "BashOutput") is no attempt of its own
             if attempt.outcome == "success" and failures:
-                # The older shape: a failure item, then the success that fixed it.
-                fix = f"Fix: {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
+                # The older shape: a failure item, then the success that fixed it (or skipped the check).
+                flag = bypassed_by(attempt.trial, [f.trial for f in failures])
+                said = f"Not fixed — the check was bypassed (`{flag}`):" if flag else "Fix:"
+                fix = f"{said} {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
                 for failure in failures:
                     pairs.append((f"- {self._failed(failure)} {fix}", f"{failure.trial} {attempt.trial}",
                                   _span(failure.range, attempt.range), [failure, attempt]))
                 failures = []
             elif attempt.outcome == "success" or _is_story(attempt):
                 # One story (Phase 1 rules): what failed, why, and the run that showed it fixed (or not).
-                line = f"- {self._line(attempt.trial)} {self._line(attempt.result).rstrip('.')}."
+                result = truthful_result(attempt.trial, self._line(attempt.result))
+                line = f"- {self._line(attempt.trial)} {result.rstrip('.')}."
                 if not _is_story(attempt):
                     line = f"- Fixed: {self._line(attempt.trial)} — {self._line(attempt.result).rstrip('.')}."
                 pairs.append((line, attempt.trial, attempt.range, [attempt]))

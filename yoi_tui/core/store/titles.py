@@ -65,6 +65,17 @@ unify update upgrade use validate verify wait wire word wrap write
 """.split())
 
 
+_BOX_RE = re.compile(r"[\u2500-\u259f]+(?:\s*[.,;:]?(?=\s*[\u2500-\u259f]))?")
+
+
+def without_box_drawing(text: str) -> str:
+    """``text`` without box-drawing characters: the frame of a terminal's input box pasted with
+    the prompt ("take Phase 2 to PR   │ │ with …")."""
+    if not any("\u2500" <= ch <= "\u259f" for ch in text):
+        return text
+    return one_line(_BOX_RE.sub(" ", text))
+
+
 def starts_with_verb(text: str) -> bool:
     """Whether ``text`` opens with an instruction verb ("confirm the eval works", "Add a retry")."""
     first = text.split(" ", 1)[0].lower().strip(",.;:!?") if text.strip() else ""
@@ -152,7 +163,7 @@ def clean_title(text: str, *, is_instruction: Callable[[str], bool] = starts_wit
     """``text`` as a record title (see the module docstring). ``is_instruction`` says whether what
     follows a "Fix:" label is an instruction already (then the label goes, else it becomes "Fix").
     An input with nothing left after cleaning keeps its own words (never an empty title)."""
-    flat = one_line(_EMPHASIS_EDGE_RE.sub("", one_line(text)).replace("**", " ").replace("__", " "))
+    flat = one_line(_EMPHASIS_EDGE_RE.sub("", one_line(without_box_drawing(text))).replace("**", " ").replace("__", " "))
     body, fix = strip_front(flat)
     while True:  # the end's cleaning can bare a new front (an unpaired "`" taken out), and back
         before = body
@@ -210,15 +221,18 @@ def decision_title(text: str, limit: int = MAX_TITLE) -> str:
     return clean_title(body, limit=limit)
 
 
-_SIGNAL_RE = re.compile(r"(?:^|\s)(?:now|please|so please|then|just)\s+(?=(\w+)\b)", re.IGNORECASE)
+_SIGNAL_RE = re.compile(r"(?:^|\s)(?:now|please|so please|then|just|(?:with|for|to)\s+you)\s+(?=(\w+)\b)"
+                        r"|^(?:as\s+per|per|following|according\s+to|based\s+on|see)\s+\S+[,:]?\s+(?=(\w+)\b)",
+                        re.IGNORECASE)
 
 
 def embedded_instruction(sentence: str) -> str:
     """The instruction inside a sentence that opens otherwise ("I came from the future … now add
-    another section …" → "add another section …"): the words from an instruction verb that follows
-    "now", "please" or "then"; "" when there is none."""
+    another section …" → "add another section …", "As per <link> take Phase 2 to PR" → "take Phase 2
+    to PR"): the words from an instruction verb that follows "now", "please", "then", "with you" or
+    a leading reference ("as per X", "following X"); "" when there is none."""
     flat = one_line(sentence)
     for match in _SIGNAL_RE.finditer(flat):
-        if match.group(1).lower() in IMPERATIVE_VERBS:
+        if (match.group(1) or match.group(2)).lower() in IMPERATIVE_VERBS:
             return flat[match.end():]
     return ""
