@@ -116,7 +116,7 @@ _TEXT = st.lists(st.one_of(_PIECES, st.text(min_size=1, max_size=14)), max_size=
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[^\W_]+", text)}
+    return {w.casefold() for w in re.findall(r"[^\W_]+", text)}
 
 
 @settings(max_examples=300, deadline=None)
