@@ -19,6 +19,7 @@ from yoi_tui.core.phase2.request_text import (
     is_template_title,
     names_a_target,
     request_title,
+    resolve_pronoun,
     slug_text,
 )
 from yoi_tui.core.store import prompt_template
@@ -176,3 +177,11 @@ def test_a_commit_subject_with_its_change_list_is_no_decision() -> None:
         "Keep the doctor command as it serves as a check"
     assert chosen_text("a local config table") == "a local config table"
     assert option_text("attempting a login when") == "attempting a login"
+
+
+def test_a_bare_pronoun_names_what_the_request_before_made() -> None:
+    made = "I've created `test-file.txt` in your current directory with some simple test content."
+    assert resolve_pronoun("Edit it and add some content", made) == "Edit test-file.txt and add some content"
+    assert resolve_pronoun("Edit it", "Renamed as requested.") == "Edit it"  # nothing made: unchanged
+    assert resolve_pronoun("Push it", made) == "Push it"  # a commit, not the file
+    assert resolve_pronoun("Make it faster", made) == "Make it faster"  # "it" is no bare object here

@@ -152,3 +152,24 @@ def slug_text(title: str, *texts: str) -> str:
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z]", said)
              if not w.lower().startswith(("http", "www"))]
     return " ".join(words[:6]) or title
+
+
+_PRONOUN_OBJECT_RE = re.compile(r"^(?P<verb>\w+)\s+(?:it|this|that|this one|that one)(?=\s+(?:and|to|so|with|too)\b|$)",
+                                re.IGNORECASE)
+_NOT_A_FILE_VERBS = {"push", "commit", "merge", "ship", "land", "revert", "undo", "rebase", "deploy", "release", "run"}
+_MADE_RE = re.compile(r"\b(?:created|wrote|written|added|made|generated|saved)\b[^.`]*?`(?P<path>[\w./-]+\.\w{1,5})`",
+                      re.IGNORECASE)
+
+
+def resolve_pronoun(title: str, before_done: str) -> str:
+    """A title whose object is a bare pronoun ("Edit it and add some content") names the file the
+    request just before reported making ("I've created `test-file.txt` …" → "Edit test-file.txt
+    and add some content"); unchanged when that report names no file it made."""
+    match = _PRONOUN_OBJECT_RE.match(title)
+    if not match or not starts_with_verb(title) or match["verb"].lower() in _NOT_A_FILE_VERBS:
+        return title
+    made = _MADE_RE.search(before_done)
+    if not made:
+        return title
+    name = made["path"].rsplit("/", 1)[-1]
+    return f"{match['verb']} {name}{title[match.end():]}"

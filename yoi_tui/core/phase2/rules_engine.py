@@ -58,7 +58,7 @@ from .attempt_text import bypassed_by, truthful_result
 from .context import Phase2Context
 from .decision_text import chosen_text, is_change_summary, option_text
 from .record_fields import defang, one_line, summary_line
-from .request_text import asked_text, done_text, names_a_target, request_title
+from .request_text import asked_text, done_text, names_a_target, request_title, resolve_pronoun
 from .request_text import slug_text as request_slug_text
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
@@ -347,6 +347,7 @@ class RulesEngine:
                 target = self._decision(staging, decision)
             if target is not None:
                 targets.append(replace(target, start=decision.range[0] if decision.range else None))
+        before: Request | None = None
         for request in activity.requests:
             earlier = [t for t in targets if t.kind is RecordKind.REQUEST]
             with ctx.from_items(staging, [("requests", request)]):
@@ -355,7 +356,8 @@ class RulesEngine:
                     self._section_lines(staging, earlier[-1], "Then", [f"- {self._line(summary_line(request))}"],
                                         self._source(staging, request.range))
                     continue
-                target = self._request(staging, request)
+                target = self._request(staging, request, before)
+                before = request
             if target is not None:
                 targets.append(replace(target, start=request.range[0] if request.range else None))
         for discussion in activity.discussions:
@@ -387,7 +389,7 @@ class RulesEngine:
             return staging.source
         return Source(session_id=staging.source.session_id, range=item_range)
 
-    def _request(self, staging: StagingFile, request: Request) -> Target | None:
+    def _request(self, staging: StagingFile, request: Request, before: Request | None = None) -> Target | None:
         intent = self._line(request.intent) or self._line(request.summary)[:80] or "Untitled request"
         target = self._line(request.target)
         title = intent
@@ -396,6 +398,8 @@ class RulesEngine:
             # A template's heading ("User Input") is no intent: read one from what was asked or done.
             title = self._line(request_title(title, asked_text(one_line(request.summary)),
                                              done_text(one_line(request.done or ""))))
+            # "Edit it and add some content": "it" is what the request before made (its report names it).
+            title = self._line(resolve_pronoun(title, one_line(before.done or "") if before else ""))
         elif target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
             # A bare verb ("fix", as the rules extractor gives) reads as a title only with its object.
             title = f"{intent} {target}" if len(intent.split()) <= 3 else f"{intent} ({target})"
