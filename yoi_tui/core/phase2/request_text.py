@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 
-from ..phase1.text import short_title
 from ..store import prompt_template
 from ..store.titles import (
     COMMAND_WORDS,
@@ -43,6 +42,7 @@ _SAVED_RE = re.compile(r"^(?P<what>[A-Z][\w -]{2,40}?)\s+(?:saved|written|create
                        r"`?(?P<path>[\w./-]+\.\w{1,5})(?::\d+)?`?", re.IGNORECASE)
 
 
+_MAX_WORDS = 12  # of an instruction read out of a run-on sentence
 _RUN_ON_ENDS = {"where", "which", "so", "because", "since", "while", "when", "but", "who"}
 _TICKET_URL_RE = re.compile(r"https?://\S+/(?:issues|pull|pulls|merge_requests)/(\d+)")
 _NO_INPUT = "A prompt template run with no input of its own."
@@ -109,7 +109,7 @@ def request_title(title: str, asked: str, done: str) -> str:
         # A run-on's instruction ends at its first clause ("add another section where I will …").
         words = inner.split()
         cut = next((i for i in range(2, len(words)) if words[i].lower() in _RUN_ON_ENDS), len(words))
-        said = short_title(" ".join(words[:cut]))
+        said = clean_title(" ".join(words[:min(cut, _MAX_WORDS)]))
         ticket = _TICKET_URL_RE.search(first[: len(first) - len(inner)])  # "As per <issue link> take …"
         return f"{said} (#{ticket[1]})" if ticket and f"#{ticket[1]}" not in said else said
     for sentence in prompt_template.sentences(asked.split(_REFINED, 1)[0]):
