@@ -185,3 +185,8 @@ def test_a_bare_pronoun_names_what_the_request_before_made() -> None:
     assert resolve_pronoun("Edit it", "Renamed as requested.") == "Edit it"  # nothing made: unchanged
     assert resolve_pronoun("Push it", made) == "Push it"  # a commit, not the file
     assert resolve_pronoun("Make it faster", made) == "Make it faster"  # "it" is no bare object here
+
+
+def test_a_short_title_case_instruction_is_no_heading() -> None:
+    assert asked_text("Fix Login Bug. The login fails on Safari.") == "Fix Login Bug. The login fails on Safari."
+    assert done_text("Tasks Overview. Saved the plan.") == "Saved the plan."

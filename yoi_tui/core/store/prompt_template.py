@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from .titles import starts_with_verb
+
 # Headings a prompt template lays itself out with: they name a part of the prompt, not a task.
 SCAFFOLD_HEADINGS = frozenset("""
 user input|input|arguments|args|outline|context|instructions|instruction|goal|goals|overview|steps|execution steps|
@@ -43,13 +45,15 @@ def heading_words(text: str) -> str:
 def is_heading(sentence: str) -> bool:
     """Whether ``sentence`` is a layout heading ("User Input", "## Outline:", "Tasks Overview."):
     the words of a known heading, or a short Title Case label (at most four words, none of them
-    code, no verb in the past tense) that says no sentence of its own."""
+    code, not opening with an instruction verb, no verb in the past tense) that says no sentence of
+    its own."""
     words = heading_words(sentence)
     if words in SCAFFOLD_HEADINGS:
         return True
     stripped = sentence.strip().strip("*_#: ").rstrip(".")
     parts = stripped.split()
-    return (0 < len(parts) <= 4 and all(p[:1].isupper() for p in parts if p[:1].isalpha())
+    return (0 < len(parts) <= 4 and not starts_with_verb(stripped)
+            and all(p[:1].isupper() for p in parts if p[:1].isalpha())
             and not re.search(r"[`/=()\d]", stripped) and not any(p.lower().endswith("ed") for p in parts)
             and stripped[-1:].isalpha())
 
