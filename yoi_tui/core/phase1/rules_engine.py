@@ -57,8 +57,8 @@ _INTENT_WHY_RE = re.compile(
     r"(?:^|\b)(?:i'll|i will|i'm going to|we'll|we will|we should|let's|first,?|then,?)\s+(?!(?:try|check|look|read|"
     r"run|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|query|scan|list|confirm|"
     r"test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|summari[sz]e|explain|need|have|get|"
-    r"figure|understand|also|just|now|quickly|re-?run)\b)(?P<chosen>[^.;:?]{6,140}?),?\s+(?:because|since|so that|"
-    r"as (?:the|it|this|that|we|they)|to avoid|to keep)\s+(?P<why>[^?]{6,200})$", re.IGNORECASE)
+    r"figure|understand|also|just|now|quickly|re-?run)\b)(?P<chosen>(?:[^.;:?]|\.(?=\w)){6,140}?),?\s+(?:because|since|so that|"
+    r"as (?:the|it|this|that|these|those|we|they)|to avoid|to keep)\s+(?P<why>[^?]{6,200})$", re.IGNORECASE)
 _PHRASE = r"(?:`[^`]+`|\"[^\"]+\"|[\w.:/'-]+(?: [\w.:/'-]+){0,3})"
 _INSTEAD_RE = re.compile(rf"(?:(?:i'll|i will|we'll|we will|we should|let's) )?(?:use |using |with |try |trying |go with )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
@@ -79,6 +79,28 @@ _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", r
 _TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|grep|rg|"
                          r"sed|awk|curl|find|ls|cat|head|tail|"
                          r"websearch|todowrite|todo list|plan mode|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
+# The agent naming the way it settles on: "The simplest fix is to drop the re-sort, since …", "the
+# cleanest solution is to add a lint directive" (never "the fix is a one-line removal": that reports it).
+_SOLUTION = (r"the (?:(?:simplest|cleanest|best|right|proper|safest|easiest|correct|minimal|obvious|smallest|"
+             r"typical|idiomatic|real) )?(?:fix|solution|approach|option|way forward|remedy)(?: here| for this)? "
+             r"(?:is|would be|will be) to")
+_SOLUTION_RE = re.compile(rf"\b{_SOLUTION}\s+(?:just\s+|simply\s+)?(?P<chosen>[^;?]{{4,160}}?)(?:[,;]?\s+"
+                          r"(?:since|because|as (?:the|it|this|that|these|those|we|they))\s+(?P<why>[^?]{6,200}))?$",
+                          re.IGNORECASE)
+# A bare "instead of" / "rather than" is a choice only when someone makes it: "I'll use X instead of
+# Y", "we should X rather than Y", "Use X instead of Y" - not a description ("the engine evaluates X
+# instead of Y", "can work instead of Z", "these are for A rather than B").
+_ACTOR_RE = re.compile(r"\b(?:i|i'll|i'd|i'm|i've|we|we'll|we'd|we're|let's|our|my|should|prefer|chose|choose|"
+                       r"go(?:ing)? with|opt(?:ed|ing)?|pick(?:ed)?|follow(?:ing)?|use(?! cases?\b)|using)\b|^(?:keep|add|put|make|return|call|store|"
+                       r"write|move|pass|read|run|set|go|do|create|build|switch|replace|leave|take|try|wrap|send|"
+                       r"load|check|pin|\w+ing)\b", re.IGNORECASE)
+# A sentence telling what is wrong: "I can see the problem: we're still getting X rather than Y".
+_DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culprit)\b(?: here)?(?: is|:| was)|"
+                           r"\bstill (?:getting|seeing|producing|using|thinking)\b", re.IGNORECASE)
+# A way the agent names and then commits to: "Deleting it needs the long-path prefix, which skips the
+# name check - let me do that."
+_DO_THAT_RE = re.compile(r"^(?P<chosen>[^—–;]{12,240}?)\s*(?:[—–;:]|,| - )\s*(?:so )?(?:let me|let's|i'll|i will|we'll) "
+                         r"(?:do|go with|try) (?:that|this|so|it)(?: now| first| instead)?$", re.IGNORECASE)
 # How Codex's reasoning summaries weigh a choice: "I'm considering X rather than Y", "I'm leaning towards X".
 _DELIBERATE = r"i'?m (?:considering|planning|leaning|going with|opting|deciding|thinking about|choosing)"
 _DELIBERATE_RE = re.compile(rf"\b{_DELIBERATE}\b", re.IGNORECASE)
@@ -86,7 +108,7 @@ _DELIBERATE_RE = re.compile(rf"\b{_DELIBERATE}\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"\b(?:i'll|i will|i'm going to|i should|we'll|we will|we should|let's|my (?:plan|approach)|"
                               rf"i think|i'd (?:rather|prefer|go with)|i prefer|i plan|{_DELIBERATE}|"
                               r"(?:following|per) (?:the )?(?:project'?s? |repo'?s? )?(?:guidelines?|conventions?|"
-                              r"claude\.md|agents\.md|contributing))\b", re.IGNORECASE)
+                              r"claude\.md|agents\.md|contributing)|" + _SOLUTION + r")\b", re.IGNORECASE)
 _DELIBERATE_LEAD_RE = re.compile(r"^i'?m (?:considering|thinking about|leaning (?:towards?|to)|opting for|going with|"
                                  r"choosing|deciding on)\s+", re.IGNORECASE)
 _RECOMMENDED_RE = re.compile(r"\s*\((?:recommended|default)\)\s*$", re.IGNORECASE)
@@ -196,9 +218,24 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         chosen, other = favour
         return Decision(title=short_title(f"{chosen} instead of {other}", 12), options=[chosen, other], chosen=chosen,
                         rationale=squash(sentence, 200), range=(index, index))
+    who = "the user" if role == "user" else "the agent"
+    solution = _SOLUTION_RE.search(sentence.rstrip(".:"))
+    if solution is not None and not _TOOLISH_RE.search(solution.group("chosen")):
+        chosen = squash(solution.group("chosen").strip(" ,"), 200)
+        why = solution.group("why") or context or f"stated by {who} in the session"
+        return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(why, 200),
+                        range=(index, index))
+    commit = _DO_THAT_RE.match(sentence.rstrip(".!:"))
+    if commit is not None and not _TOOLISH_RE.search(commit.group("chosen")):
+        chosen = squash(commit.group("chosen").strip(" ,"), 200)
+        return Decision(title=short_title(chosen, 12), options=[], chosen=chosen,
+                        rationale=squash(context, 200) if context else f"stated by {who} in the session",
+                        range=(index, index))
     since = _SINCE_RE.match(sentence.rstrip(".:;"))
     match = _CHOICE_RE.search(sentence)
-    who = "the user" if role == "user" else "the agent"
+    if match is not None and match.group(0).lower() in ("instead of", "rather than") and (
+            not _ACTOR_RE.search(sentence[: match.start()]) or _DIAGNOSIS_RE.search(sentence)):
+        match = None  # a description or a diagnosis that names an alternative is no choice
     if match is None and since is None:
         intent = _INTENT_WHY_RE.search(sentence.rstrip("."))
         if intent is None or _TOOLISH_RE.search(intent.group("chosen")):
@@ -344,7 +381,21 @@ def _one_per_thought(entries: list[Entry], decisions: list[Decision]) -> list[De
             assert thought.range is not None and decision.range is not None
             decision = decision.model_copy(update={"range": (thought.range[0], decision.range[1])})
         kept.append(decision)
-    return kept
+    return [_to_first_step(entries, d) if d.range and kinds.get(d.range[1]) == "thinking" else d for d in kept]
+
+
+def _to_first_step(entries: list[Entry], decision: Decision) -> Decision:
+    """A choice made in reasoning (and stated nowhere the rules read) reaches the first step that
+    carries it out, before the user speaks again: that step is its visible evidence."""
+    assert decision.range is not None
+    for entry in entries:
+        if entry.index <= decision.range[1]:
+            continue
+        if entry.role == "user" and entry.kind in (None, "message"):
+            break
+        if entry.kind == "tool_call":
+            return decision.model_copy(update={"range": (decision.range[0], entry.index)})
+    return decision
 
 
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:

@@ -1,0 +1,100 @@
+"""The Phase 1 rules engine's fifth round on decisions (issue 26), mechanism by mechanism, each on a
+small constructed log (no line copied from a benchmark session); each test fails without its rule."""
+
+from __future__ import annotations
+
+from test_phase1_rules import Log
+
+
+def _thinking(log: Log, text: str) -> int:
+    return log._add(role="assistant", text=text, kind="thinking")
+
+
+def test_the_way_the_agent_names_as_the_fix_is_a_decision_but_a_report_of_it_is_not() -> None:
+    log = Log()
+    log.user("the upload job times out")
+    log.say("The worker pool is capped at two. The simplest fix is to raise the cap to eight, since the host has "
+            "eight cores.")
+    log.edit("/w/worker.toml")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "raise the cap to eight"
+    assert decision.rationale == "the host has eight cores"
+    log = Log()
+    log.user("the upload job times out")
+    log.edit("/w/worker.toml")
+    log.say("All tests pass. The fix is a one-line change to the worker cap in worker.toml.")
+    assert log.extract().decisions == []
+
+
+def test_the_fix_named_in_reasoning_counts_and_reaches_the_step_that_carries_it_out() -> None:
+    log = Log()
+    log.user("the linter flags the factory")
+    thought = _thinking(log, "The factory returns two kinds of store on purpose. The cleanest solution is to add "
+                             "a lint directive on the factory.")
+    log.say("Adding the directive now.")
+    step = log.edit("/w/store.go")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "add a lint directive on the factory"
+    assert decision.range == (thought, step)
+
+
+def test_a_choice_in_reasoning_stated_nowhere_else_reaches_its_first_step_not_past_the_user() -> None:
+    log = Log()
+    log.user("show something useful when the login fails")
+    thought = _thinking(log, "I should show the cached settings table instead of exiting with an error.")
+    log.say("Voy a actualizar el comando.")  # a message the rules cannot read
+    step = log.edit("/w/cli.py")
+    [decision] = log.extract().decisions
+    assert decision.range == (thought, step)
+    log = Log()
+    log.user("show something useful when the login fails")
+    thought = _thinking(log, "I should show the cached settings table instead of exiting with an error.")
+    log.user("actually, leave it")
+    log.edit("/w/cli.py")
+    [decision] = log.extract().decisions
+    assert decision.range == (thought, thought)
+
+
+def test_an_alternative_named_in_a_description_or_a_diagnosis_is_no_choice() -> None:
+    log = Log()
+    log.user("Implement the plan:\n\n# Bug: Export Reads Cached Rows Instead of Fresh Rows\n\nDetails follow.")
+    log.edit("/w/export.py")
+    log.say("Tests pass. Now the exporter reads the fresh rows instead of the cached snapshot.")
+    log.user("review the roadmap")
+    log.say("The proposed items are mostly for new use cases rather than fixing current gaps.")
+    log.user("it still sounds flat")
+    log.say("Looking at the output, I can see the problem: we're still getting small shifts rather than real "
+            "contrast.")
+    log.user("write the section like this:\n\n- can run instead of the old hook but also next to it")
+    assert log.extract().decisions == []
+    # Someone making the choice still counts, with or without a first person.
+    log = Log()
+    log.user("plan the storage")
+    log.say("Following the team's conventions, always use SQLite rather than JSON files.")
+    [decision] = log.extract().decisions
+    assert decision.options[1] == "JSON files"
+
+
+def test_a_way_the_agent_names_and_commits_to_with_do_that_is_a_decision() -> None:
+    log = Log()
+    log.user("remove the file I cannot delete")
+    log.say("The name is reserved by the OS. Removing it needs the long-path prefix, which skips the name check "
+            "- let me do that.")
+    log.call("PowerShell", {"command": "Remove-Item -LiteralPath '\\\\?\\C:\\w\\con'"}, "")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("Removing it needs the long-path prefix")
+    assert decision.rationale == "The name is reserved by the OS."
+
+
+def test_a_stated_intention_may_name_a_file_and_give_its_reason_with_as_these() -> None:
+    log = Log()
+    log.user("drop the stray files")
+    log.say("`vendor` is a submodule entry, so I'll remove it through git along with `notes.txt` to keep the "
+            "index consistent.")
+    log.bash("git rm vendor notes.txt", "rm 'vendor'")
+    log.user("commit it")
+    log.say("Let's unstage the cache folder as these files are generated:")
+    log.bash("git restore --staged cache/", "")
+    decisions = log.extract().decisions
+    assert [d.chosen for d in decisions] == ["remove it through git along with `notes.txt`",
+                                             "unstage the cache folder"]
