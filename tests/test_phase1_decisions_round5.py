@@ -98,3 +98,76 @@ def test_a_stated_intention_may_name_a_file_and_give_its_reason_with_as_these() 
     decisions = log.extract().decisions
     assert [d.chosen for d in decisions] == ["remove it through git along with `notes.txt`",
                                              "unstage the cache folder"]
+
+
+def test_the_users_steer_the_agent_agrees_to_is_a_decision_a_bug_report_it_agrees_with_is_not() -> None:
+    log = Log()
+    log.user("how are the rows ordered?")
+    log.say("By the updated_at column, newest first.")
+    steer = log.user("I think we should order them by their position in the file")
+    log.say("Good idea - the file order is more stable than the timestamp. Let me check the loader.")
+    log.call("Read", {"file_path": "/w/loader.py"}, "def load(): ...")
+    change = log.edit("/w/loader.py")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "order them by their position in the file"
+    assert "more stable than the timestamp" in decision.rationale
+    assert decision.range is not None and decision.range[0] == steer and decision.range[1] >= change
+    log = Log()
+    log.user("add the export button")
+    log.edit("/w/toolbar.tsx")
+    log.user("the button does nothing when I click it")
+    log.say("You're right, the handler is not wired. Let me fix it.")
+    log.edit("/w/toolbar.tsx")
+    assert log.extract().decisions == []
+
+
+def test_what_the_agent_makes_in_place_of_a_failed_step_is_a_decision_a_retry_is_not() -> None:
+    log = Log()
+    log.user("file the findings as issues")
+    log.bash("gh issue create --title 'Cache the index' --body 'Slow start'", "HTTP 401: authentication required",
+             exit_code=1)
+    log.say("The CLI is not logged in. Let me write the findings to a FINDINGS.md document instead, ordered by "
+            "priority.")
+    log.call("Write", {"file_path": "/w/FINDINGS.md", "content": "# Findings"}, "File created")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "write the findings to a FINDINGS.md document"
+    assert decision.rationale.startswith("gh issue create") and "HTTP 401" in decision.rationale
+    log = Log()
+    log.user("find the config loader")
+    log.bash("rg loadConfig src", "", exit_code=1)
+    log.say("No match. Let me search with a broader pattern instead.")
+    log.bash("rg -i config src", "src/config.ts")
+    assert log.extract().decisions == []
+
+
+def test_a_name_the_user_gives_is_a_decision() -> None:
+    log = Log()
+    log.user("add a viewer page")
+    log.edit("/w/page_view.html")
+    log.user("rename page_view to log_page, it reads better next to the other files")
+    step = log.bash("git mv page_view.html log_page.html", "")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "log_page" and decision.options == ["log_page", "page_view"]
+    assert decision.rationale == "the user named it: it reads better next to the other files"
+    assert decision.range is not None and decision.range[1] >= step
+
+
+def test_narration_that_carries_a_change_with_its_reason_is_a_decision_a_look_up_is_not() -> None:
+    log = Log()
+    log.user("publish the export")
+    log.say("The export is a single JSON array, so I'm writing a dedicated page for it instead of routing it "
+            "through the line-based viewer.")
+    log.edit("/w/export.html")
+    log.user("push it")
+    log.say("The branch is behind its remote, so I'm making one focused commit first, then I'll rebase and push.")
+    log.bash("git commit -m 'Export page'", "[main 1a2b3c] Export page")
+    decisions = log.extract().decisions
+    assert [d.options for d in decisions] == [["writing a dedicated page for it",
+                                               "routing it through the line-based viewer"], []]
+    assert decisions[1].chosen == "making one focused commit, then I'll rebase and push"
+    assert decisions[1].rationale == "The branch is behind its remote"
+    log = Log()
+    log.user("why is the build red?")
+    log.say("The log is truncated, so I'm checking the full output instead of guessing.")
+    log.bash("cat build.log", "error: x")
+    assert log.extract().decisions == []

@@ -26,13 +26,16 @@ from .calls import Call, pair_calls
 from .rules_attempts import extract_attempts
 from .rules_evidence import (
     accepted_proposals,
+    agreed_steers,
     commit_rationales,
     conflict_resolutions,
+    fallbacks,
     favoured,
     patch_comments,
     refused_then_redirected,
     stated_constraints,
     user_corrections,
+    user_names,
     weighed_options,
 )
 from .rules_requests import extract_requests, is_question, is_trivial
@@ -68,6 +71,15 @@ _TACTICAL_RE = re.compile(r"^(?:let me|let's (?:try|check|look|see|run|read)|i'l
 # on titles", "…, so I'm switching to commit lookup" — what the agent is doing this minute, not a choice.
 _PROGRESS_RE = re.compile(r"(?:^|[,;:—–]\s*(?:so|and|then|now)?\s*|\bso\s+)(?:i'm|i am|we're|we are)\s+(?:now\s+|also\s+|"
                           r"just\s+|going to\s+)?\w+ing\b", re.IGNORECASE)
+# Narration that carries a choice with its reason: "The dump is a JSON array, so I'm writing a
+# dedicated page for it instead of routing it through the log viewer", "main is behind, so I'm
+# making one focused commit first, then I'll rebase and push" - a change the agent makes, never a
+# look-up ("so I'm checking …").
+_REASONED_STEP_RE = re.compile(
+    r"^(?P<why>[^;]{10,200}?),?\s+so\s+(?:i'm|i am|we're|we are)\s+(?:now\s+)?(?P<chosen>(?:creating|writing|building|"
+    r"adding|making|moving|keeping|putting|landing|committing|rebasing|replacing|splitting|storing|wrapping|"
+    r"renaming|removing|deleting|pinning|switching)\b[^;]{4,160}?)(?:\s+(?:instead of|rather than)\s+(?P<other>[^;]{3,120})"
+    r"|,?\s+first,?\s+(?:and\s+)?then\s+(?P<then>[^;]{3,120}))$", re.IGNORECASE)
 # A message reporting work already done: its "X instead of Y" describes a change, not a choice.
 _SUMMARY_RE = re.compile(r"^(?:done|perfect|great|excellent|all (?:done|set)|summary|i've|i have|here's what|"
                          r"changes? made|what (?:i|was) changed|successfully|(?:fixed|removed|updated|added|created|"
@@ -219,6 +231,13 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         return Decision(title=short_title(f"{chosen} instead of {other}", 12), options=[chosen, other], chosen=chosen,
                         rationale=squash(sentence, 200), range=(index, index))
     who = "the user" if role == "user" else "the agent"
+    step = _REASONED_STEP_RE.match(sentence.rstrip(".")) if role == "assistant" else None
+    if step is not None and not _TOOLISH_RE.search(step.group("chosen")):
+        chosen = squash(step.group("chosen").strip(" ,") + (f", then {step.group('then')}" if step.group("then") else ""),
+                        200)
+        other = step.group("other")
+        return Decision(title=short_title(chosen, 12), options=[chosen, squash(other, 200)] if other else [],
+                        chosen=chosen, rationale=squash(step.group("why"), 200), range=(index, index))
     solution = _SOLUTION_RE.search(sentence.rstrip(".:"))
     if solution is not None and not _TOOLISH_RE.search(solution.group("chosen")):
         chosen = squash(solution.group("chosen").strip(" ,"), 200)
@@ -350,7 +369,8 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
             previous, block = sentence, number
             if change_item or len(sentence) < 12 or sentence.endswith("?") or _TACTICAL_RE.match(sentence) \
                     or _PAST_RE.match(sentence) or (entry.role == "assistant" and _PROGRESS_RE.search(sentence)
-                                                    and not (thinking and _DELIBERATE_RE.search(sentence))):
+                                                    and not (thinking and _DELIBERATE_RE.search(sentence))
+                                                    and not _REASONED_STEP_RE.match(sentence.rstrip("."))):
                 continue
             if thinking and not _FIRST_PERSON_RE.search(sentence):
                 continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
@@ -402,6 +422,11 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
     evidence = (refused_then_redirected(entries, calls) + accepted_proposals(entries, calls)
                 + conflict_resolutions(entries, calls) + stated_constraints(entries)
                 + commit_rationales(calls) + user_corrections(entries, calls) + weighed_options(entries))
+    # The user's steer the agent agreed to, a name the user gave, a step made in place of a failed
+    # one: each told once (a correction already read from the same message is that decision).
+    starts = {d.range[0] for d in evidence if d.range}
+    evidence += [d for d in agreed_steers(entries, calls) + user_names(entries, calls) + fallbacks(entries, calls)
+                 if d.range and d.range[0] not in starts]
     # A choice stated inside a story the evidence already tells (the proposal the user accepted, the
     # constraint the user set) is that story, not a second decision.
     spans = [d.range for d in evidence if d.range]

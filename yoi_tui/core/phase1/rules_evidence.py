@@ -420,3 +420,123 @@ def patch_comments(calls: list[Call]) -> list[Decision]:
                                                    f"a comment in the change to {call.describe()}", 240),
                                   range=(call.entry.index, call.end)))
     return decisions
+
+
+# The user steering the approach: "I think we should sort by the commit order", "it should overlap".
+_STEER_RE = re.compile(r"\b(?:should(?:n'?t)?|let'?s|better|instead|prefer|rather|i think|how about|what about|"
+                       r"why not|maybe)\b", re.IGNORECASE)
+# The agent conceding it: "You're right - …", "Good idea: …", "Agreed, …".
+_AGREE_RE = re.compile(r"^(?:you'?re (?:absolutely |totally |completely |quite )?right|(?:good|great|excellent|fair) "
+                       r"(?:idea|point|call|suggestion)|agreed|(?:that )?makes sense)\b[\s,.!:;—–-]*", re.IGNORECASE)
+
+
+def agreed_steers(entries: list[Entry], calls: list[Call]) -> list[Decision]:
+    """The user steering the approach after the agent acted or answered, and the agent agreeing
+    ("I think we should order by commit" -> "Good idea - commit order is more meaningful than ...")."""
+    decisions: list[Decision] = []
+    spoke = False  # the agent said or did something since the user last spoke
+    for position, entry in enumerate(entries):
+        if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
+            if spoke and not is_trivial(entry.text) and _STEER_RE.search(entry.text):
+                decision = _agreed(entries, position, calls)
+                if decision is not None:
+                    decisions.append(decision)
+            spoke = False
+        elif entry.role == "assistant" and entry.kind in (None, "message", "tool_call"):
+            spoke = True
+    return decisions
+
+
+def _agreed(entries: list[Entry], position: int, calls: list[Call]) -> Decision | None:
+    steer = entries[position]
+    reply = next((e for e in entries[position + 1:] if e.role in ("user", "assistant")
+                  and e.kind in (None, "message", "tool_call")), None)
+    if reply is None or reply.role != "assistant" or reply.kind == "tool_call":
+        return None
+    said = prose(reply.text).strip()
+    opener = _AGREE_RE.match(said)
+    if opener is None:
+        return None
+    body = prose(steer.text)
+    if not body or len(body.split()) > 60:
+        return None
+    parts = [c for s in sentences(body) if not s.rstrip().endswith("?") for c in re.split(r"[.;]\s+", s)] \
+        or sentences(body)
+    chosen = next((s for s in parts if _STEER_RE.search(s)), parts[0] if parts else body)
+    chosen = re.sub(r"^(?:(?:you know|so|well|hmm|ok(?:ay)?|and|but)\b[,\s]*)?(?:(?:i think|i guess|maybe|perhaps),?\s+)?"
+                    r"(?:(?:we|you) should\s+)?", "", chosen.strip(), flags=re.IGNORECASE)
+    reasons = [s for s in sentences(said[opener.end():]) if len(s.split()) >= 4 and not re.match(
+        r"(?:let me|let's|i'll|i will|now)\b", s, re.IGNORECASE)]
+    why = reasons[0] if reasons else said
+    return Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                    rationale=squash(f"the user steered it and the agent agreed: {why}", 240),
+                    range=(steer.index, _first_change_after(entries, calls, reply.index)))
+
+
+def _first_change_after(entries: list[Entry], calls: list[Call], index: int) -> int:
+    """The end of the first change (an edit, a command) after ``index`` before the user speaks
+    again: the step that carries a choice out; else the first action after it."""
+    until = next((e.index for e in entries if e.index > index and e.role == "user"
+                  and e.kind in (None, "message")), None)
+    change = next((c for c in calls if c.entry.index > index and (until is None or c.entry.index < until)
+                   and (c.is_edit or c.is_shell)), None)
+    return change.end if change is not None else _first_action_after(calls, index)
+
+
+# What the agent does in place of a step that failed: "Let me write a summary document instead".
+_FALLBACK_RE = re.compile(r"\b(?:let me|let's|i'll|i will|we'll)\s+(?P<chosen>(?:create|write|build|add|generate|save|"
+                          r"put|store|record|draft|document|compile|make|keep|commit|open|file|publish|push|land)\b"
+                          r"(?:[^.;?]|\.(?=\w)){3,160}?)\s+instead\b", re.IGNORECASE)
+
+
+def fallbacks(entries: list[Entry], calls: list[Call]) -> list[Decision]:
+    """A step that failed and what the agent makes in its place ("gh cannot create the issue:
+    let me write the findings to a summary document instead") - not a tactical retry of a look-up."""
+    decisions: list[Decision] = []
+    position_of = {e.index: p for p, e in enumerate(entries)}
+    for call in calls:
+        if not call.failed or call.result is None:
+            continue
+        start = position_of.get(call.result.index)
+        if start is None:
+            continue
+        reply = next((e for e in entries[start + 1:] if e.role in ("user", "assistant")
+                      and e.kind in (None, "message", "tool_call")), None)
+        if reply is None or reply.role != "assistant" or reply.kind == "tool_call" or "instead" not in reply.text:
+            continue
+        text = prose(reply.text)
+        match = next((m for s in sentences(text) for m in (_FALLBACK_RE.search(s.replace("\u2019", "'")),) if m), None)
+        if match is None:
+            continue
+        chosen = squash(match.group("chosen").strip(" ,"), 200)
+        failure = squash(call.result.text.strip().splitlines()[0] if call.result.text.strip() else "it failed", 120)
+        decisions.append(Decision(title=short_title(chosen, 10), options=[chosen, squash(call.describe(), 200)],
+                                  chosen=chosen, rationale=squash(f"{squash(call.describe(), 80)} failed: {failure}", 240),
+                                  range=(call.entry.index, _first_action_after(calls, reply.index))))
+    return decisions
+
+
+# A name the user gives: "rename native_view to log_view", "rename `old.js` as `new.js`".
+_NAME = r"`[^`\s]{2,80}`|[\w.-]*[_.-][\w.-]*\w"
+_RENAME_RE = re.compile(rf"\brename\s+(?:the |this |that )?(?:\w+ )?(?P<old>{_NAME})\s+(?:(?:to|as|into|just|simply)\s+)*"
+                        rf"(?P<new>{_NAME}|\w{{3,40}})\b(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def user_names(entries: list[Entry], calls: list[Call]) -> list[Decision]:
+    """The user naming something ("rename native_view to log_view, it will not clash anyway"): the
+    new name is chosen over the old one, the rest of the sentence its reason."""
+    decisions: list[Decision] = []
+    for entry in entries:
+        if entry.role != "user" or entry.kind not in (None, "message") or "rename" not in entry.text.lower():
+            continue
+        match = next((m for s in sentences(prose(entry.text)) for m in (_RENAME_RE.search(s),) if m), None)
+        if match is None:
+            continue
+        old, new = match.group("old").strip("`"), match.group("new").strip("`")
+        if old.lower() == new.lower():
+            continue
+        rest = match.group("rest").strip(" ,;:.—-")
+        decisions.append(Decision(title=squash(f"Name: {new}, not {old}", 120), options=[new, old], chosen=new,
+                                  rationale=squash(f"the user named it: {rest}" if rest else "the user named it", 240),
+                                  range=(entry.index, _first_action_after(calls, entry.index))))
+    return decisions
