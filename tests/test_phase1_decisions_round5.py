@@ -171,3 +171,23 @@ def test_narration_that_carries_a_change_with_its_reason_is_a_decision_a_look_up
     log.say("The log is truncated, so I'm checking the full output instead of guessing.")
     log.bash("cat build.log", "error: x")
     assert log.extract().decisions == []
+
+
+def test_leaving_something_as_it_is_for_a_reason_is_a_decision() -> None:
+    log = Log()
+    log.user("the comment says shallow clone but the code does a full clone")
+    log.say("The comment is stale. Since this test only reads the remote's tags (not its history), a full clone "
+            "is fine - the comment just needs fixing.")
+    log.edit("/w/clone_test.go")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "keep a full clone"
+    assert decision.rationale.startswith("this test only reads the remote's tags")
+
+
+def test_a_rename_that_asks_for_a_name_without_giving_one_is_no_decision() -> None:
+    log = Log()
+    log.user("add a viewer page")
+    log.edit("/w/page_view.html")
+    log.user("rename page_view to something clearer")
+    log.bash("git mv page_view.html viewer.html", "")
+    assert log.extract().decisions == []

@@ -78,8 +78,12 @@ _PROGRESS_RE = re.compile(r"(?:^|[,;:—–]\s*(?:so|and|then|now)?\s*|\bso\s+)(
 _REASONED_STEP_RE = re.compile(
     r"^(?P<why>[^;]{10,200}?),?\s+so\s+(?:i'm|i am|we're|we are)\s+(?:now\s+)?(?P<chosen>(?:creating|writing|building|"
     r"adding|making|moving|keeping|putting|landing|committing|rebasing|replacing|splitting|storing|wrapping|"
-    r"renaming|removing|deleting|pinning|switching)\b[^;]{4,160}?)(?:\s+(?:instead of|rather than)\s+(?P<other>[^;]{3,120})"
+    r"renaming|removing|deleting|pinning)\b[^;]{4,160}?)(?:\s+(?:instead of|rather than)\s+(?P<other>[^;]{3,120})"
     r"|,?\s+first,?\s+(?:and\s+)?then\s+(?P<then>[^;]{3,120}))$", re.IGNORECASE)
+# Leaving something as it is, for a reason: "Since the test only reads the config (not the work
+# tree), a plain repository is fine" - keeping it is the choice.
+_AS_IS_RE = re.compile(r"^(?:since|because|as)\s+(?P<why>[^,]{6,200}?),\s+(?P<kept>[^,;—–]{3,80}?)\s+(?:is|are)\s+"
+                       r"(?:fine|enough|sufficient|acceptable|correct|appropriate)\b(?P<rest>.*)$", re.IGNORECASE)
 # A message reporting work already done: its "X instead of Y" describes a change, not a choice.
 _SUMMARY_RE = re.compile(r"^(?:done|perfect|great|excellent|all (?:done|set)|summary|i've|i have|here's what|"
                          r"changes? made|what (?:i|was) changed|successfully|(?:fixed|removed|updated|added|created|"
@@ -231,20 +235,29 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         return Decision(title=short_title(f"{chosen} instead of {other}", 12), options=[chosen, other], chosen=chosen,
                         rationale=squash(sentence, 200), range=(index, index))
     who = "the user" if role == "user" else "the agent"
-    step = _REASONED_STEP_RE.match(sentence.rstrip(".")) if role == "assistant" else None
+    lowered = sentence.lower()  # cheap tests first: each pattern below runs on every sentence
+    step = _REASONED_STEP_RE.match(sentence.rstrip(".")) if role == "assistant" and " so " in lowered else None
     if step is not None and not _TOOLISH_RE.search(step.group("chosen")):
         chosen = squash(step.group("chosen").strip(" ,") + (f", then {step.group('then')}" if step.group("then") else ""),
                         200)
         other = step.group("other")
         return Decision(title=short_title(chosen, 12), options=[chosen, squash(other, 200)] if other else [],
                         chosen=chosen, rationale=squash(step.group("why"), 200), range=(index, index))
-    solution = _SOLUTION_RE.search(sentence.rstrip(".:"))
+    kept = _AS_IS_RE.match(sentence.rstrip(".")) if lowered.startswith(("since", "because", "as ")) else None
+    if kept is not None and not _TOOLISH_RE.search(kept.group("kept")):
+        chosen = squash(f"keep {kept.group('kept').strip()}", 200)
+        return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(kept.group("why"), 200),
+                        range=(index, index))
+    solution = _SOLUTION_RE.search(sentence.rstrip(".:")) if " to " in lowered and (
+        "fix" in lowered or "solution" in lowered or "approach" in lowered or "option" in lowered
+        or "way forward" in lowered or "remedy" in lowered) else None
     if solution is not None and not _TOOLISH_RE.search(solution.group("chosen")):
         chosen = squash(solution.group("chosen").strip(" ,"), 200)
         why = solution.group("why") or context or f"stated by {who} in the session"
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(why, 200),
                         range=(index, index))
-    commit = _DO_THAT_RE.match(sentence.rstrip(".!:"))
+    commit = _DO_THAT_RE.match(sentence.rstrip(".!:")) if " that" in lowered or " this" in lowered or " it" in lowered \
+        or " so" in lowered else None
     if commit is not None and not _TOOLISH_RE.search(commit.group("chosen")):
         chosen = squash(commit.group("chosen").strip(" ,"), 200)
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen,

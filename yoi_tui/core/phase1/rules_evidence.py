@@ -430,6 +430,9 @@ _AGREE_RE = re.compile(r"^(?:you'?re (?:absolutely |totally |completely |quite )
                        r"(?:idea|point|call|suggestion)|agreed|(?:that )?makes sense)\b[\s,.!:;—–-]*", re.IGNORECASE)
 
 
+_APPROACH_RE = re.compile(r"\b(?:approach|design|than|instead|rather|better|cleaner|simpler)\b", re.IGNORECASE)
+
+
 def agreed_steers(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     """The user steering the approach after the agent acted or answered, and the agent agreeing
     ("I think we should order by commit" -> "Good idea - commit order is more meaningful than ...")."""
@@ -460,6 +463,8 @@ def _agreed(entries: list[Entry], position: int, calls: list[Call]) -> Decision 
     body = prose(steer.text)
     if not body or len(body.split()) > 60:
         return None
+    if said[: opener.end()].lower().startswith(("you're", "youre", "you are")) and not _APPROACH_RE.search(said):
+        return None  # "You're right, the handler is not wired": a bug report agreed with, not a steer
     parts = [c for s in sentences(body) if not s.rstrip().endswith("?") for c in re.split(r"[.;]\s+", s)] \
         or sentences(body)
     chosen = next((s for s in parts if _STEER_RE.search(s)), parts[0] if parts else body)
@@ -522,6 +527,10 @@ _RENAME_RE = re.compile(rf"\brename\s+(?:the |this |that )?(?:\w+ )?(?P<old>{_NA
                         rf"(?P<new>{_NAME}|\w{{3,40}})\b(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 
 
+_VAGUE_NAMES = {"something", "anything", "them", "this", "that", "the", "meaningful", "better", "clearer", "more",
+                "proper", "sensible", "descriptive", "whatever", "match", "reflect", "use", "follow"}
+
+
 def user_names(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     """The user naming something ("rename native_view to log_view, it will not clash anyway"): the
     new name is chosen over the old one, the rest of the sentence its reason."""
@@ -533,8 +542,8 @@ def user_names(entries: list[Entry], calls: list[Call]) -> list[Decision]:
         if match is None:
             continue
         old, new = match.group("old").strip("`"), match.group("new").strip("`")
-        if old.lower() == new.lower():
-            continue
+        if old.lower() == new.lower() or new.lower() in _VAGUE_NAMES:
+            continue  # "rename foo_bar to something clearer" asks for a name, it gives none
         rest = match.group("rest").strip(" ,;:.—-")
         decisions.append(Decision(title=squash(f"Name: {new}, not {old}", 120), options=[new, old], chosen=new,
                                   rationale=squash(f"the user named it: {rest}" if rest else "the user named it", 240),
