@@ -191,3 +191,12 @@ def test_a_rename_that_asks_for_a_name_without_giving_one_is_no_decision() -> No
     log.user("rename page_view to something clearer")
     log.bash("git mv page_view.html viewer.html", "")
     assert log.extract().decisions == []
+
+
+def test_an_acknowledgement_or_a_look_up_before_let_me_do_that_is_no_decision() -> None:
+    log = Log()
+    log.user("the cache looks stale")
+    log.say("That makes sense to me as a plan, let me do that.")
+    log.say("I need to check the logs of the last deploy first - let me do that.")
+    log.bash("tail deploy.log", "ok")
+    assert log.extract().decisions == []

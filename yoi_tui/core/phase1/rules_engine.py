@@ -117,6 +117,11 @@ _DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culpr
 # name check - let me do that."
 _DO_THAT_RE = re.compile(r"^(?P<chosen>[^—–;]{12,240}?)\s*(?:[—–;:]|,| - )\s*(?:so )?(?:let me|let's|i'll|i will|we'll) "
                          r"(?:do|go with|try) (?:that|this|so|it)(?: now| first| instead)?$", re.IGNORECASE)
+# An acknowledgement or a look-up before "let me do that" is no way chosen ("That makes sense, let
+# me do that", "I need to check the logs first - let me do that").
+_LOOKUP_RE = re.compile(r"^(?:sure|ok(?:ay)?|yes|great|perfect|good|right|got it|that makes sense|makes sense)\b|"
+                        r"^(?:(?:i|we) (?:need|have|want) to |i'll |first,? )?(?:check|look|read|inspect|search|verify|"
+                        r"find|investigate|explore|review)\b", re.IGNORECASE)
 # How Codex's reasoning summaries weigh a choice: "I'm considering X rather than Y", "I'm leaning towards X".
 _DELIBERATE = r"i'?m (?:considering|planning|leaning|going with|opting|deciding|thinking about|choosing)"
 _DELIBERATE_RE = re.compile(rf"\b{_DELIBERATE}\b", re.IGNORECASE)
@@ -258,7 +263,8 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
                         range=(index, index))
     commit = _DO_THAT_RE.match(sentence.rstrip(".!:")) if " that" in lowered or " this" in lowered or " it" in lowered \
         or " so" in lowered else None
-    if commit is not None and not _TOOLISH_RE.search(commit.group("chosen")):
+    if commit is not None and not _TOOLISH_RE.search(commit.group("chosen")) and len(commit.group("chosen").split()) >= 5 \
+            and not _LOOKUP_RE.search(commit.group("chosen")):
         chosen = squash(commit.group("chosen").strip(" ,"), 200)
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen,
                         rationale=squash(context, 200) if context else f"stated by {who} in the session",

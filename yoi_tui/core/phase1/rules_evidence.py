@@ -1,6 +1,6 @@
 """Decisions the rules extractor reads from what happened around a choice, not from a cue word.
 
-Owns seven kinds of decision evidence (each a general mechanism, none tied to one session):
+Owns ten kinds of decision evidence (each a general mechanism, none tied to one session):
 
 - **a refused step, then the user's redirection**: the user refused a call (an edit, a command) and
   said what to do instead ("fix the test, the code is right") — the redirection is the choice, the
@@ -22,6 +22,12 @@ Owns seven kinds of decision evidence (each a general mechanism, none tied to on
 - **a user correction**: after the agent acted, the user turned its approach down and said what to
   do (pointing at another target, "not that button, this one", refines the request instead) ("don't write python code, only change javascript", "it's not needed, remove that
   configuration", "it should be a constant") — the user's words are the choice.
+
+- **the user's steer the agent agrees to** ("I think we should order them by X" -> "Good idea - X is
+  more stable than Y"; a bug report it agrees with is none);
+- **what the agent makes in place of a failed step** ("gh cannot create the issue: let me write the
+  findings to FINDINGS.md instead"; a look-up retried another way is none);
+- **a name the user gives** ("rename a_b to c_d, it reads better").
 
 ``stated_choice`` also reads "X is deprecated in favour of Y" (Y chosen over X).
 """
