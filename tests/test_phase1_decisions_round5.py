@@ -200,3 +200,12 @@ def test_an_acknowledgement_or_a_look_up_before_let_me_do_that_is_no_decision() 
     log.say("I need to check the logs of the last deploy first - let me do that.")
     log.bash("tail deploy.log", "ok")
     assert log.extract().decisions == []
+
+
+def test_an_option_put_off_for_a_stopgap_is_no_decision() -> None:
+    log = Log()
+    log.user("unify the version numbers")
+    _thinking(log, "I'm considering reading the version from the package metadata rather than a constant, but for "
+                   "now, I'll just update the constant.")
+    log.edit("/w/__init__.py")
+    assert log.extract().decisions == []

@@ -122,6 +122,7 @@ _DO_THAT_RE = re.compile(r"^(?P<chosen>[^—–;]{12,240}?)\s*(?:[—–;:]|,| -
 _LOOKUP_RE = re.compile(r"^(?:sure|ok(?:ay)?|yes|great|perfect|good|right|got it|that makes sense|makes sense)\b|"
                         r"^(?:(?:i|we) (?:need|have|want) to |i'll |first,? )?(?:check|look|read|inspect|search|verify|"
                         r"find|investigate|explore|review)\b", re.IGNORECASE)
+_DEFERRED_RE = re.compile(r"\bbut,? for now\b", re.IGNORECASE)
 # How Codex's reasoning summaries weigh a choice: "I'm considering X rather than Y", "I'm leaning towards X".
 _DELIBERATE = r"i'?m (?:considering|planning|leaning|going with|opting|deciding|thinking about|choosing)"
 _DELIBERATE_RE = re.compile(rf"\b{_DELIBERATE}\b", re.IGNORECASE)
@@ -393,6 +394,8 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
                 continue
             if thinking and not _FIRST_PERSON_RE.search(sentence):
                 continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
+            if _DEFERRED_RE.search(sentence):
+                continue  # "I'm considering X, but for now I'll just Y": X put off, Y a stopgap
             if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
                 context = ""
             if thinking:
