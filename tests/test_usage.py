@@ -153,6 +153,25 @@ def test_candidate_report_collapses_consecutive_same_session_invokes() -> None:
     # three invokes needed: raw 6 would pass, the collapsed 2 do not
     assert stats_of(seq.events, candidate_min_invokes=3)["hot"].candidate is False
     assert stats_of(seq.events, candidate_min_sessions=3)["hot"].candidate is False
+    # SPEC §6's frequency floor, off by default, applies to the collapsed frequency when set
+    assert stats_of(seq.events, candidate_threshold=2.0)["hot"].candidate is True
+    assert stats_of(seq.events, candidate_threshold=2.5)["hot"].candidate is False
+
+
+def test_candidate_threshold_from_config_decides_the_report(tmp_path: Path) -> None:
+    """``usage.candidate_threshold`` set above a record's candidate frequency keeps it off the
+    report Phase 2 reads; the default (0, off) lets the counts alone decide."""
+    ws = make_ws(tmp_path)
+    write_record(ws, "memory/decisions/hot.md", decision_meta(), "# Hot\n")
+    for session in ("s1", "s2"):
+        record_invoke(ws, "hot", "decision", "search", session_id=session)
+    record_tokens(ws, 1_000_000, session_id="s2")
+    assert [s.slug for s in candidate_report(ws)] == ["hot"]
+    config = ws.root / ".yoi" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    assert "\n[usage]\n" in text
+    config.write_text(text.replace("\n[usage]\n", "\n[usage]\ncandidate_threshold = 5.0\n"), encoding="utf-8")
+    assert candidate_report(Workspace(ws.root)) == []
 
 
 def test_alternating_sessions_are_not_collapsed() -> None:

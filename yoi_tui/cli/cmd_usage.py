@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                     "report Phase 2 reads: decisions, requests and knowledge invoked from at least "
                     "candidate_min_sessions sessions, at least candidate_min_invokes times counting "
                     "consecutive invokes within one session as one (counts, not the token clock: the same "
-                    "in every clone that has the same usage files). Malformed usage lines are reported "
+                    "in every clone that has the same usage files; [usage] candidate_threshold above 0 adds "
+                    "a frequency floor on top). Malformed usage lines are reported "
                     "on stderr and skipped.",
         epilog="examples:\n"
                "  yoi usage\n"

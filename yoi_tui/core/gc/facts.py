@@ -66,7 +66,8 @@ class UsageFacts:
         cfg = ws.config.usage
         stats, summary = compute_stats(
             events, window=cfg.window, floor=cfg.denominator_floor, protect_threshold=cfg.protect_threshold,
-            candidate_min_invokes=cfg.candidate_min_invokes, candidate_min_sessions=cfg.candidate_min_sessions)
+            candidate_min_invokes=cfg.candidate_min_invokes, candidate_min_sessions=cfg.candidate_min_sessions,
+            candidate_threshold=cfg.candidate_threshold)
         tick_ms: list[int] = []
         tick_clock: list[int] = []
         clock = 0

@@ -125,8 +125,9 @@ class UsageConfig(Section):
     window: int = _f(10, gt=0, description="frequency window: the Nth most recent invoke")
     denominator_floor: int = _f(100_000, ge=1, description="minimum tokens in the frequency denominator")
     protect_threshold: float = _f(1.0, ge=0, description="invokes per Mtoken that protect a record from GC")
-    candidate_threshold: float = _f(1.0, ge=0, description="no longer decides the candidate report (issue 30: "
-                                    "counted from the merged usage, candidate_min_invokes); still accepted")
+    candidate_threshold: float = _f(0.0, ge=0, description="optional frequency floor (invokes per Mtoken) a "
+                                    "candidate must reach besides the counts; 0 = off, as a team should keep it "
+                                    "(a windowed floor makes promotion depend on what a clone had pulled)")
     candidate_min_sessions: int = _f(2, ge=1, description="sessions a record is invoked from before it is a candidate")
     candidate_min_invokes: int = _f(2, ge=1, description="invokes (consecutive ones in one session count as one) "
                                                          "before a record is a candidate")
@@ -326,7 +327,7 @@ DEFAULT_CONFIG_TEXT = """\
 # window = 10
 # denominator_floor = 100000
 # protect_threshold = 1.0
-# candidate_threshold = 1.0   # accepted, decides nothing since issue 30 (docs/team.md)
+# candidate_threshold = 0.0   # off; a frequency floor on top of the counts (solo use, docs/team.md)
 # candidate_min_sessions = 2
 # candidate_min_invokes = 2
 

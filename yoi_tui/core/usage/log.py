@@ -598,6 +598,7 @@ def _existing_records(ws: Workspace) -> set[tuple[str, str]]:
 
 def compute_stats(events: list[dict[str, Any]], *, window: int, floor: int, protect_threshold: float,
                   candidate_min_invokes: int, candidate_min_sessions: int,
+                  candidate_threshold: float = 0.0,
                   existing: set[tuple[str, str]] | None = None,
                   invoked_only: bool = False) -> tuple[list[RecordStat], UsageSummary]:
     """Pure arithmetic over events already in UUIDv7 order (see ``load_events``). ``invoked_only``:
@@ -609,7 +610,10 @@ def compute_stats(events: list[dict[str, Any]], *, window: int, floor: int, prot
     merged in (an invoke added between two of one session's makes two runs of them, never fewer), so
     a record that qualified in one clone's view qualifies in every clone that has those files and
     whatever else — promotion does not depend on what a clone had pulled (docs/team.md). The
-    windowed ``candidate_frequency`` is still computed, for the report's order and columns."""
+    windowed ``candidate_frequency`` is still computed, for the report's order and columns, and a
+    ``candidate_threshold`` above 0 (off by default) adds SPEC §6's frequency floor on top of the
+    counts: a solo workspace's choice, since a windowed floor makes promotion depend on when a clone
+    ran relative to what it had pulled."""
     clock = 0
     accs: dict[tuple[str, str], _Acc] = {}
     summary = UsageSummary(events=len(events))
@@ -647,7 +651,8 @@ def compute_stats(events: list[dict[str, Any]], *, window: int, floor: int, prot
             frequency=frequency, protected=frequency >= protect_threshold,
             collapsed_invokes=len(kept), candidate_frequency=candidate_frequency,
             candidate=(key[0] in CANDIDATE_KINDS and exists and distinct_sessions >= candidate_min_sessions
-                       and len(kept) >= candidate_min_invokes),
+                       and len(kept) >= candidate_min_invokes
+                       and (candidate_threshold <= 0 or candidate_frequency >= candidate_threshold)),
             exists=exists, last_invoke_id=acc.last_id,
         ))
     stats.sort(key=lambda s: (-s.frequency, s.kind, s.slug))
@@ -661,7 +666,7 @@ def usage_report(ws: Workspace) -> tuple[list[RecordStat], UsageSummary]:
     stats, summary = compute_stats(
         events, window=cfg.window, floor=cfg.denominator_floor, protect_threshold=cfg.protect_threshold,
         candidate_min_invokes=cfg.candidate_min_invokes, candidate_min_sessions=cfg.candidate_min_sessions,
-        existing=_existing_records(ws))
+        candidate_threshold=cfg.candidate_threshold, existing=_existing_records(ws))
     summary.problems = problems
     return stats, summary
 
@@ -686,7 +691,7 @@ def candidate_report(ws: Workspace) -> list[RecordStat]:
     every, _summary = compute_stats(
         events, window=cfg.window, floor=cfg.denominator_floor, protect_threshold=cfg.protect_threshold,
         candidate_min_invokes=cfg.candidate_min_invokes, candidate_min_sessions=cfg.candidate_min_sessions,
-        existing=_existing_records(ws), invoked_only=cfg.candidate_min_sessions >= 1)
+        candidate_threshold=cfg.candidate_threshold, existing=_existing_records(ws), invoked_only=cfg.candidate_min_sessions >= 1)
     stats = [s for s in every if s.candidate]
     stats.sort(key=lambda s: (-s.candidate_frequency, s.kind, s.slug))
     return stats
