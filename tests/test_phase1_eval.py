@@ -65,6 +65,16 @@ def test_split_halves_are_disjoint_labelled_and_scored_separately() -> None:
     assert json.loads(run.stdout)["sessions"] == len(held_out)
 
 
+def test_second_held_out_half_is_its_own_choice_of_sessions() -> None:
+    split = yaml.safe_load((BENCH / "split.yaml").read_text(encoding="utf-8"))
+    second = set(split.get("held_out_2") or [])
+    assert not second & (set(split["development"]) | set(split["held_out"]))
+    run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--json", "--half", "held-out-2"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["sessions"] == len(second)
+
+
 def test_unknown_session_name_is_a_clear_error() -> None:
     run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--session", "nope"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)

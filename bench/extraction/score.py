@@ -2,7 +2,7 @@
 """Score a Phase 1 engine against the labelled sessions in ``bench/extraction/labels/``.
 
 ``python bench/extraction/score.py [--engine rules|llm] [--workspace DIR] [--session NAME ...]
-[--half development|held-out] [--json] [--quiet]``
+[--half development|held-out|held-out-2] [--json] [--quiet]``
 
 For each label file, the session it names is parsed and cleaned exactly as ``yoi phase1`` does,
 chunked with the default ``phase1.chunk_tokens``, and given to the engine. Each extracted item is matched to a
@@ -15,7 +15,8 @@ label of its category:
   counted as a miss and as a false item (an untruthful record).
 
 ``--half`` scores one half of the split recorded in ``split.yaml`` (made once, before the sessions
-it names were labelled): ``development`` is what the rules may be tuned on, ``held-out`` is not.
+it names were labelled): ``development`` is what the rules may be tuned on, ``held-out`` is not;
+``held-out-2`` is a second held-out half, collected after the first was studied (key ``held_out_2``).
 ``--update-readme [README]`` scores both halves with the rules engine and rewrites the table between
 the ``extraction-halves`` markers of README.md (development and held-out side by side, and the
 command that reproduces them); never edit that table by hand.
@@ -49,7 +50,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 LABELS = Path(__file__).resolve().parent / "labels"
 SPLIT = Path(__file__).resolve().parent / "split.yaml"
-HALVES = {"development": "development", "held-out": "held_out"}
+HALVES = {"development": "development", "held-out": "held_out", "held-out-2": "held_out_2"}
 CATEGORIES = ("requests", "decisions", "attempts")
 
 if "YOI_BENCH_KEEP_PATH" not in os.environ:  # the baseline run points PYTHONPATH at an older tree
@@ -207,22 +208,29 @@ def halves_table(engine: Any) -> str:
         paths = [p for p in sorted(LABELS.glob("*.yaml")) if p.stem in stems]
         figures[half] = (len(paths), totals([score_session(path, engine) for path in paths]))
     (dev_n, dev), (held_n, held) = figures["development"], figures["held-out"]
+    second = [p for p in sorted(LABELS.glob("*.yaml")) if p.stem in half_stems("held-out-2")]
+    columns = [dev, held]
     llm = latest_llm_result()
     head = (f"| category | development half ({dev_n} sessions): labels, recall / precision | "
             f"held-out half ({held_n} sessions): labels, recall / precision |")
     rule = "|---|---|---|"
+    if second:  # the second held-out half (split.yaml's held_out_2), once it has labelled sessions
+        columns.append(totals([score_session(path, engine) for path in second]))
+        head += (f" second held-out half ({len(second)} sessions, labelled before the first run): "
+                 "labels, recall / precision |")
+        rule += "---|"
     if llm is not None:
         head += f" llm engine, {llm[1]} ({llm[0]['sessions']} smallest labelled sessions): labels, recall / precision |"
         rule += "---|"
     lines = [head, rule]
     for name in (*CATEGORIES, "overall"):
-        cells = [f"{t.labels}, {t.recall:.2f} / {t.precision:.2f}" for t in (dev[name], held[name])]
+        cells = [f"{t.labels}, {t.recall:.2f} / {t.precision:.2f}" for t in (c[name] for c in columns)]
         if llm is not None:
             found = llm[0]["categories"][name]
             precision = f"{found['precision']:.2f}" if found["items"] else "—"  # no item: no precision
             cells.append(f"{found['labels']}, {found['recall']:.2f} / {precision}")
         lines.append(f"| {name} | {' | '.join(cells)} |")
-    command = "python bench/extraction/score.py --half development   # and --half held-out; --update-readme rewrites this table"
+    command = "python bench/extraction/score.py --half development   # and --half held-out, --half held-out-2; --update-readme rewrites this table"
     if llm is not None:
         command += (f"\npython bench/extraction/score.py --engine llm --workspace DIR --json   # the llm column: "
                     f"{llm[2]}")
