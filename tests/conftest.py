@@ -81,30 +81,30 @@ def wait_until() -> Callable[..., object]:
 
 
 _SESSION_STARTED = time.time()
+os.environ["PYTEST_YOI_SESSION"] = f"{os.getpid()}-{_SESSION_STARTED}"  # support.SESSION_MARK
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Stop any command server this test session left behind (one started by a test whose
-    environment lost ``YOI_SERVER=0``): found by this package's socket name, started after the
-    session began. A server the developer started earlier is left alone."""
-    from support import stop_command_server
+    environment lost ``YOI_SERVER=0``, from any interpreter: the suite's or a test's own venv):
+    see ``support.servers_of_this_session``. A server the developer or another test session
+    started is left alone."""
+    from support import servers_of_this_session, stop_command_server
 
     from yoi_tui.cli import server_client
 
     saved = os.environ.pop("XDG_RUNTIME_DIR", None)
     try:
-        folders = {server_client.runtime_dir()}
+        folders = {server_client.runtime_dir(), os.path.join("/tmp", f"yoi-{os.getuid()}")}
     finally:
         if saved is not None:
             os.environ["XDG_RUNTIME_DIR"] = saved
     if saved:
         folders.add(os.path.join(saved, "yoi"))
-    name = os.path.basename(server_client.socket_path() or "") + ".lock"
-    for folder in folders:
-        lock = Path(folder) / name
-        try:
-            if lock.stat().st_mtime < _SESSION_STARTED:
-                continue
-        except OSError:
-            continue
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    try:
+        temp_root = factory.getbasetemp() if factory is not None else None
+    except OSError:
+        temp_root = None
+    for lock in servers_of_this_session(sorted(Path(f) for f in folders), temp_root, _SESSION_STARTED):
         stop_command_server(lock)

@@ -114,6 +114,66 @@ def stop_command_servers(runtime: Path) -> None:
         stop_command_server(lock)
 
 
+# conftest.py sets this to a value of its own in the test session's environment: every process a
+# test starts inherits it, unless the test gave that process an environment of its own.
+SESSION_MARK = "PYTEST_YOI_SESSION"
+
+
+def servers_of_this_session(folders: list[Path], temp_root: Path | None, since: float) -> list[Path]:
+    """The lock files, in ``folders``, of the command servers this test session started: written
+    after ``since``, by a process that carries this session's ``SESSION_MARK`` in its environment,
+    or runs from an interpreter or package under ``temp_root`` (a test's own venv), or serves a
+    workspace under it. Any ``yoi`` may have started them (each installation names its socket after
+    itself); a server of anyone else is not listed."""
+    found = []
+    for folder in folders:
+        for lock in sorted(folder.glob("*.lock")):
+            try:
+                if lock.stat().st_mtime < since:
+                    continue
+            except OSError:
+                continue
+            pid = server_pid(lock)
+            if pid is not None and process_running(pid) and _started_by_this_session(pid, lock, temp_root):
+                found.append(lock)
+    return found
+
+
+def _started_by_this_session(pid: int, lock: Path, temp_root: Path | None) -> bool:
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        environ = []
+    if f"{SESSION_MARK}={os.environ.get(SESSION_MARK)}".encode() in environ:
+        return True
+    if temp_root is None:
+        return False
+    paths = []
+    try:
+        paths += os.fsdecode(Path(f"/proc/{pid}/cmdline").read_bytes()).split("\0")
+    except OSError:
+        pass
+    from yoi_tui.cli import server_client
+
+    answer = server_client.ask([server_client.STATUS_REQUEST], path=str(lock)[: -len(".lock")])
+    if answer is not None and answer[0] == 0:
+        import json
+
+        try:
+            status = json.loads("".join(text for _, text in answer[1]))
+            paths += [str(status.get("python", "")), str(status.get("package", "")), *status.get("workspaces", {})]
+        except (ValueError, AttributeError, TypeError):
+            pass
+    return any(_under(path, temp_root) for path in paths if os.path.isabs(path))
+
+
+def _under(path: str, root: Path) -> bool:
+    """True when ``path`` is in ``root``; a venv's ``python`` is a symlink out of it: not followed."""
+    folder, name = os.path.split(os.path.normpath(path))
+    where = os.path.join(os.path.realpath(folder), name)
+    return any(where.startswith(os.path.join(top, "")) for top in {os.path.abspath(root), os.path.realpath(root)})
+
+
 def server_pid(lock: Path) -> int | None:
     """The process id a command server wrote into its lock file (None: none there)."""
     try:
