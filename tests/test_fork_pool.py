@@ -1,4 +1,4 @@
-"""``core.forked``: jobs run by forked children, or None for the caller to run them."""
+"""``core.fork_pool``: jobs run by forked children, or None for the caller to run them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from yoi_tui.core import forked
-from yoi_tui.core.forked import run_forked
+from yoi_tui.core import fork_pool
+from yoi_tui.core.fork_pool import run_forked
 
 
 def _square(n: int) -> int:
@@ -67,7 +67,7 @@ def test_a_job_that_raises_or_a_child_killed_gives_none() -> None:
 def test_no_fork_one_worker_or_no_jobs_gives_none(monkeypatch: pytest.MonkeyPatch) -> None:
     assert run_forked([(_square, (1,))], 1) is None
     assert run_forked([], 2) is None
-    monkeypatch.delattr(forked.os, "fork", raising=False)
+    monkeypatch.delattr(fork_pool.os, "fork", raising=False)
     assert run_forked([(_square, (1,))], 2) is None
 
 
@@ -105,7 +105,7 @@ def test_plain_data_and_other_objects_both_come_back_as_they_were() -> None:
 @pytest.mark.parametrize(("count", "workers"), [(0, 2), (1, 2), (150, 2), (10_006, 2), (50_000, 4)])
 def test_jobs_are_cut_in_shrinking_chunks(count: int, workers: int) -> None:
     items = list(range(count))
-    parts = forked.shrinking_chunks(items, workers, 100)
+    parts = fork_pool.shrinking_chunks(items, workers, 100)
     assert [item for part in parts for item in part] == items  # every item once, in order
     sizes = [len(part) for part in parts]
     assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
@@ -117,10 +117,10 @@ def test_jobs_are_cut_in_shrinking_chunks(count: int, workers: int) -> None:
 @pytest.mark.parametrize(("cores", "idle", "expected"), [(2, 2, 2), (2, 1, 2), (2, 0, 1), (8, 3, 3), (8, 8, 4), (1, 1, 1)])
 def test_workers_are_the_idle_cores_but_never_serial_for_one_busy_task(monkeypatch: pytest.MonkeyPatch, cores: int,
                                                                        idle: int, expected: int) -> None:
-    monkeypatch.setattr(forked.os, "cpu_count", lambda: cores)
-    monkeypatch.setattr(forked, "_idle_cores", lambda: idle)
-    assert forked.available_workers(4) == expected
-    assert forked.available_workers(4, idle_only=False) == min(cores, 4)
+    monkeypatch.setattr(fork_pool.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(fork_pool, "_idle_cores", lambda: idle)
+    assert fork_pool.available_workers(4) == expected
+    assert fork_pool.available_workers(4, idle_only=False) == min(cores, 4)
 
 
 @needs_fork
@@ -135,9 +135,9 @@ def test_a_fork_that_fails_gives_none_and_leaves_nothing_behind(monkeypatch: pyt
         return real_fork()
 
     before = set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
-    monkeypatch.setattr(forked.os, "fork", second_fails)
+    monkeypatch.setattr(fork_pool.os, "fork", second_fails)
     assert run_forked([(_square, (n,)) for n in range(10)], 2) is None
-    monkeypatch.setattr(forked.os, "fork", real_fork)
+    monkeypatch.setattr(fork_pool.os, "fork", real_fork)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
     if before is not None:
@@ -148,5 +148,5 @@ def test_no_pipe_to_be_had_gives_none(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_pipe() -> tuple[int, int]:
         raise OSError(24, "Too many open files")
 
-    monkeypatch.setattr(forked.os, "pipe", no_pipe)
+    monkeypatch.setattr(fork_pool.os, "pipe", no_pipe)
     assert run_forked([(_square, (1,)), (_square, (2,))], 2) is None

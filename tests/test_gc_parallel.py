@@ -1,4 +1,4 @@
-"""GC reads every record on the idle cores (forked workers, ``core.forked``) from 2,000 records on:
+"""GC reads every record on the idle cores (forked workers, ``core.fork_pool``) from 2,000 records on:
 the same report, change set, notes and frontmatter cache as reading them in one process."""
 
 from __future__ import annotations

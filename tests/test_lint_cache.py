@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from support import RECORD_EDITS, count_lint_reads, edit_record, write_text
 
-from yoi_tui.core import forked
+from yoi_tui.core import fork_pool
 from yoi_tui.core.lint import cache as lint_cache
 from yoi_tui.core.lint import lint_workspace
 from yoi_tui.core.lint import stored as lint_stored
@@ -279,7 +279,7 @@ def test_a_cold_lint_on_every_core_finds_the_same(tmp_path: Path, no_racy: None,
     serial = lint_workspace(ws).diagnostics
     monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
     monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
-    monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(fork_pool.os, "cpu_count", lambda: 2)
     items = [(rel, path, lint_stored.file_signature(path)) for rel, path in record_listing.record_files(ws)]
     result = lint_cache._facts_in_parallel(ws, items, [(lint_cache._pairs_task, ("decision", ["a-b", "a-bc"], 80, None)),
                                                        (lint_cache._usage_task, (str(ws.root), ws.config.as_dict()))])
@@ -421,7 +421,7 @@ def test_a_cold_lint_on_every_core_reads_the_usage_log_in_a_worker(tmp_path: Pat
     assert any(d.rule == "compressible" for d in serial) and any(d.rule == "similar-slugs" for d in serial)
     monkeypatch.setattr(lint_cache, "PARALLEL_MIN", 1)
     monkeypatch.setattr(lint_cache, "IDLE_CORES_ONLY", False)
-    monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(fork_pool.os, "cpu_count", lambda: 2)
     ran: list[str] = []
     real = lint_cache._facts_in_parallel
 
@@ -452,8 +452,8 @@ def test_a_cold_lint_goes_serial_only_when_every_core_is_taken(tmp_path: Path, m
     """One other task running when the lint asks (a process exiting) still leaves two workers on
     two cores; a machine with every core taken gets the serial lint."""
     ws = _ws_copy(tmp_path, "broken")
-    monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(forked, "_idle_cores", lambda: idle)
+    monkeypatch.setattr(fork_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(fork_pool, "_idle_cores", lambda: idle)
     items = [(rel, path, lint_stored.file_signature(path)) for rel, path in record_listing.record_files(ws)]
     assert (lint_cache._facts_in_parallel(ws, items) is not None) is parallel
 

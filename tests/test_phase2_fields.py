@@ -21,8 +21,8 @@ from pydantic_ai.models.function import FunctionModel
 from support import decision_meta, make_ws, run_yoi, write_record
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.phase2.context import Phase2Context
 from yoi_tui.core.phase2.record_fields import fields_model, staged_items
+from yoi_tui.core.phase2.run_context import Phase2Context
 from yoi_tui.core.phase2.runner import run_phase2
 from yoi_tui.core.phase2.tools import Phase2Tools as FileTools
 from yoi_tui.core.runs.changeset import Scratch

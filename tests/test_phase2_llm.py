@@ -14,7 +14,7 @@ from phase2_fixtures import stage, tree_bytes
 from support import SRC, T0, make_ws, write_record
 
 from yoi_tui.core.lint import lint_workspace
-from yoi_tui.core.phase2.context import Phase2Context
+from yoi_tui.core.phase2.run_context import Phase2Context
 from yoi_tui.core.phase2.runner import run_phase2
 from yoi_tui.core.phase2.tools import Phase2Tools as FileTools
 from yoi_tui.core.runs.changeset import Scratch

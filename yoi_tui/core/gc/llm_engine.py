@@ -42,7 +42,7 @@ from ..store.kinds import RecordKind, is_valid_slug, path_for
 from ..store.reader import read_record
 from ..store.records import Record
 from ..store.writer import new_record_text, render_record
-from .context import GcContext
+from .run_context import GcContext
 
 PROTECTED_MIN_KEEP = 0.7
 MAX_REASON_CHARS = 240

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import YoiError
-from ..forked import available_workers, run_forked, shrinking_chunks
+from ..fork_pool import available_workers, run_forked, shrinking_chunks
 from ..lint.write_check import source_keys
 from ..retrieval.slugrefs import referenced_slugs
 from ..runs.linted_writer import LintedWriter, format_errors
@@ -59,11 +59,11 @@ from ..store.record_listing import iter_record_path_strings
 from ..store.records import Record, RecordHead, as_timestamp
 from ..store.slug_names import naming_difference
 from ..store.writer import DELETE, render_record
-from .context import GcContext
 from .facts import PathChecker, build_references, named_paths, scan_workflows
 from .merge_content import Holding, merge_blocks
 from .merge_content import keeper_reason as choose_reason
 from .model import Operation, State, format_tokens
+from .run_context import GcContext
 from .similar_cache import SimilarPairs
 
 _MERGEABLE = (RecordKind.DECISION, RecordKind.REQUEST, RecordKind.KNOWLEDGE)
@@ -203,7 +203,7 @@ class GcRulesEngine:
 
     def _read_in_parallel(self, paths: list[str]) -> list[Any] | None:
         """``_read``'s answers for ``paths`` in chunks, each with what the worker that read it used
-        of the frontmatter cache, from forked workers on the idle cores (``core.forked``); None:
+        of the frontmatter cache, from forked workers on the idle cores (``core.fork_pool``); None:
         read them here (few records, one idle core, or a worker failed)."""
         workers = available_workers(MAX_WORKERS) if len(paths) >= PARALLEL_MIN else 1
         if workers < 2:

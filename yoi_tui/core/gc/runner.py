@@ -38,9 +38,9 @@ from ..runs.run_context import RunAborted
 from ..runs.start import PENDING_NOTE, has_pending_runs, start_run
 from ..store.ids import new_id
 from ..store.workspace import Workspace
-from .context import GcContext
 from .facts import UsageFacts
 from .model import GcOperation, StreamedList, format_tokens
+from .run_context import GcContext
 
 GcEngine = Engine[GcContext]
 ENGINES = Engines("GC", __package__ or "", rules="rules_engine.GcRulesEngine", llm="llm_engine.GcLlmEngine")

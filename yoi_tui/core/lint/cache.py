@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..forked import available_workers, run_forked, shrinking_chunks
+from ..fork_pool import available_workers, run_forked, shrinking_chunks
 from ..freshness.signature import Signature, same_bytes, signature_of
 from ..store.config import Config
 from ..store.json_cache import read_cache, write_cache

@@ -36,8 +36,8 @@ from ..runs.rejections import item_title
 from ..store.kinds import RecordKind, kind_for_path
 from ..store.reader import read_record
 from ..store.record_listing import iter_record_paths
-from .context import Phase2Context
 from .record_fields import describe_item, fields_model
+from .run_context import Phase2Context
 from .tools import Phase2Tools
 
 PROMPT_RECORDS_CHARS = 60_000

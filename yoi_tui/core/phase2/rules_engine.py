@@ -55,11 +55,11 @@ from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.titles import clean_title, decision_title
 from ..store.writer import new_record_text, render_record
 from .attempt_text import bypassed_by, truthful_result
-from .context import Phase2Context
 from .decision_text import chosen_text, is_change_summary, option_text
 from .record_fields import defang, one_line, summary_line
 from .request_text import asked_text, done_text, names_a_target, request_title, resolve_pronoun
 from .request_text import slug_text as request_slug_text
+from .run_context import Phase2Context
 
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
 _DIGITS_RE = re.compile(r"\d+")

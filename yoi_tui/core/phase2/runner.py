@@ -50,7 +50,7 @@ from ..store.ids import new_id
 from ..store.reader import encode_exact, read_exact
 from ..store.staging import StagingFile, list_staging, parse_staging, reject_staging
 from ..store.workspace import Workspace
-from .context import Phase2Context
+from .run_context import Phase2Context
 
 MAX_ROUNDS = 5
 

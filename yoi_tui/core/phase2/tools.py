@@ -34,8 +34,8 @@ from ..store.kinds import RecordKind, kind_for_path, path_for, slugify
 from ..store.reader import drop_bom, read_exact
 from ..store.records import parse_record_text
 from ..store.writer import new_record_text, render_record
-from .context import Phase2Context
 from .record_fields import staged_items
+from .run_context import Phase2Context
 
 
 def _dedup_sources(items: list[Any]) -> list[Any]:

@@ -2,8 +2,8 @@
 
 ``RunContext`` carries the run: the real workspace, the scratch copy the engine reads and changes
 (``changeset.Scratch``), the run id and clock, and the notes the engine reports back. Phase 2's
-context (``phase2.context``) adds the consumed staging and the knowledge candidates, GC's
-(``gc.context``) the usage facts and the operations; the linted writer and the file tools take
+context (``phase2.run_context``) adds the consumed staging and the knowledge candidates, GC's
+(``gc.run_context``) the usage facts and the operations; the linted writer and the file tools take
 any of them.
 
 ``RunAborted``: the engine gave up (the llm engine's writes failed too often, its budget was spent);
