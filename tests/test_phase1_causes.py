@@ -324,3 +324,53 @@ def test_a_documents_headings_are_not_comments_and_that_is_no_choice() -> None:
                       "instead of the name\n**Severity**: Medium rather than high"}, "updated")
     log.say("If it still fails, paste the output. I'll use that to pinpoint and fix the exact startup condition.")
     assert log.extract().decisions == []
+
+
+# ---------------------------------------------------------------- requests (issue 26, third round)
+
+
+def test_a_follow_up_in_a_script_the_rules_cannot_read_is_a_new_request() -> None:
+    log = Log()
+    log.user("检查目前项目的设计")
+    log.say("结论如下。要我开始实施吗？")
+    start = log.user("可以，开始实施")  # one whitespace "word", no English verb: was folded as a bare follow-up
+    log.edit("/w/cli.py")
+    fallback = log.user("帮我补充 status 的无登录降级体验")
+    log.user("帮我补充 status 的无登录降级体验")  # sent again word for word: the same request
+    requests = log.extract().requests
+    assert [r.range[0] for r in requests if r.range] == [0, start, fallback]
+    assert all(" — refined: " not in r.summary for r in requests)
+
+
+def test_continue_after_the_work_stopped_is_a_request_but_a_plain_continue_is_not() -> None:
+    log = Log()
+    log.user("commit and push the changes")
+    log.call("Bash", {"command": "git push"}, "The user doesn't want to proceed with this tool use.", error=True)
+    log.interrupt()
+    resumed = log.user("continue")
+    requests = log.extract().requests
+    assert [(r.range[0] if r.range else None, r.intent) for r in requests] == [(0, "run"), (resumed, "continue")]
+    assert requests[1].title.startswith("Continue: Commit and push")
+    log = Log()
+    log.user("commit and push the changes")
+    log.say("Committed. Shall I push?")
+    log.user("continue")
+    assert len(log.extract().requests) == 1
+
+
+def test_naming_an_offered_option_answers_the_question_and_a_way_to_avoid_a_problem_is_a_fix() -> None:
+    log = Log()
+    log.user("can you use the code-simplifier plugin")
+    log.say("Would you like me to:\n\n1. **Simplify recently modified code** - the default\n"
+            "2. **Simplify specific files** - point me at them\n\nWhat would you like me to focus on?")
+    log.user("Simplify the code added in this branch")
+    [request] = log.extract().requests
+    assert request.range == (0, 2)
+    log = Log()
+    log.user("export the session")
+    log.say("Exported.")
+    log.user("there is sensitive information in that jsonl file, is there a way to avoid that?")
+    log.user("link the PR")
+    requests = log.extract().requests
+    assert [(r.intent, r.title) for r in requests][1:] == [("fix", "Fix sensitive information in that jsonl file"),
+                                                           ("change", "Link the PR")]

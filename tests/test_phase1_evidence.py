@@ -288,7 +288,7 @@ def test_a_plan_handed_over_is_titled_by_its_heading() -> None:
 
 def test_a_discussion_keeps_the_answer_not_the_agents_progress_narration() -> None:
     log = Log()
-    log.user("there is sensitive information in that file, is there a way to avoid that?")
+    log.user("there is sensitive information in that file, how should we keep it out?")
     log.say("Yes. The safest approach is to never persist the raw session in this repo. I’m going to add a "
             "scrubber script now. I’m implementing a redaction path next.")
     [discussion] = log.extract().discussions

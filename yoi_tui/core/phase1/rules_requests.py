@@ -67,6 +67,8 @@ _SHELL_WORDS = {"brew", "git", "npm", "pnpm", "yarn", "npx", "make", "mix", "car
                 "cd", "cat", "rm", "mv", "cp", "bash", "sh", "zsh", "pytest", "ruby", "rails", "bundle", "terraform"}
 _ASK_TO_RE = re.compile(r"^(?:(?:can|could|would|will) you|can we|could we)\s+(?:(?:please|also|just|maybe|now)\s+)*",
                         re.IGNORECASE)
+# "Is there a way to avoid that?": asking for the work, as "can you avoid that?" does.
+_WAY_TO_RE = re.compile(r"^(?:is there (?:a|any) way to|any way to|is it possible to)\s+", re.IGNORECASE)
 # Asked with a question mark but answered by talking, not by doing: "can you explain why ...?".
 _TALK_VERBS = {"explain", "describe", "tell", "summarize", "summarise", "compare"}
 _CORRECTION_RE = re.compile(r"^(?:not\b|no[,.!]|no\s+(?:not|the|it|that|this|i|we|you)\b|nope|actually|instead|"
@@ -96,12 +98,12 @@ _PROBLEM_RE = re.compile(r"\b(?:doesn'?t|does not|don'?t|isn'?t|is not|won'?t|ca
 INTENTS: list[tuple[str, tuple[str, ...]]] = [
     ("add", ("add", "create", "implement", "make", "build", "write", "introduce", "generate", "scaffold", "set up",
              "setup", "support", "allow", "enable", "include", "extend")),
-    ("fix", ("fix", "repair", "resolve", "debug", "solve", "correct", "handle")),
+    ("fix", ("fix", "repair", "resolve", "debug", "solve", "correct", "handle", "avoid", "prevent")),
     ("remove", ("remove", "delete", "drop", "get rid", "clean up", "cleanup", "disable", "strip")),
     ("change", ("move", "rename", "refactor", "change", "update", "replace", "give", "set", "use", "switch",
                 "convert", "migrate", "port", "improve", "rewrite", "modify", "tweak", "adjust", "increase",
                 "decrease", "reduce", "simplify", "split", "merge", "upgrade", "bump", "restructure", "reorder",
-                "align", "center", "style", "format", "translate")),
+                "align", "center", "style", "format", "translate", "link", "mention")),
     ("run", ("run", "execute", "start", "launch", "cd", "install", "deploy", "commit", "push", "test", "build and",
              "restart", "stop", "kill", "release", "publish", "export", "import", "dump", "save", "upload",
              "download", "fetch", "send", "sync", "backup", "back up", "restore")),
@@ -138,8 +140,13 @@ def is_question(text: str) -> bool:
 
 
 def _instruction_question(sentence: str) -> bool:
-    """An instruction with a question mark: "can you add a retry?", "move the message up?"."""
+    """An instruction with a question mark: "can you add a retry?", "move the message up?", a
+    problem then "…, is there a way to avoid that?" (the last clause asks for the work)."""
     body = sentence.rstrip(" ?")
+    clause = re.split(r",\s+", body)[-1]
+    if clause is not body and _WAY_TO_RE.match(clause):
+        body = clause
+    body = _WAY_TO_RE.sub("can you ", body)
     asked = _ASK_TO_RE.match(body)
     if asked is None and _QUESTION_START_RE.match(body):
         return False  # "is it ...?", "does it ...?"
@@ -156,6 +163,7 @@ def pasted_terminal(text: str) -> bool:
     return all(_OUTPUT_LINE_RE.match(line) or line.split()[0].lstrip("$").lower() in _SHELL_WORDS for line in lines[1:])
 
 
+_RESUME = {"continue", "go on", "keep going", "resume", "carry on", "proceed", "please continue"}
 _YES = {"yes", "y", "ok", "okay", "sure", "yep", "yup", "yeah", "do it", "go ahead", "sounds good", "looks good", "lgtm",
         "proceed", "go for it", "perfect", "great", "agreed", "please do", "let's do it", "lets do it", "ship it"}
 
@@ -203,6 +211,28 @@ def _refines_previous(body: str, previous: Request | None, said: str) -> bool:
     return _same_words(body, first) or _same_words(summary_of(body, MAX_SUMMARY), first)
 
 
+def foreign(text: str) -> bool:
+    """Most of the message's letters are outside the Latin script (a follow-up in Chinese, Japanese,
+    Russian...): the English cues these rules read (a correction's "no,", "a bare follow-up with no
+    verb", a word count) say nothing about it, so it is never folded into the request before it."""
+    latin = sum(1 for c in text if c.isascii() and c.isalpha())
+    other = sum(1 for c in text if c.isalpha() and not c.isascii() and not "\u00c0" <= c <= "\u024f")
+    return other > latin
+
+
+def _picks_option(body: str, said: str) -> bool:
+    """The user's reply names the option the agent's question offered by the option's own verb
+    ("Would you like me to: 1. Simplify recently modified code 2. Simplify specific files …" →
+    "Simplify the code added in this branch"): it answers the question, the same request."""
+    if not said.rstrip().rstrip("*_`").endswith("?"):
+        return False
+    leads = {found[1] for line in said.splitlines()
+             if (item := re.match(r"^\s*(?:\d+[.)]|[-*•])\s+(?:\*\*)?(?P<text>[^*\n]+)", line))
+             and (found := _verb(item.group("text"))) is not None}
+    mine = _verb(body)
+    return mine is not None and mine[1] in leads and len(body.split()) <= 12
+
+
 def _same_words(one: str, other: str) -> bool:
     def norm(text: str) -> str:
         return " ".join(re.findall(r"[\w']+", text.lower()))
@@ -231,7 +261,13 @@ def directive(text: str) -> tuple[str, str]:
     problem = ""
     for sentence in parts:
         if sentence.rstrip().endswith("?") and _instruction_question(sentence):
-            sentence = _ASK_TO_RE.sub("", sentence.rstrip(" ?"))
+            lead, _, clause = sentence.rstrip(" ?").rpartition(", ")
+            if lead and _WAY_TO_RE.match(clause):  # "there is X in Y, is there a way to avoid that?"
+                found = _verb(_WAY_TO_RE.sub("", clause))
+                if found is not None and found[0] == "fix":
+                    return "fix", lead
+                sentence = clause
+            sentence = _ASK_TO_RE.sub("", _WAY_TO_RE.sub("", sentence.rstrip(" ?")))
         found = _verb(sentence) if not sentence.rstrip().endswith("?") else None
         if found is None and not sentence.rstrip().endswith("?"):
             asked = _asked_to(sentence)
@@ -509,14 +545,16 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
     said_index: int | None = None
     acted = False  # the agent called a tool since the user last spoke
     expanding: Request | None = None  # a slash command's request, the agent not answered yet
+    stopped = False  # the agent's work stopped (interrupt, refused call, API error) since the user last spoke
     for entry in entries:
         if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
             expanding = None
             asked = entry.text.rstrip().rstrip("*_`").endswith("?")
             said, said_index = entry.text, entry.index  # read only if the user accepts or asks to remember
             continue
-        if entry.kind in ("interrupt", "rejected"):
+        if entry.kind in ("interrupt", "rejected", "api_error"):
             interrupted = True
+            stopped = True
             continue
         if entry.kind == "tool_call":
             acted = True
@@ -545,6 +583,16 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             interrupted = asked = False
             said = ""
             continue
+        resumed, stopped = stopped and bool(requests) and text.strip().lower().strip(".!") in _RESUME, False
+        if resumed:  # "continue" after the work stopped: a request to take the stopped work up again
+            previous = requests[-1]
+            requests.append(Request(intent="continue", target=previous.target,
+                                    summary=squash(f"Continue: {previous.summary.split(_REFINED)[0]}", MAX_SUMMARY),
+                                    title=clean_title(squash(f"Continue: {previous.title}", 120)),
+                                    range=(entry.index, entry.index)))
+            interrupted = asked = acted = False
+            said = ""
+            continue
         if is_trivial(text) or is_question(text) or _CHAT_RE.match(prose(text).strip()) or pasted_terminal(text):
             continue
         suggested = _suggested_command(text, said)
@@ -558,6 +606,13 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         if not body or not sentences(body):
             continue  # pasted code or output with no sentence of its own
         words = len(body.split())
+        if foreign(body):  # no English cue can be read in it: a new request unless sent again word for word
+            if requests and _same_words(body, requests[-1].summary.split(_REFINED)[0]):
+                continue
+            interrupted = asked = acted = False
+            said = ""
+            requests.append(_new_request(text, body, entry.index))
+            continue
         cue = bool(_CORRECTION_RE.match(strip_polite(body)))
         # After an interrupt or a refused call, a short message corrects the request only when it is
         # about the same thing: "explore more of the repo" after a refused "show tools" is a new request.
@@ -569,7 +624,7 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         acted = False
         # A short reply to the agent's question ("option 2", "the second one") answers it; an
         # instruction ("continue until all are done") is still a request.
-        answer = asked and words <= 8 and _verb(body) is None
+        answer = asked and ((words <= 8 and _verb(body) is None) or _picks_option(body, said))
         interrupted = asked = False
         if answer and not requests:
             continue
@@ -581,14 +636,18 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             summary = _refined(previous.summary, summary_of(body, MAX_SUMMARY // 2))
             requests[-1] = previous.model_copy(update={"summary": summary, "range": (start, entry.index)})
             continue
-        heading = plan_heading(text)
-        intent, sentence = directive(heading or text)
-        found = _verb(sentence)
-        title = _title(intent, sentence)
-        summary = _plan_summary(text, heading) if heading else summary_of(body, MAX_SUMMARY)
-        requests.append(Request(intent=intent, target=_target(sentence, found[1] if found else None),
-                                summary=summary, title=title, range=(entry.index, entry.index)))
+        requests.append(_new_request(text, body, entry.index))
     return _with_reports(requests, entries)
+
+
+def _new_request(text: str, body: str, index: int) -> Request:
+    """The request a user message starts (its prose ``body``): intent, target, title and summary."""
+    heading = plan_heading(text)
+    intent, sentence = directive(heading or text)
+    found = _verb(sentence)
+    summary = _plan_summary(text, heading) if heading else summary_of(body, MAX_SUMMARY)
+    return Request(intent=intent, target=_target(sentence, found[1] if found else None),
+                   summary=summary, title=_title(intent, sentence), range=(index, index))
 
 
 _REFINED = " — refined: "
