@@ -374,3 +374,42 @@ def test_naming_an_offered_option_answers_the_question_and_a_way_to_avoid_a_prob
     requests = log.extract().requests
     assert [(r.intent, r.title) for r in requests][1:] == [("fix", "Fix sensitive information in that jsonl file"),
                                                            ("change", "Link the PR")]
+
+
+# ---------------------------------------------------------------- attempts (issue 26, third round)
+
+
+def test_an_mcp_tool_error_is_an_attempt_only_when_the_work_changed_to_get_past_it() -> None:
+    log = Log()
+    log.user("QA the CRM tools")
+    log.call("mcp__crm__get-record", {"record_id": "invalid-id"}, "Error executing tool: invalid record id",
+             error=True)
+    log.call("mcp__crm__get-record", {"record_id": "abc"}, "{}")  # the probe answered, nothing was fixed
+    log.call("mcp__crm__create-record", {"data": {"name": "Q", "note": "x"}}, "Error: cannot find attribute note",
+             error=True)
+    log.edit("/w/qa-issues.md")  # the bug documented, not fixed
+    log.call("mcp__crm__create-record", {"data": {"name": "Q"}}, "{}")
+    [noted] = log.extract().attempts
+    assert noted.outcome == "failure" and "not fixed — noted in qa-issues.md" in noted.result
+    log = Log()
+    log.user("fix the CRM server's create")
+    log.call("mcp__crm__create-record", {"data": {"name": "Q"}}, "Error: cannot find attribute note", error=True)
+    log.edit("/w/server/create.ts")
+    log.call("mcp__crm__create-record", {"data": {"name": "Q"}}, "{}")
+    [fixed] = log.extract().attempts
+    assert fixed.outcome == "success" and "after editing create.ts" in fixed.result
+
+
+def test_a_failure_fixed_by_another_command_aimed_at_the_same_ref_is_fixed() -> None:
+    log = Log()
+    log.user("sync main")
+    log.bash("git switch main && git pull --ff-only origin main", "fatal: Not possible to fast-forward, aborting.",
+             exit_code=128)
+    log.say("Local main has diverged from origin/main; I'll keep the local commit on a branch and reset.")
+    log.bash("git status --short --branch", "## main...origin/main [ahead 1, behind 2]")
+    log.bash("git branch backup/main main && git reset --hard origin/main", "HEAD is now at 354de72")
+    log.edit("/w/later.py")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success"
+    assert "ran `git branch backup/main main && git reset --hard origin/main` instead" in attempt.result
+    assert "later.py" not in attempt.result

@@ -218,6 +218,50 @@ def _runs_same_script(interpreter: str, script: str, later: Call, written: dict[
     return body is not None and bool(body) and fuzz.token_set_ratio(script, body) >= 60
 
 
+_NOTE_SUFFIXES = (".md", ".txt", ".rst")
+
+
+def _is_mcp(call: Call) -> bool:
+    """A call of an MCP server's tool (Claude Code names it ``mcp__<server>__<tool>``)."""
+    return call.name.startswith("mcp__")
+
+
+def _targets(call: Call) -> set[str]:
+    """What a command is aimed at, as refs and paths: its positionals after the subcommand, a
+    remote and branch given apart also joined (``git pull origin main`` → ``origin/main``)."""
+    from .commands import main_statement
+
+    _program, args, _tail = main_statement(call.command())
+    words = [a for a in args[1:] if not a.startswith("-")]
+    found = {w for w in words if "/" in w or "." in w}
+    found.update(f"{one}/{two}" for one, two in zip(words, words[1:], strict=False) if "/" not in one + two)
+    return found
+
+
+def _other_route(failed: Call, calls: list[Call], position: int) -> Call | None:
+    """A later command of the same program, another subcommand, that succeeded in changing what the
+    failed one was aimed at (``git pull --ff-only origin main`` diverged → ``git reset --hard
+    origin/main``): the failure fixed another way. Only when the failed check never ran again."""
+    from .commands import main_statement
+
+    if not failed.is_shell:
+        return None
+    program, args, _tail = main_statement(failed.command())
+    targets = _targets(failed)
+    if not program or not args or not targets:
+        return None
+    for later in calls[position + 1:]:
+        if not later.is_shell:
+            continue
+        if same_check(_key(failed), _key(later)):
+            return None
+        other, other_args, _rest = main_statement(later.command())
+        if (later.succeeded and other == program and other_args[:1] != args[:1] and _changes(later)
+                and targets & _targets(later)):
+            return later
+    return None
+
+
 def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
     attempts: list[Attempt] = []
     handled: set[int] = set()
@@ -267,6 +311,25 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                     later.succeeded or error_line(later.result) != error_line(call.result)):
                 fix = later  # without the wrapper the check ran: passed, or failed on something else (its own story)
                 break
+        if fix is None:
+            fix = _other_route(call, calls, position)
+            if fix is not None:  # what changed is what came before that command, not the rest of the log
+                between = calls[position + 1:calls.index(fix)]
+                edited = [f for c in between if c.is_edit and c.succeeded for f in c.files()]
+                ran = []
+        if _is_mcp(call):
+            if fix is None or not (edited or ran):
+                # An MCP tool's error the work never changed to get past: the service answering the
+                # agent's probe (a QA run trying invalid input), not a check of the work that failed.
+                continue
+            if not [f for f in edited if not f.lower().endswith(_NOTE_SUFFIXES)] and not ran:
+                # Only notes written in between (the bug documented): the tool got through with
+                # other input, nothing was fixed.
+                attempts.append(Attempt(trial=f"`{call.describe()}`", result=(
+                    f"failed: {error_line(call.result)}; not fixed — noted in "
+                    f"{', '.join(dict.fromkeys(f.rsplit('/', 1)[-1] for f in edited))}; `{fix.describe()}` "
+                    "then succeeded with other input"), outcome="failure", range=(call.entry.index, fix.end)))
+                continue
         trial = f"`{call.describe()}`"
         times = f" ({repeats} times)" if repeats > 1 else ""
         error = error_line(call.result)
