@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from phase2_fixtures import stage
 from support import make_ws
@@ -142,6 +142,8 @@ def test_a_title_is_never_cut_inside_a_word_for_any_input(text: str) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(_TEXT)
+@example("_ Please")  # an underscore used as a bullet is a mark, like "-" (found by hypothesis)
+@example("_ please rename the helper")
 def test_a_title_has_no_label_in_front_and_no_debris_at_the_end(text: str) -> None:
     title = clean_title(text)
     if not _words(strip_front(text)[0]):

@@ -29,7 +29,7 @@ _LABEL_RE = re.compile(r"^(?:(?:implementation\s+)?plan|proposal|feature|feat|ta
                        r"style|build|ci|test|tests|wip|note|request|story|epic|spike|issue|ticket|re|fw|fwd|"
                        r"summary|goal|objective)(?:\([^)\s]{0,40}\))?\s*[:—–]\s*", re.IGNORECASE)
 _TICKET_RE = re.compile(r"^(?:\[[A-Za-z][A-Za-z0-9]*-\d+\]|\(?[A-Z][A-Z0-9]+-\d+\)?\s*[:—–-]|#\d+\s*[:—–-])\s*")
-_MARK_RE = re.compile(r"^(?:#{1,6}(?=\s)|\[[ xX]?\](?=\s)|[-*+•>◦▪]+(?=\s)|\d{1,2}[.)](?=\s)|[^\w\s`\"'(\[@#/.~$-]+)\s*")
+_MARK_RE = re.compile(r"^(?:#{1,6}(?=\s)|\[[ xX]?\](?=\s)|[-*+•>◦▪_]+(?=\s)|\d{1,2}[.)](?=\s)|[^\w\s`\"'(\[@#/.~$-]+)\s*")
 _POLITE_RE = re.compile(
     r"^(?:please|pls|plz|kindly|can you|could you|would you|will you|can u|could u|i want you to|i'd like you to|"
     r"i would like you to|i need you to|i'd love you to|let's|lets|ok(?:ay)?|now|then|also|and|so|hey|hi|hello|"
