@@ -212,7 +212,7 @@ def halves_table(engine: Any) -> str:
     columns = [dev, held]
     llm = latest_llm_result()
     head = (f"| category | development half ({dev_n} sessions): labels, recall / precision | "
-            f"held-out half ({held_n} sessions): labels, recall / precision |")
+            f"held-out half ({held_n} sessions; studied while tuning since the fifth round): labels, recall / precision |")
     rule = "|---|---|---|"
     if second:  # the second held-out half (split.yaml's held_out_2), once it has labelled sessions
         columns.append(totals([score_session(path, engine) for path in second]))
