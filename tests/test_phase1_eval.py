@@ -170,7 +170,7 @@ def test_update_readme_rewrites_only_the_table_between_its_markers(tmp_path: Pat
     assert text.startswith("# x\n\nbefore\n<!-- extraction-halves:start -->\n| category | development half (")
     assert "old table" not in text and text.endswith("<!-- extraction-halves:end -->\nafter\n")
     split = yaml.safe_load((BENCH / "split.yaml").read_text(encoding="utf-8"))
-    assert f"held-out half ({len(split['held_out'])} sessions)" in text
+    assert f"held-out half ({len(split['held_out'])} sessions;" in text
     for category in ("requests", "decisions", "attempts", "overall"):
         assert f"| {category} | " in text
     assert "python bench/extraction/score.py --half development" in text
