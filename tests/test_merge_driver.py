@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from git_support import clone, commit_all, git, git_env, make_remote, yoi
 
@@ -277,3 +278,26 @@ def test_a_line_both_sides_added_in_different_places_is_kept_once() -> None:
         assert merged.count("new line") == 1 and [line for line in merged if line != "new line"] == base
     # A line the base already had twice stays twice; blank lines are not touched.
     assert merge_lines(["x", "", "x"], ["x", "", "x", "y"], ["z", "x", "", "x"]).count("x") == 2
+
+
+def test_driver_command_runs_without_an_installed_yoi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """yoi run as ``python -m`` from a checkout (no ``yoi`` beside the interpreter, none on PATH):
+    the registered driver is this Python running the CLI module, a command git can run, not a bare
+    ``yoi`` that fails every merge into a conflict."""
+    import shlex
+    import subprocess
+    import sys
+
+    from yoi_tui.core.store import team
+
+    lonely = tmp_path / "bin" / "python3"
+    lonely.parent.mkdir()
+    lonely.symlink_to(sys.executable)
+    monkeypatch.setattr(team.sys, "executable", str(lonely))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    command = team.driver_command()
+    assert command.startswith(f"{shlex.quote(str(lonely))} -m yoi_tui.cli.main merge-driver ")
+    argv = shlex.split(command.replace(" %O %A %B %P", " --help"))
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": str(tmp_path / "empty")}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 0 and "merge-driver" in done.stdout, done.stderr

@@ -10,6 +10,7 @@ are; only the clone's own ``.git/config`` (never tracked) gains the driver.
 from __future__ import annotations
 
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,9 +72,16 @@ def in_git_worktree(root: Path) -> bool:
 
 def driver_command() -> str:
     """The command git runs: the ``yoi`` installed beside this Python when there is one (hooks and
-    GUIs often run git without the virtualenv on PATH), else ``yoi`` from PATH."""
+    GUIs often run git without the virtualenv on PATH), else ``yoi`` from PATH, else this Python
+    running the CLI module (yoi run as ``python -m`` from a checkout: a bare ``yoi`` would fail in
+    every merge, and git would fall back to conflicts with only a "not found" line to show for it)."""
     script = Path(sys.executable).parent / "yoi"
-    program = shlex.quote(str(script)) if script.is_file() else "yoi"
+    if script.is_file():
+        program = shlex.quote(str(script))
+    elif shutil.which("yoi"):
+        program = "yoi"
+    else:
+        program = f"{shlex.quote(sys.executable)} -m yoi_tui.cli.main"
     return f"{program} merge-driver %O %A %B %P"
 
 
