@@ -112,8 +112,20 @@ def run_git(cwd: Path, *args: str, env: dict[str, str], check: bool = True) -> s
 
 
 def git_env(home: Path) -> dict[str, str]:
+    """The environment every git and yoi process of one campaign runs in. Its PATH starts with a
+    ``yoi`` of this checkout (``home/bin/yoi``: this interpreter, ``-m yoi_tui.cli.main``, the
+    repository on PYTHONPATH): the merge driver git runs is ``yoi merge-driver``, and without
+    ``yoi`` on PATH (or with another version installed) every record merge would fall back to
+    git's line merge, or measure other code, without a word."""
     home.mkdir(parents=True, exist_ok=True)
-    return {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
+    bin_dir = home / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "yoi"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m yoi_tui.cli.main "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    pythonpath = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": pythonpath,
+            "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
             "GIT_AUTHOR_NAME": "Team", "GIT_AUTHOR_EMAIL": "team@example.com", "GIT_COMMITTER_NAME": "Team",
             "GIT_COMMITTER_EMAIL": "team@example.com", "GIT_TERMINAL_PROMPT": "0"}
 

@@ -36,6 +36,26 @@ def test_a_small_team_merges_without_a_person(tmp_path: Path) -> None:
     assert run["no_init_clones"] == 1 and run["hook_registrations"] == 1
 
 
+def test_the_campaign_runs_this_checkouts_yoi_whatever_is_on_path(tmp_path: Path) -> None:
+    """git runs the merge driver as `yoi merge-driver`: the campaign's PATH must name this
+    checkout's yoi, or every record merge silently falls back to git's line merge (measured:
+    636 conflicted files in 199 merges of a 10 x 20 run with no yoi on PATH)."""
+    import os
+    import shutil
+    import subprocess
+
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = "/usr/bin:/bin"  # no yoi here
+    try:
+        env = team.git_env(tmp_path / "home")
+    finally:
+        os.environ["PATH"] = saved
+    found = shutil.which("yoi", path=env["PATH"])
+    assert found == str(tmp_path / "home" / "bin" / "yoi")
+    done = subprocess.run(["yoi", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 def test_push_orders_give_byte_identical_live_records(tmp_path: Path) -> None:
     """Issue 30: the same sessions pushed in two orders leave the same bytes in every live record
     after the last pull (and after the grace period) — created_at/updated_at values aside, nothing
