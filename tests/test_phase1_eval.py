@@ -145,9 +145,10 @@ def test_llm_item_ranges_outside_the_chunk_are_dropped(tmp_path: Path) -> None:
 
 
 def test_rules_engine_meets_the_issue_targets_on_the_labelled_set() -> None:
-    # Issue 12's set (every label not in issue 26's split): the rules were built on it.
+    # Issue 12's set (every label in no half of split.yaml): the rules were built on it. The second
+    # held-out half is a measurement, never a target, so it is left out too.
     split = yaml.safe_load((BENCH / "split.yaml").read_text(encoding="utf-8"))
-    later = {Path(n).stem for n in split["development"] + split["held_out"]}
+    later = {Path(n).stem for n in split["development"] + split["held_out"] + (split.get("held_out_2") or [])}
     sessions = [a for p in sorted((BENCH / "labels").glob("*.yaml")) if p.stem not in later
                 for a in ("--session", p.stem)]
     run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--json", *sessions], capture_output=True,
