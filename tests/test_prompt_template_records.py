@@ -152,6 +152,8 @@ def test_a_cjk_title_gets_a_file_name_from_the_latin_words_around_it() -> None:
 
 
 def test_a_retry_that_skips_the_check_is_no_fix() -> None:
+    # Staging written by earlier versions says "fixed — ran `… --no-verify …` instead"; Phase 1 now
+    # stages the truth itself (tests/test_phase1_bypass.py), Phase 2 still reads the old text truly.
     result = ("failed (2 times): husky - pre-commit script failed (code 1); fixed — after running `npm run format`; "
               "ran `git commit --no-verify -m \"X\"` instead; `git commit --no-verify -m \"X\"` then succeeded")
     said = truthful_result('`git commit -m "X"`', result)

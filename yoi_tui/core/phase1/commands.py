@@ -7,6 +7,9 @@ Owns the per-command knowledge of the rules extractor:
   hands over the conflict to resolve (its resolution is a decision, not a fix); an exploratory command (``ls``, ``cat``, ``find``...,
   or an inline ``python -c`` probe) that fails is a look around, not an attempt — unless the
   program itself is missing (``tree: command not found`` is worth remembering);
+- ``check_bypass``: the switch (``--no-verify``, ``git commit -n``, ``HUSKY=0``, ``SKIP=…``, a forced
+  push) with which a later run of a failed check got through by skipping the check, read on the
+  command's own statements (the lexicon is ``store.check_bypass``);
 - ``check_key``: the identity of the check a command runs (program + subcommand + target, with
   ``python3`` = ``python``), so a fix is paired with a later run of the *same* check, never with
   an unrelated command whose text merely looks alike.
@@ -17,6 +20,8 @@ from __future__ import annotations
 import re
 import shlex
 from functools import lru_cache
+
+from ..store.check_bypass import new_bypass, statement_bypasses, variable_bypass
 
 _SPLIT_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _PIPE_RE = re.compile(r"(?<!\|)\|(?!\|)")
@@ -141,6 +146,34 @@ def _positionals(args: list[str]) -> list[str]:
             continue
         out.append(arg)
     return out
+
+
+def _bypasses(command: str) -> list[str]:
+    """The switches that skip a check in any statement of ``command``: an ``export HUSKY=0`` before
+    it counts as much as ``HUSKY=0 git commit``, a ``git commit --no-verify`` before a push as much
+    as one alone. Messages and heredoc bodies are text (``_strip_bodies``), never switches."""
+    found: list[str] = []
+    for statement in _split_unquoted(_SPLIT_RE, _strip_bodies(command)):
+        for segment in _split_unquoted(_PIPE_RE, statement):
+            tokens = _tokens(segment)
+            if tokens[:1] == ["export"]:
+                found.extend(b for b in (variable_bypass(t) for t in tokens[1:]) if b)
+                continue
+            env: list[str] = []
+            while tokens and (_ENV_RE.match(tokens[0]) or tokens[0] in _WRAPPERS or tokens[0] == "env"):
+                word = tokens.pop(0)
+                if _ENV_RE.match(word):
+                    env.append(word)
+            if tokens:
+                found.extend(statement_bypasses(env, normalise_program(tokens[0]), tokens[1:]))
+    return found
+
+
+def check_bypass(command: str, failed: str) -> str:
+    """The switch with which ``command`` (a later run of the check ``failed`` ran into) skips that
+    check instead of passing it — ``--no-verify``, ``-n`` on ``git commit``, ``HUSKY=0``, ``SKIP=…``,
+    a forced push; "" when it has none the failed command did not have already."""
+    return new_bypass(_bypasses(command), _bypasses(failed))
 
 
 def check_key(command: str) -> tuple[str, ...]:

@@ -63,7 +63,9 @@ ATTEMPTS — something that failed, told as ONE item per story.
   its replacement such as python3 for python, the same file read with offset/limit); then trial = the
   failing call and result = "failed: <error>; cause: <why, if the agent said>; fixed — <what changed>;
   <the passing run> then succeeded". Otherwise outcome failure with result "failed: <error>; not fixed
-  in this range". Repeated failures of the same check are one story.
+  in this range". A later run that got through only by skipping the check (git commit --no-verify or -n,
+  HUSKY=0, SKIP=..., a forced push) fixed nothing: outcome failure with result "failed: <error>; not fixed
+  — the check was bypassed by `<that command>`". Repeated failures of the same check are one story.
 
 DISCUSSIONS — a user's question and the substance of the answer (not "Let me check...").
 

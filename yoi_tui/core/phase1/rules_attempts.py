@@ -8,9 +8,13 @@ when a later run of the *same check* passes (``commands.check_key``: the same pr
 target; the same tool on the same file) — or, for a missing program, when the next command aimed at
 the same path succeeds instead, or when the same check run without the failing command's first program
 (``rtk bun run test`` failed, ``bun run test`` passed) runs: passes, or fails on something else,
-which is then a story of its own. What changed in between (the files edited, the command changed) is
-the fix; the agent's first non-tactical sentence after the failure is the cause. Repeated failures
-of the same check are one story. Each attempt's range runs from the failing call to the passing run.
+which is then a story of its own. A later run that got through only by skipping the check
+(``git commit --no-verify``, ``HUSKY=0``, ``SKIP=…``: ``commands.check_bypass``) fixed nothing: the
+story is "not fixed — the check was bypassed by `<that command>`", outcome failure, so what reaches
+staging is already true and no reader has to re-read "fixed". What changed in between (the files
+edited, the command changed) is the fix; the agent's first non-tactical sentence after the failure is
+the cause. Repeated failures of the same check are one story. Each attempt's range runs from the
+failing call to the passing run.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from ..sessions.model import Entry
 from ..store.staging import Attempt
 from .calls import Call
 from .commands import (
+    check_bypass,
     check_key,
     inline_script,
     is_real_failure,
@@ -186,12 +191,17 @@ def _how(failed: Call, fix: Call, edited: list[str], ran: list[str] | None = Non
         changed = f"retried with {', '.join(added)}" if added else ""
     else:
         changed = ""
+    parts = [*_steps(edited, ran), changed] if changed else _steps(edited, ran)
+    return "; ".join(parts) if parts else "the same call succeeded on retry"
+
+
+def _steps(edited: list[str], ran: list[str] | None) -> list[str]:
+    """What was done between a failure and its re-run: "after editing a.py", "after running `x`"."""
     files = list(dict.fromkeys(p.rsplit("/", 1)[-1] for p in edited))
     edits = f"after editing {', '.join(files[:4])}" if files else ""
     commands = list(dict.fromkeys(ran or []))
     steps = f"after running {', '.join(f'`{c}`' for c in commands[:3])}" if commands else ""
-    parts = [p for p in (edits, steps, changed) if p]
-    return "; ".join(parts) if parts else "the same call succeeded on retry"
+    return [p for p in (edits, steps) if p]
 
 
 def _written_by_tool(call: Call) -> dict[str, str]:
@@ -339,6 +349,16 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         if fix is None:
             attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; not fixed in this range",
                                     outcome="failure", range=(call.entry.index, call.end)))
+            continue
+        flag = check_bypass(fix.command(), call.command()) if call.is_shell and fix.is_shell else ""
+        if flag:
+            # It got through only by skipping the check (`git commit --no-verify` after the hook
+            # failed): nobody has seen the check pass, so the story ends "not fixed", said as what
+            # happened. What was tried before still belongs to it.
+            tried = "".join(f"{step}, " for step in _steps(edited, ran))
+            attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; not fixed — {tried}the "
+                                    f"check was bypassed by `{fix.describe()}` (`{flag}`)", outcome="failure",
+                                    range=(call.entry.index, fix.end)))
             continue
         how = _how(call, fix, edited, ran)
         attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — {how}; "

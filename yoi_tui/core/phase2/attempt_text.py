@@ -1,55 +1,55 @@
-"""An attempt's outcome said truthfully: a check that was skipped is not a check that was fixed.
+"""Compatibility for staged attempts that call a skipped check "fixed" (staging of earlier versions).
 
-Phase 1 tells a failure and what followed ("`git commit` failed: husky - pre-commit script failed;
-fixed — ran `git commit --no-verify` instead; … then succeeded"). When the command that "then
-succeeded" is the failed one with a flag or variable that skips the check (``--no-verify``,
-``git commit -n``, ``HUSKY=0``, ``SKIP=…``, a forced push), the failure was bypassed, not fixed,
-and the record says so ("not fixed — the check was bypassed (`--no-verify`): …"). A teammate who
-reads "fixed" trusts the hook passes; it did not.
+Whether a failure was fixed is decided in Phase 1, on the command itself: a later run that got
+through only by skipping the check (``git commit --no-verify`` after the hook failed, ``HUSKY=0``,
+``SKIP=…``, ``git commit -n``, a forced push) is staged as "not fixed — the check was bypassed by
+`<command>`" with outcome failure (``phase1.rules_attempts``, ``phase1.commands.check_bypass``).
+Phase 2 then writes what it reads.
+
+This module stays, small, for text Phase 1's rules did not write that way: staging files written by
+earlier versions ("fixed — ran `git commit --no-verify` instead; … then succeeded") wait on disk
+until a consolidation consumes them — a user who upgrades between the two phases has them, a
+teammate's clone may too — and an LLM engine's attempts are its own words. Both are read here
+with the same lexicon Phase 1 uses (``store.check_bypass``), so the two never disagree on what a
+bypass is. Text already said truthfully is left as it is (``truthful_result`` is idempotent).
 """
 
 from __future__ import annotations
 
 import re
 
-# Flags and variables that skip a check or override a refusal rather than satisfy it.
-_BYPASS_RE = re.compile(r"(?:^|\s)(--no-verify|--no-hooks|--skip-hooks|--skip-checks?|--skip-tests?|--no-lint|"
-                        r"--skip-lint|--force(?:-with-lease)?|HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|"
-                        r"PRE_COMMIT_ALLOW_NO_CONFIG=1|--no-run-if-empty)(?=\s|$|`)")
-_COMMIT_N_RE = re.compile(r"\bgit\s+(?:-\S+\s+)*commit\b[^`]*?\s(-n|-\w*n\w*)(?=\s)")  # git commit -n (== --no-verify)
+from ..store.check_bypass import command_bypasses, new_bypass
+
 _CODE_RE = re.compile(r"`([^`]+)`")
 
 
 def bypass_flag(command: str, failed: str = "") -> str:
-    """The flag in ``command`` that skips a check, when ``failed`` (the command that failed) did
+    """The switch in ``command`` that skips a check, when ``failed`` (the command that failed) did
     not have it; "" when there is none."""
-    for pattern in (_BYPASS_RE, _COMMIT_N_RE):
-        for match in pattern.finditer(command):
-            flag = match.group(1)
-            if flag.startswith("-") and not flag.startswith("--") and pattern is _COMMIT_N_RE:
-                flag = "-n"
-            if flag not in failed.split():
-                return flag
-    return ""
+    return new_bypass(command_bypasses(command), command_bypasses(failed))
 
 
 def truthful_result(trial: str, result: str) -> str:
-    """``result`` with a "fixed — …" that was a bypass said as one; unchanged otherwise."""
+    """``result`` with a "fixed — …" that was a bypass said as one; unchanged otherwise (Phase 1's
+    own "not fixed — the check was bypassed by …" included)."""
     marker = "fixed — "
     at = result.find(marker)
     if at < 0 or result[max(0, at - 4):at].lower().endswith("not "):
         return result
+    failed = " ".join(_CODE_RE.findall(trial)) or trial
     for command in _CODE_RE.findall(result[at:]):
-        flag = bypass_flag(command, trial)
+        flag = bypass_flag(command, failed)
         if flag:
             return f"{result[:at]}not fixed — the check was bypassed (`{flag}`): {result[at + len(marker):]}"
     return result
 
 
 def bypassed_by(trial: str, failed_trials: list[str]) -> str:
-    """The flag with which ``trial`` (a later success) skipped the check the failed trials ran into."""
+    """The switch with which ``trial`` (a later success, as a failure item then a success item of
+    an older or an LLM engine's staging) skipped the check the failed trials ran into."""
+    failed = " ".join(" ".join(_CODE_RE.findall(t)) or t for t in failed_trials)
     for code in _CODE_RE.findall(trial) or [trial]:
-        flag = bypass_flag(code, " ".join(failed_trials))
+        flag = bypass_flag(code, failed)
         if flag:
             return flag
     return ""
