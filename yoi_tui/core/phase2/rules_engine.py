@@ -45,7 +45,7 @@ from ..lint.write_check import source_keys
 from ..retrieval.summary_lists import raw_frontmatter
 from ..runs.body_merge import merge_body, retitle, same_title, title_of_body, with_also_titled
 from ..runs.linted_writer import LintedWriter, format_errors
-from ..store.canonical import canonical_body, canonical_sources, capped_sources
+from ..store.canonical import accumulated_sources, canonical_body, capped_sources
 from ..store.kinds import RecordKind, folder_for, path_for, slug_preference, slugify
 from ..store.models import Source
 from ..store.reader import is_record_text, read_frontmatter_bytes
@@ -150,8 +150,7 @@ class RulesEngine:
             n += 1
         return slug
 
-    @staticmethod
-    def _merge_sources(existing: Any, new: Iterable[Source]) -> tuple[list[Any], bool]:
+    def _merge_sources(self, existing: Any, new: Iterable[Source]) -> tuple[list[Any], bool]:
         items = list(existing) if isinstance(existing, list) else []
         keys = set()
         for item in items:
@@ -163,8 +162,11 @@ class RulesEngine:
                 items.append(source.as_yaml())
                 keys.add(source.key())
                 changed = True
-        # In canonical order (store.canonical), so every push order writes the same list.
-        return (canonical_sources(items) if changed else items), changed
+        # In canonical order and capped (store.canonical), so every push order writes the same list;
+        # a list nothing was added to stays as a person left it.
+        if not changed:
+            return items, False
+        return accumulated_sources(items, [], self.ctx.ws.config.records.sources_max), True
 
     # ------------------------------------------------------------------ upsert
 
@@ -497,7 +499,8 @@ class RulesEngine:
         if self.w.locked(RecordKind.KNOWLEDGE, LESSONS_SLUG):
             self._locked(staging, rel, f"{len(lessons)} lesson line(s)")
             return
-        sources = canonical_sources(self._source(staging, span).as_yaml() for _line, span in lessons)
+        sources = capped_sources((self._source(staging, span).as_yaml() for _line, span in lessons),
+                                 self.ctx.ws.config.records.sources_max)
         body = "\n## Lessons\n" + "".join(f"{line}\n" for line, _span in lessons)
         record = self.w.read(RecordKind.KNOWLEDGE, LESSONS_SLUG) if self.w.index.has(RecordKind.KNOWLEDGE,
                                                                                    LESSONS_SLUG) else None
@@ -521,7 +524,7 @@ class RulesEngine:
         new_body = merge_body(record.body, body)
         if new_body != record.body:
             new_body = canonical_body(new_body)
-        merged = canonical_sources([*(record.meta.get("last_sources") or []), *sources])
+        merged = accumulated_sources(record.meta.get("last_sources"), sources, self.ctx.ws.config.records.sources_max)
         updates: dict[str, Any] = {}
         if merged != record.meta.get("last_sources"):
             updates["last_sources"] = merged

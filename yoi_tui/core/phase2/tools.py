@@ -26,31 +26,16 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from ..lint.write_check import source_keys
 from ..runs.file_tools import FileTools, ToolRefusal
 from ..runs.linted_writer import LintedWriter
 from ..store.atomic import is_locked
+from ..store.canonical import accumulated_sources
 from ..store.kinds import RecordKind, kind_for_path, path_for, slugify
 from ..store.reader import drop_bom, read_exact
 from ..store.records import parse_record_text
 from ..store.writer import new_record_text, render_record
 from .record_fields import staged_items
 from .run_context import Phase2Context
-
-
-def _dedup_sources(items: list[Any]) -> list[Any]:
-    seen: set[tuple[str, int, int]] = set()
-    out: list[Any] = []
-    for item in items:
-        keys = source_keys([item])
-        if not keys:
-            out.append(item)  # malformed: left for the linter to report
-            continue
-        key = next(iter(keys))
-        if key not in seen:
-            seen.add(key)
-            out.append(item)
-    return out
 
 
 class Phase2Tools(FileTools):
@@ -65,6 +50,7 @@ class Phase2Tools(FileTools):
         self.items = staged_items(ctx.staging)  # by the ids the fields mode cites them by
         self.recorded: set[str] = set()  # the items a fields-mode write has cited
         self.candidates = {f"{c.kind}/{c.slug}" for c in ctx.candidates}
+        self._sources_max = ctx.ws.config.records.sources_max
 
     # ------------------------------------------------------------------ writing
 
@@ -133,8 +119,7 @@ class Phase2Tools(FileTools):
             if current and not same_title(current, title):
                 body = with_also_titled(body, title)  # another wording of the title is kept, as Phase 2's rules keep it
             previous = record.meta.get(field)
-            updates: dict[str, Any] = {field: _dedup_sources([*(previous if isinstance(previous, list) else []),
-                                                               *sources])}
+            updates: dict[str, Any] = {field: accumulated_sources(previous, sources, self._sources_max)}
             if kind is RecordKind.DECISION and resolved_status and record.status == "open":
                 updates["status"] = "resolved"
             self.w.read_paths.add(rel)  # merged: every line of the record is kept
@@ -219,11 +204,11 @@ class Phase2Tools(FileTools):
                 cited = [self.staging[s].source.as_yaml() for s in staging_ids]
                 if kind is RecordKind.KNOWLEDGE:
                     previous = old.meta.get(field) if old is not None else []
-                    merged = _dedup_sources([*typed, *cited]) or (list(previous) if isinstance(previous, list) else [])
+                    merged = (accumulated_sources(typed, cited, self._sources_max)
+                              or (list(previous) if isinstance(previous, list) else []))
                 else:
                     previous = old.meta.get(field) if old is not None else []
-                    previous = previous if isinstance(previous, list) else []
-                    merged = _dedup_sources([*previous, *typed, *cited])
+                    merged = accumulated_sources(previous, [*typed, *cited], self._sources_max)
                 updates[field] = merged
         return render_record(record, updates)
 

@@ -72,6 +72,19 @@ def capped_sources(items: Iterable[Any], limit: int) -> list[Any]:
     return result[-limit:] if 0 < limit < len(result) else result
 
 
+def accumulated_sources(previous: Any, new: Iterable[Any], limit: int) -> list[Any]:
+    """What a write that adds ``new`` to a record's ``previous`` sources leaves: both, capped.
+
+    Every writer caps as it adds (Phase 2's rules and its model tools alike), with the rule the merge
+    driver and GC's trim apply: then every state of a record in every clone is the top ``limit`` of
+    the sources it has seen, and merging two such states gives the top ``limit`` of their union —
+    the same list whichever clone pushed first. A record written over the cap and capped only by a
+    later merge would carry one more source in a push order whose last change was no merge.
+    """
+    items = list(previous) if isinstance(previous, list) else []
+    return capped_sources([*items, *new], limit)
+
+
 # --------------------------------------------------------------------------- body
 
 
@@ -295,5 +308,5 @@ def canonical_body(body: str) -> str:
     return text if text.endswith("\n") or not body.endswith("\n") else text + "\n"
 
 
-__all__ = ["LABELS", "MANAGED_SECTIONS", "TRAILER_RE", "Section", "canonical_body", "canonical_sources", "capped_sources",
+__all__ = ["LABELS", "MANAGED_SECTIONS", "TRAILER_RE", "Section", "canonical_body", "accumulated_sources", "canonical_sources", "capped_sources",
            "merge_section", "source_sort_key", "split_sections"]
