@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from ..sessions.model import Entry
+from ..store import prompt_template
 from ..store.staging import Request
 from ..store.titles import clean_title, strip_front
 from .rules_remember import asks_to_remember, remember_request
@@ -510,7 +511,12 @@ def _expanded(command: Request, prompt: str, index: int) -> Request:
     typed without arguments (``/review-pr``) takes what to do from its prompt."""
     start = command.range[0] if command.range else index
     update: dict[str, object] = {"range": (start, index)}
-    if (command.title or "").startswith("Run /"):
+    typed = prompt_template.user_input(prompt)
+    if typed is not None:
+        # A template's prompt: what to do is what was typed into it (nothing: "Run /x" says it all),
+        # never the template's own steps ("Setup: Run check-prerequisites.sh").
+        prompt = typed
+    if (command.title or "").startswith("Run /") and prose(prompt):
         intent, sentence = directive(plan_heading(prompt) or prompt)
         found = _verb(sentence)
         if found is not None:
@@ -575,6 +581,15 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             expanding = None
             continue
         expanding = None
+        typed = prompt_template.user_input(text)
+        if typed is not None:
+            # A prompt template expanded into the message (spec-kit's /speckit.tasks, a Codex custom
+            # prompt): its headings, steps and "You MUST …" are the template author's words; the
+            # request is what the user typed into it. A new request, as a slash command is.
+            requests.append(_template_request(typed, entry.index))
+            interrupted = asked = acted = stopped = False
+            said = ""
+            continue
         # "Yes, and remember that for the future": what it points at, not its words (rules_remember).
         if asks_to_remember(text):
             remembered = remember_request(text, entry.index, said, said_index)
@@ -648,6 +663,21 @@ def _new_request(text: str, body: str, index: int) -> Request:
     summary = _plan_summary(text, heading) if heading else summary_of(body, MAX_SUMMARY)
     return Request(intent=intent, target=_target(sentence, found[1] if found else None),
                    summary=summary, title=_title(intent, sentence), range=(index, index))
+
+
+def _template_request(typed: str, index: int) -> Request:
+    """The request of a prompt template run: what the user ``typed`` into it, read as any message
+    is; with nothing typed, "A prompt template run with no input of its own." (Phase 2 titles that
+    from what the agent reported writing)."""
+    body = prose(typed)
+    if body and sentences(body):
+        return _new_request(typed, body, index)
+    if typed.strip():  # a path or a bit of code, no sentence: said as it is
+        return Request(intent="other", target=squash(typed, 100), summary=squash(typed, MAX_SUMMARY),
+                       title=clean_title(squash(f"{prompt_template.NO_INPUT_TITLE}: {typed}", 120)),
+                       range=(index, index))
+    return Request(intent="run", target="", summary=prompt_template.NO_INPUT_SUMMARY,
+                   title=prompt_template.NO_INPUT_TITLE, range=(index, index))
 
 
 _REFINED = " — refined: "

@@ -45,7 +45,7 @@ _SAVED_RE = re.compile(r"^(?P<what>[A-Z][\w -]{2,40}?)\s+(?:saved|written|create
 _MAX_WORDS = 12  # of an instruction read out of a run-on sentence
 _RUN_ON_ENDS = {"where", "which", "so", "because", "since", "while", "when", "but", "who"}
 _TICKET_URL_RE = re.compile(r"https?://\S+/(?:issues|pull|pulls|merge_requests)/(\d+)")
-_NO_INPUT = "A prompt template run with no input of its own."
+_NO_INPUT = prompt_template.NO_INPUT_SUMMARY
 _STEP_LABEL_RE = re.compile(r"^(?:step\s*\d+|setup|set-up|prerequisites?|preparation|context|load\w*)\s*:", re.IGNORECASE)
 
 
@@ -91,7 +91,11 @@ def done_text(done: str) -> str:
 
 
 def is_template_title(title: str) -> bool:
-    """Whether a title is a prompt template's heading or boilerplate, not an intent ("User Input")."""
+    """Whether a title is a prompt template's heading or boilerplate, not an intent ("User Input"),
+    or the title Phase 1 gives a template run with no input ("Follow the prompt template"): both
+    are read again from what was asked or reported."""
+    if title.strip() == prompt_template.NO_INPUT_TITLE:
+        return True
     return bool(title.strip()) and (prompt_template.is_scaffolding(title)
                                     or prompt_template.heading_words(title) in prompt_template.SCAFFOLD_HEADINGS)
 

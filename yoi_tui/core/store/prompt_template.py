@@ -7,7 +7,10 @@ empty), and boilerplate addressed to the agent ("You **MUST** consider the user 
 proceeding (if not empty).", "All paths must be absolute."). None of that is the user's intent, so
 none of it makes a title or opens a summary. This module owns recognising it, sentence by sentence
 (the form a staged summary or "done" line has): ``is_scaffolding`` says whether one sentence is,
-``strip_scaffolding`` keeps the rest of a text's sentences.
+``strip_scaffolding`` keeps the rest of a text's sentences. On the message as the log holds it,
+``user_input`` reads the part the user typed (the block under the template's "User Input" heading),
+which Phase 1 stages as the request; ``NO_INPUT_SUMMARY`` and ``NO_INPUT_TITLE`` say a run with
+none, and both phases know them.
 
 It is deliberately about the *form* of the text (a heading's words, the agent addressed as "you"
 with MUST/NEVER/ALWAYS, a placeholder), never about one template's wording.
@@ -94,3 +97,41 @@ def strip_scaffolding(text: str) -> str:
 def looks_templated(text: str) -> bool:
     """Whether ``text`` shows a template's marks: a scaffolding sentence among its sentences."""
     return any(is_scaffolding(s) for s in sentences(text))
+
+
+# A template run with nothing typed after its command: said so, in these words, by Phase 1; Phase
+# 2 reads this title as no intent of its own and titles the record from what the agent reported.
+NO_INPUT_SUMMARY = "A prompt template run with no input of its own."
+NO_INPUT_TITLE = "Follow the prompt template"
+
+# The heading a template puts the user's arguments under ("## User Input", "### Arguments").
+_INPUT_HEADING_RE = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]*(?P<hashed>[^\n#]+?)|\*\*(?P<bold>[^\n*]+?)\*\*)[ \t]*:?[ \t]*$",
+                               re.MULTILINE)
+_INPUT_HEADINGS = frozenset({"user input", "input", "arguments", "args", "user arguments"})
+_ANY_HEADING_RE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S", re.MULTILINE)
+_FENCE_LINE_RE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$")
+
+
+def user_input(message: str) -> str | None:
+    """What the user typed into an expanded prompt template: the lines under its "User Input" (or
+    "Arguments") heading up to the next heading, without the fence around them, a placeholder left
+    unexpanded (``$ARGUMENTS``) or the template's own boilerplate ("You **MUST** consider the user
+    input …"). "" when the template ran with no input; None when ``message`` is no template
+    expansion (no such heading, or no boilerplate or placeholder after it: a user's own "## Input"
+    and "## Output" message stays the user's)."""
+    for match in _INPUT_HEADING_RE.finditer(message):
+        if heading_words(match.group("hashed") or match.group("bold") or "") not in _INPUT_HEADINGS:
+            continue
+        rest = message[match.end():]
+        following = _ANY_HEADING_RE.search(rest)
+        block = rest[:following.start()] if following else rest
+        kept = [line for line in block.splitlines() if not _FENCE_LINE_RE.match(line)]
+        # A template's mark after the heading: boilerplate addressed to the agent or a placeholder
+        # (headings alone are not one: a user may lay out a message with "## Input", "## Output").
+        if not any(is_scaffolding(sentence) and heading_words(sentence) not in SCAFFOLD_HEADINGS
+                   for line in rest.splitlines() if line.strip() and not _ANY_HEADING_RE.match(line)
+                   for sentence in sentences(line)):
+            return None
+        typed = [line for line in kept if line.strip() and not is_scaffolding(line)]
+        return "\n".join(typed).strip()
+    return None
