@@ -176,13 +176,34 @@ def check_bypass(command: str, failed: str) -> str:
     return new_bypass(_bypasses(command), _bypasses(failed))
 
 
+# Interpreters whose first operand is the script they run: ``python3 tools/gen.py`` and
+# ``./tools/gen.py`` (or ``tools/gen.py`` from another folder) run the same script.
+_INTERPRETERS = {"python", "node", "ruby", "bash", "sh", "zsh", "perl", "ts-node", "tsx", "php", "bun", "deno"}
+_SCRIPT_RE = re.compile(r"^[\w.@+-]+\.(?:py|sh|bash|zsh|js|mjs|cjs|ts|mts|rb|pl|php)$")
+
+
+def _script(word: str) -> str:
+    """The script file ``word`` names (its base name), "" when it names no script file."""
+    base = word.rsplit("/", 1)[-1]
+    return base if _SCRIPT_RE.match(base) else ""
+
+
 def check_key(command: str) -> tuple[str, ...]:
     """What check the command runs: ``("pnpm", "test", "NavUser.test.tsx")``, ``("git", "push")``,
-    ``("python", "hoge.py")``. Empty for a command with nothing but setup."""
+    ``("hoge.py",)`` for a script, however it is started (``python hoge.py``, ``python3 src/hoge.py``,
+    ``./hoge.py``); ``python -m pytest`` is ``pytest``, and a test's node id (``test_io.py::test_x``)
+    is its file's run. Empty for a command with nothing but setup."""
     program, args, _tail = main_statement(command)
     if not program:
         return ()
-    positional = _positionals(args)
+    if program == "python" and "-m" in args[:-1] and not {"-c", "-"} & set(args[:args.index("-m")]):
+        module = args[args.index("-m") + 1]
+        return check_key(" ".join(shlex.quote(a) for a in [module, *args[args.index("-m") + 2:]]))
+    positional = [p.split("::", 1)[0] for p in _positionals(args)]
+    if _script(program):
+        return (_script(program),)  # a script run by its path: the script is the check
+    if program in _INTERPRETERS and positional[:1] and _script(positional[0]):
+        return (_script(positional[0]),)
     if program in _SUBCOMMAND:
         key: tuple[str, ...] = (program, *positional[:1])
         if positional[:1] and positional[0] in _TEST_WORDS and len(positional) > 1 and program != "git":

@@ -221,10 +221,12 @@ def _written_by_tool(call: Call) -> dict[str, str]:
 def _runs_same_script(interpreter: str, script: str, later: Call, written: dict[str, str]) -> bool:
     """``later`` runs, with the same interpreter, a file written since with much the same text as the
     script that failed inline."""
-    key = check_key(later.command())
-    if len(key) < 2 or key[0] != interpreter:
+    from .commands import main_statement
+
+    key = check_key(later.command())  # a script's run is keyed by the script: ("convert.py",)
+    if len(key) != 1 or main_statement(later.command())[0] != interpreter:
         return False
-    body = next((text for path, text in written.items() if path.rsplit("/", 1)[-1] == key[1]), None)
+    body = next((text for path, text in written.items() if path.rsplit("/", 1)[-1] == key[0]), None)
     return body is not None and bool(body) and fuzz.token_set_ratio(script, body) >= 60
 
 
