@@ -24,6 +24,7 @@ from ..sessions.model import Entry
 from ..store.staging import Activity, Decision, Discussion
 from .calls import Call, pair_calls
 from .rules_attempts import extract_attempts
+from .rules_design import document_designs, heading_recommendations, reasoned_accounts, taken_up_corrections
 from .rules_evidence import (
     accepted_proposals,
     agreed_steers,
@@ -92,8 +93,10 @@ _SUMMARY_RE = re.compile(r"^(?:done|perfect|great|excellent|all (?:done|set)|sum
 _PAST_RE = re.compile(r"^(?:i've|i have|i|we|it|this)?\s*(?:changed|updated|added|moved|removed|replaced|switched|"
                       r"renamed|made|used|set|fixed|created|converted)\b", re.IGNORECASE)
 _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", re.IGNORECASE)
+# How the agent gets a step done, not what the project becomes: a tool, a shell utility, a one-liner,
+# a docs lookup service ("use a Perl one-liner instead", "use Context7 for the docs").
 _TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|grep|rg|"
-                         r"sed|awk|curl|find|ls|cat|head|tail|"
+                         r"sed|awk|curl|find|ls|cat|head|tail|perl|one-?liners?|context7|mcp|jq|heredoc|"
                          r"websearch|todowrite|todo list|plan mode|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
 # The agent naming the way it settles on: "The simplest fix is to drop the re-sort, since …", "the
 # cleanest solution is to add a lint directive" (never "the fix is a one-line removal": that reports it).
@@ -447,8 +450,11 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
     # The user's steer the agent agreed to, a name the user gave, a step made in place of a failed
     # one: each told once (a correction already read from the same message is that decision).
     starts = {d.range[0] for d in evidence if d.range}
-    evidence += [d for d in agreed_steers(entries, calls) + user_names(entries, calls) + fallbacks(entries, calls)
-                 if d.range and d.range[0] not in starts]
+    for later in agreed_steers(entries, calls) + user_names(entries, calls) + fallbacks(entries, calls) \
+            + taken_up_corrections(entries, calls):
+        if later.range and later.range[0] not in starts:
+            evidence.append(later)
+            starts.add(later.range[0])
     # A choice stated inside a story the evidence already tells (the proposal the user accepted, the
     # constraint the user set) is that story, not a second decision.
     spans = [d.range for d in evidence if d.range]
@@ -461,7 +467,13 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
     def turn(index: int) -> int:
         return sum(1 for t in turns if t <= index)
     told = {turn(d.range[0]) for d in found if d.range}
-    found += [d for d in patch_comments(calls) if d.range and turn(d.range[0]) not in told]
+    # So does a choice told without a cue word (a recommendation under its heading, a design written
+    # into a document, a reasoned choice in the agent's account): the first of them in its turn.
+    for quiet in heading_recommendations(entries) + document_designs(calls, entries) + reasoned_accounts(entries) \
+            + patch_comments(calls):
+        if quiet.range and turn(quiet.range[0]) not in told:
+            found.append(quiet)
+            told.add(turn(quiet.range[0]))
     return sorted(found, key=lambda d: d.range or (0, 0))
 
 

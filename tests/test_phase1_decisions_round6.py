@@ -1,0 +1,117 @@
+"""The Phase 1 rules engine's sixth round on decisions (issue 26: decisions told without a cue word on
+unseen sessions), mechanism by mechanism, each on a small constructed log (no line copied from a
+benchmark session); each test fails without its rule, and each has its near miss that stays no decision."""
+
+from __future__ import annotations
+
+from test_phase1_rules import Log
+
+
+def test_a_recommendation_under_its_own_heading_is_a_decision() -> None:
+    log = Log()
+    log.user("compare the REST client and a GraphQL layer for the dashboard")
+    said = log.say("Both work. The REST client already covers every call the dashboard makes.\n\n"
+                   "## Recommendation\n\nKeep the REST client with the generated SDK, no GraphQL layer.\n"
+                   "A schema server would add a deployment for no query we need.")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "Keep the REST client with the generated SDK, no GraphQL layer."
+    assert decision.rationale == "A schema server would add a deployment for no query we need."
+    assert decision.range == (said, said)
+    log = Log()
+    log.user("compare the REST client and a GraphQL layer for the dashboard")
+    log.say("**Recommendation:** move the dashboard to the typed SDK, since the hand-written client drifts.")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("move the dashboard to the typed SDK")
+
+
+def test_a_reviews_verdict_or_a_word_under_the_heading_is_no_decision() -> None:
+    log = Log()
+    log.user("review the pull request")
+    log.say("## Recommendation\n\nAPPROVE ✓")
+    log.say("## Recommendation\n\nDon't close #41 yet: the docs part is still open.")
+    log.say("Decisions are made by the maintainers on Fridays.")
+    assert log.extract().decisions == []
+
+
+def _write(log: Log, path: str, content: str) -> int:
+    return log.call("Write", {"file_path": path, "content": content}, "File created successfully")
+
+
+def test_a_design_written_into_a_document_is_a_decision() -> None:
+    log = Log()
+    log.user("write up how the cache should work")
+    step = _write(log, "/w/docs/design/cache.md",
+                  "# Cache design\n\n## Context\n\nReads dominate.\n\n## Decision\n\n"
+                  "Store entries in SQLite with a TTL column instead of a Redis sidecar.\n"
+                  "One process is easier to ship to the edge boxes.\n")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "Store entries in SQLite with a TTL column instead of a Redis sidecar."
+    assert decision.rationale == "One process is easier to ship to the edge boxes."
+    assert decision.range == (step, step + 1)
+    log = Log()
+    log.user("write up the plan")
+    _write(log, "/w/PLAN.md", "# Plan\n\n- **Approach:** migrate the jobs table in place, one batch per night.\n")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "migrate the jobs table in place, one batch per night."
+
+
+def test_a_document_without_a_decision_heading_or_code_with_one_is_no_decision() -> None:
+    log = Log()
+    log.user("document the cache")
+    _write(log, "/w/docs/cache.md", "# Cache\n\n## Usage\n\nCall `get` with a key.\n")
+    _write(log, "/w/cache.py", "# Decision: this module is generated\nx = 1\n")  # code: not a document
+    # Plan mode's own file is the plan its ExitPlanMode tells.
+    _write(log, "/home/u/.claude/plans/quiet-river.md", "# Plan\n\n## Approach\n\nSplit the cache into two tiers now.\n")
+    assert log.extract().decisions == []
+
+
+def test_a_choice_with_its_reason_in_the_agents_account_is_a_decision() -> None:
+    log = Log()
+    log.user("add the --json flag and release it")
+    log.edit("/w/cli.py")
+    said = log.say("Done. I bumped the version MINOR because the flag is a new, backwards-compatible feature.")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "bumped the version MINOR"
+    assert decision.rationale == "the flag is a new, backwards-compatible feature"
+    assert decision.range == (said, said)
+    log = Log()
+    log.user("write the defaults into the settings file")
+    log.say("I'll deep-merge the settings file so that keys the user set by hand survive.")
+    log.edit("/w/settings.json")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "deep-merge the settings file"
+
+
+def test_a_change_listed_without_a_reason_or_a_tactic_with_one_is_no_decision() -> None:
+    log = Log()
+    log.user("upgrade the framework")
+    log.edit("/w/package.json")
+    log.say("Done. Using 15.5.2 instead of 14, and updated the lockfile.")
+    log.user("rename the field everywhere")
+    log.say("I'll use a Perl one-liner because sed on macOS lacks -i without a suffix.")
+    log.say("I'll check the remaining call sites because some are generated.")
+    log.say("I'll use Context7 since the library's docs changed recently.")
+    assert log.extract().decisions == []
+
+
+def test_the_agent_taking_up_the_users_correction_is_a_decision() -> None:
+    log = Log()
+    log.user("make the port configurable")
+    log.edit("/w/server.py")
+    fix = log.user("that reads an env var nobody sets; the port belongs in config.toml")
+    log.say("You're right! I'll read the port from config.toml instead and drop the env var.")
+    step = log.edit("/w/server.py")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "read the port from config.toml instead and drop the env var"
+    assert "config.toml" in decision.rationale
+    assert decision.range == (fix, step + 1)
+
+
+def test_agreeing_with_a_bug_report_and_looking_into_it_is_no_decision() -> None:
+    log = Log()
+    log.user("make the port configurable")
+    log.edit("/w/server.py")
+    log.user("the server still starts on 8080")
+    log.say("You're right. I'll check where the port is read.")
+    log.bash("grep -rn port /w")
+    assert log.extract().decisions == []

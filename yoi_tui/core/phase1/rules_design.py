@@ -1,0 +1,314 @@
+"""Decisions the rules extractor reads where no choice cue word is ("instead of", "we'll use"): the
+shape of the text says a choice was made (issue 26: decisions on unseen sessions).
+
+Owns four kinds of decision evidence, each a general mechanism:
+
+- **a recommendation under its own heading** in the agent's message ("## Recommendation" /
+  "**Decision:**" followed by "Stick with the SDK, no GraphQL") — the line under it is the choice;
+- **a design written into a document**: an edit or a write of a prose file (a plan, a design note,
+  an ADR) whose added text has a Decision / Approach / Recommendation heading or a "Decision:" line;
+- **a choice with its reason in the agent's account** (its commentary or its final summary): "bumped
+  the version MINOR because the flag is a new feature", "I'll deep-merge the settings file so that
+  user keys survive" — a choice verb and a reason; a change listed without a reason ("Using 15.5.2
+  instead of 14") stays a change summary, and a step of the agent's own work (a look-up, a one-liner,
+  a docs tool) is a tactic, not a decision;
+- **the agent taking up the user's correction**: "You're right! I'll read the path from the config
+  instead" right after the user's message — the agent's restated plan is the choice, the user's words
+  its reason.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..sessions.model import Entry
+from ..store.staging import Decision
+from .calls import Call
+from .rules_evidence import _added_text, _first_change_after
+from .rules_requests import is_trivial
+from .text import prose, sentences, short_title, squash
+
+# ---------------------------------------------------------------- a recommendation under a heading
+
+_VERDICT_HEAD_RE = re.compile(
+    r"^\s*(?:#{1,4}\s*|[-*]\s+)?(?:\*\*|__)?\s*(?:\d+[.)]\s*)?(?:my |our |the |final )?(?:recommendations?|recommended "
+    r"(?:approach|option|path|fix|solution|choice)|decisions?|verdict|proposed (?:approach|solution|fix|design)|"
+    r"suggested (?:approach|solution|fix)|chosen (?:approach|option|solution|design)|my (?:suggestion|pick))\s*"
+    r"(?:\*\*|__)?\s*[:—–-]?\s*(?:\*\*|__)?\s*(?P<rest>.*)$", re.IGNORECASE)
+# A review's or a triage's verdict ("Approve", "LGTM", "keep #12 open") answers a question; it designs nothing.
+_VERDICT_RE = re.compile(r"^(?:approve|reject|lgtm|request changes|merge|close|don'?t close|do not close|keep (?:it|this|"
+                         r"the \w+|#\d+) open)\b|#\d+|\b(?:pr|pull request|issue)\b", re.IGNORECASE)
+_HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+\S|(?:\*\*|__)[^*_]{2,60}(?:\*\*|__):?\s*$)")
+_MARKUP_RE = re.compile(r"\*\*|__|^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
+_REASON_RE = re.compile(r"\b(?:because|since|so that|to avoid|to keep|to prevent|to preserve|to ensure|given that|"
+                        r"as (?:the|it|this|that|there|we|they|its|each)\b)|\s[—–]\s|:\s", re.IGNORECASE)
+
+
+def _clean_line(line: str) -> str:
+    return " ".join(_MARKUP_RE.sub("", line).split()).strip(" :—–-")
+
+
+def _under_heading(lines: list[str], start: int) -> tuple[str, str]:
+    """(the first line under the heading at ``start``, the reason in its section or "")."""
+    chosen, why = "", ""
+    for line in lines[start + 1:]:
+        if not line.strip():
+            continue
+        if _HEADING_RE.match(line) or re.match(r"^\s*#", line):
+            if chosen:
+                break
+            continue  # "## Recommendation\n### Option B" - the sub-heading names it
+        text = _clean_line(line)
+        if not chosen:
+            chosen = text
+            continue
+        why = text
+        break
+    return chosen, why
+
+
+def _verdict(text: str) -> tuple[str, str] | None:
+    lines = prose(text).splitlines()
+    for number, line in enumerate(lines):
+        match = _VERDICT_HEAD_RE.match(line)
+        if match is None:
+            continue
+        rest = _clean_line(match.group("rest"))
+        heading = bool(re.match(r"^\s*(?:#{1,4}\s|(?:\*\*|__))", line)) or line.rstrip().endswith(":") or bool(rest)
+        if not heading or (rest and not re.match(r"^\s*(?:#{1,4}\s*)?(?:\*\*|__)?[^:]{0,40}(?:\*\*|__)?\s*[:—–-]",
+                                                   line) and not line.lstrip().startswith("#")):
+            continue  # "Decisions are made by the team" is a sentence, not a heading
+        chosen, why = (rest, "") if len(rest.split()) >= 2 else _under_heading(lines, number)
+        if len(re.findall(r"[A-Za-z]{2,}", chosen)) < 3 or chosen.endswith("?") or _VERDICT_RE.search(chosen):
+            continue  # "APPROVE ✓", "Don't close #12 yet": a review's verdict, not a design
+        parts = sentences(chosen)
+        first = parts[0] if parts else chosen
+        if not why and len(parts) > 1:
+            why = " ".join(parts[1:])
+        return first, why
+    return None
+
+
+def heading_recommendations(entries: list[Entry]) -> list[Decision]:
+    """A recommendation or a decision the agent writes under its own heading."""
+    decisions: list[Decision] = []
+    for entry in entries:
+        if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
+            continue
+        lowered = entry.text.lower()
+        if not any(w in lowered for w in ("recommend", "decision", "verdict", "proposed", "suggest", "chosen",
+                                          "my pick")):
+            continue  # cheap test first
+        found = _verdict(entry.text)
+        if found is None:
+            continue
+        chosen, why = found
+        decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                                  rationale=squash(why or "the agent's recommendation", 240),
+                                  range=(entry.index, entry.index)))
+    return decisions
+
+
+# ---------------------------------------------------------------- a design written into a document
+
+_PROSE_FILES = (".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".org")
+_DOC_HEAD_RE = re.compile(
+    r"^\s*#{1,5}\s*(?:\d+(?:\.\d+)*[.)]?\s*)?(?:(?:key |design |architecture |architectural |technical )?decisions?|"
+    r"(?:chosen |proposed |recommended |selected )?approach|recommendations?|design choices?|chosen (?:option|solution)|"
+    r"(?:proposed |chosen )?solution)\b[^\n]*$", re.IGNORECASE)
+_DOC_LABEL_RE = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:decision|chosen|choice|approach|recommendation)"
+                           r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<chosen>\S.{4,})$", re.IGNORECASE)
+
+
+def _doc_design(added: str) -> tuple[str, str] | None:
+    lines = added.splitlines()
+    for number, line in enumerate(lines):
+        label = _DOC_LABEL_RE.match(line)
+        if label is not None:
+            chosen = _clean_line(label.group("chosen"))
+            parts = sentences(chosen)
+            if parts and len(parts[0].split()) >= 2:
+                return parts[0], " ".join(parts[1:])
+        if _DOC_HEAD_RE.match(line):
+            chosen, why = _under_heading(lines, number)
+            if len(chosen.split()) >= 3 and not chosen.endswith((":", "?")):
+                parts = sentences(chosen)
+                return parts[0], why or " ".join(parts[1:])
+    return None
+
+
+def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
+    """A design decision the agent writes into a document (a plan, a design note, an ADR): the line
+    under its Decision / Approach heading, or its "Decision:" line; once a file per user turn."""
+    turns = [e.index for e in entries if e.role == "user" and e.kind in (None, "message", "command")]
+    decisions: list[Decision] = []
+    told: set[tuple[int, str]] = set()
+    for call in calls:
+        if not call.is_edit or call.failed or call.rejected:
+            continue
+        files = call.files()
+        if not files or not all(f.lower().endswith(_PROSE_FILES) for f in files) or any(
+                "/.claude/plans/" in f.replace("\\", "/") for f in files):
+            continue  # plan mode's own file is told by its ExitPlanMode
+        added = _added_text(call)
+        lowered = added.lower()
+        if not any(w in lowered for w in ("decision", "approach", "recommend", "solution", "chosen", "choice")):
+            continue  # cheap test first
+        found = _doc_design(added)
+        if found is None:
+            continue
+        turn = sum(1 for t in turns if t <= call.entry.index)
+        key = (turn, files[0])
+        if key in told:
+            continue
+        told.add(key)
+        chosen, why = found
+        name = files[0].rsplit("/", 1)[-1]
+        decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                                  rationale=squash(why or f"written into {name}", 240),
+                                  range=(call.entry.index, call.end)))
+    return decisions
+
+
+# ---------------------------------------------------------------- a reasoned choice in the agent's account
+
+# A step of the agent's own work, whatever the reason given: a look-up, a retry, a tool to use.
+_LOOKUP = (r"(?:check|look|read|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|"
+           r"query|scan|list|confirm|test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|"
+           r"summari[sz]e|explain|figure|understand|run|re-?run|retry|try|compare|gather|collect|map|note|"
+           r"double-check|probe|poll|capture|print|dump|reproduce|rebuild|build|install|clone|download|load|"
+           r"analy[sz]e|examine|identify|locate|determine|evaluate|validate|focus|keep going|move on|proceed)")
+_LOOKUP_ING = (r"(?:checking|looking|reading|inspecting|searching|grepping|verifying|investigating|exploring|"
+               r"examining|opening|reviewing|fetching|pulling|querying|scanning|listing|confirming|testing|debugging|"
+               r"finding|tracing|digging|taking|starting|waiting|asking|running|re-?running|retrying|trying|comparing|"
+               r"gathering|collecting|mapping|probing|polling|capturing|printing|dumping|reproducing|rebuilding|"
+               r"building|installing|cloning|downloading|loading|analy[sz]ing|identifying|locating|determining|"
+               r"evaluating|validating|focusing|proceeding|going|getting|doing|working|thinking|considering)")
+_TACTIC_RE = re.compile(r"\b(?:perl|one-?liners?|context7|mcp|jq|heredoc|here-doc|sed|awk|grep|rg|ripgrep|curl|"
+                        r"web ?search|web ?fetch|the (?:docs|documentation) (?:tool|server|lookup)|subagents?|"
+                        r"(?:temporary|throwaway|quick|small|scratch) (?:python |shell |bash |node )?script|"
+                        r"python (?:one-?liner|snippet)|the (?:\w+ )?tool\b|todo ?list|plan mode|"
+                        r"the (?:read|grep|glob|bash|edit|write) tool|skills?|(?:the |a )?[\w-]+ workflow|the [\w-]+ skill|"
+                        r"(?:for|in) (?:execution|isolation)|guidance)\b", re.IGNORECASE)
+_AGENT = r"(?:i|we)"
+# The choice: the agent's future step ("I'll deep-merge …") or a choice verb in its account
+# ("bumped the version MINOR because …", "kept the flag since …"); never a listed change verb
+# alone ("Added …", "Updated …"), which tells what changed, not what was chosen.
+_CHOICE_VERB = (r"(?:chose|picked|went with|opted (?:for|to)|kept|left|used|bumped|pinned|defaulted|deep-merged|"
+                r"merged|preferred|avoided|skipped|limited|capped|treated|stuck with)")
+_FUTURE_RE = re.compile(rf"^(?:(?:so|then|next|instead|now),?\s+)?{_AGENT}(?:'ll| will| should| am going to|'m going to|"
+                        rf"'d)\s+(?:also\s+|just\s+|simply\s+)?(?!{_LOOKUP}\b|be\b|need\b|have\b|get\b|want\b|do\b|"
+                        rf"make sure\b|leave (?:it|that|this) (?:there|for now)\b)(?P<chosen>.+)$", re.IGNORECASE)
+_PAST_CHOICE_RE = re.compile(rf"^(?:(?:i|we)(?:'ve| have)?\s+)?(?P<chosen>{_CHOICE_VERB}\b.+)$", re.IGNORECASE)
+_USING_RE = re.compile(rf"^(?:{_AGENT}(?:'m| am|'re| are)\s+)(?!{_LOOKUP_ING}\b)(?P<chosen>(?:using|keeping|leaving|"
+                       r"bumping|pinning|deep-merging|merging|treating|defaulting|sticking with|going with|opting for|"
+                       r"choosing|preferring)\b.+)$", re.IGNORECASE)
+_WHY_RE = re.compile(r"\s*,?\s+\b(?:because|since|so that|so (?:existing|any|users?|callers?|nothing|no|that)\b|to avoid|to keep|to prevent|to preserve|to ensure|to stay|given that|"
+                     r"as (?:the|it|this|that|there|we|they|its|each)\b)\s*(?P<why>.{6,})$", re.IGNORECASE)
+_CONTRAST_RE = re.compile(r"\b(?:instead of|rather than)\b", re.IGNORECASE)
+_DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culprit|cause|error)\b|\bfailed\b|"
+                           r"\b(?:error|exception|traceback)\b", re.IGNORECASE)
+_LINT_RE = re.compile(r"\b[A-Z]{1,4}\d{3,5}\b|\S+\.\w+:\d+(?::\d+)?|\((?:staticcheck|gocritic|revive|eslint|ruff|clippy|"
+                      r"pylint|golangci\S*|[a-z]+lint)\)", re.IGNORECASE)
+
+
+def reasoned_choice(sentence: str) -> tuple[str, str] | None:
+    """(chosen, why) when ``sentence`` states a choice of the agent's with its reason."""
+    plain = sentence.replace("\u2019", "'").strip().rstrip(".!")
+    if plain.endswith("?") or len(plain.split()) < 5 or _LINT_RE.search(plain):
+        return None
+    match = _FUTURE_RE.match(plain) or _PAST_CHOICE_RE.match(plain) or _USING_RE.match(plain)
+    if match is None:
+        return None
+    chosen = match.group("chosen")
+    why = _WHY_RE.search(chosen)
+    if why is None or why.start() < 8:
+        return None
+    chosen, reason = chosen[: why.start()].strip(" ,;:—-"), why.group("why").strip()
+    if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen) or _DIAGNOSIS_RE.search(chosen):
+        return None
+    if re.match(r"(?:i|we)\b|let me\b|(?:i|we)'(?:m|re)\b", reason, re.IGNORECASE) and not _CONTRAST_RE.search(chosen):
+        return None  # "… since I need the logs" - the agent's own need, not the project's
+    return chosen, reason
+
+
+def reasoned_accounts(entries: list[Entry]) -> list[Decision]:
+    """The agent's commentary or final summary stating a choice with its reason (one a message)."""
+    decisions: list[Decision] = []
+    for entry in entries:
+        if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
+            continue
+        lowered = entry.text.lower()
+        if not any(w in lowered for w in ("because", "since", "so that", "to avoid", "to keep", "to prevent",
+                                          "to preserve", "to ensure", "to stay", "given that", " as ", " so ")):
+            continue  # cheap test first
+        for sentence in sentences(prose(entry.text)):
+            found = reasoned_choice(sentence)
+            if found is None:
+                continue
+            chosen, why = found
+            decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                                      rationale=squash(why, 240), range=(entry.index, entry.index)))
+            break
+    return decisions
+
+
+# ---------------------------------------------------------------- the agent taking up a correction
+
+_CONCEDE_RE = re.compile(r"^(?:you'?re (?:absolutely |totally |completely |quite |so )?right|good (?:catch|point|call)|"
+                         r"fair (?:point|enough)|my (?:mistake|bad)|ah,? (?:i see|right|got it|yes)|oops|"
+                         r"(?:i )?understood|got it|sorry)\b[\s,.!:;—–-]*", re.IGNORECASE)
+# Looking into what the user said is no new plan ("You're right. I'll check where the port is read").
+_LOOK_INTO = (r"(?:check|look|investigate|verify|search|see|inspect|debug|find|trace|dig|explore|examine|review|run|"
+              r"re-?run|try|test|confirm|figure|understand|take a look|double-check)")
+_TAKE_UP_RE = re.compile(rf"^(?:(?:so|then|instead),?\s+)?(?:{_AGENT}(?:'ll| will| should|'m going to| am going to)|"
+                         rf"let me|let's)\s+(?:also\s+|just\s+)?(?!{_LOOK_INTO}\b)(?P<chosen>.{{6,}})$", re.IGNORECASE)
+
+
+def taken_up_corrections(entries: list[Entry], calls: list[Call]) -> list[Decision]:
+    """The user's message and the agent conceding it with a new plan ("You're right! I'll … instead")."""
+    decisions: list[Decision] = []
+    spoke = False
+    for position, entry in enumerate(entries):
+        if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
+            if spoke and not is_trivial(entry.text):
+                decision = _taken_up(entries, position, calls)
+                if decision is not None:
+                    decisions.append(decision)
+            spoke = False
+        elif entry.role == "assistant" and entry.kind in (None, "message", "tool_call"):
+            spoke = True
+    return decisions
+
+
+def _taken_up(entries: list[Entry], position: int, calls: list[Call]) -> Decision | None:
+    user = entries[position]
+    reply = next((e for e in entries[position + 1:] if e.role in ("user", "assistant")
+                  and e.kind in (None, "message", "tool_call")), None)
+    if reply is None or reply.role != "assistant" or reply.kind == "tool_call":
+        return None
+    said = prose(reply.text).replace("\u2019", "'").strip()
+    opener = _CONCEDE_RE.match(said)
+    if opener is None:
+        return None
+    body = prose(user.text)
+    if not body or len(body.split()) > 80:
+        return None
+    chosen = ""
+    for sentence in sentences(said[opener.end():]):
+        match = _TAKE_UP_RE.match(sentence.rstrip(".!"))
+        if match is None:
+            continue
+        text = match.group("chosen")
+        if _TACTIC_RE.search(text):
+            return None
+        if _CONTRAST_RE.search(text) or re.search(r"\binstead\b", text, re.IGNORECASE) or re.match(
+                r"(?:use|switch|revert|keep|move|remove|drop|change|replace|put|make|store|read|rename|restore|"
+                r"undo|leave|go back|stick)\b", text, re.IGNORECASE):
+            chosen = text
+            break
+    if not chosen:
+        return None
+    end = _first_change_after(entries, calls, reply.index)
+    return Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                    rationale=squash(f"the user pointed out: {body}", 240), range=(user.index, end))
