@@ -115,3 +115,35 @@ def test_agreeing_with_a_bug_report_and_looking_into_it_is_no_decision() -> None
     log.say("You're right. I'll check where the port is read.")
     log.bash("grep -rn port /w")
     assert log.extract().decisions == []
+
+
+_TASKS = ("# Tasks: Billing export\n\n**Input**: design documents from specs/002-billing/\n\n"
+          "Tests come before implementation, so every story starts with its failing contract test.\n\n"
+          + "".join(f"- [ ] T{n:03d} Step {n} of the export\n" for n in range(1, 30)))
+
+
+def test_a_planning_document_written_from_its_title_is_a_decision_wherever_it_is_written() -> None:
+    log = Log()
+    log.user("/tasks")
+    step = log.bash(f"cat <<'EOF' > specs/002-billing/tasks.md\n{_TASKS}EOF")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "Tasks: Billing export (specs/002-billing/tasks.md)"
+    assert decision.rationale == "Tests come before implementation, so every story starts with its failing contract test."
+    assert decision.range == (step, step + 1)
+    log = Log()
+    log.user("/plan")
+    log.call("apply_patch", {"input": ""}, "Success")  # placeholder: a call that writes nothing
+    log.entries[-2] = log.entries[-2].model_copy(update={"tool_input": "*** Begin Patch\n*** Add File: docs/design/export.md\n"
+                                                          + "".join(f"+{line}\n" for line in _TASKS.splitlines())
+                                                          + "*** End Patch"})
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("Tasks: Billing export")
+
+
+def test_a_line_changed_in_a_plan_or_a_readme_written_is_no_decision() -> None:
+    log = Log()
+    log.user("fix the typo in the spec")
+    log.call("Edit", {"file_path": "/w/specs/002-billing/spec.md", "old_string": "teh", "new_string": "the export"}, "ok")
+    log.bash(f"cat > README.md <<'EOF'\n{_TASKS}EOF")  # not a planning document
+    log.bash(f"cat <<'EOF' > specs/002-billing/tasks.md\n{_TASKS}EOF", "no space left", exit_code=1)  # failed
+    assert log.extract().decisions == []

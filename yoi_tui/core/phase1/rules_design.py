@@ -137,36 +137,79 @@ def _doc_design(added: str) -> tuple[str, str] | None:
     return None
 
 
+# A document that plans the work (a spec, a plan, a task list, a design note, an ADR, an RFC): writing
+# one lays the design down even when no line says "Decision" (the spec-kit `specs/001-x/tasks.md`).
+_PLAN_DOC_RE = re.compile(r"(?:^|/)(?:specs?|plans?|design|designs|adrs?|rfcs?|decisions?|proposals?)/[^/]+\.(?:md|mdx|"
+                          r"markdown|rst|txt)$|(?:^|/)[\w-]*(?:plan|design|spec|tasks|adr|rfc|proposal|architecture|"
+                          r"roadmap|decisions?)[\w-]*\.(?:md|mdx|markdown|rst)$", re.IGNORECASE)
+# A shell writing a file from a heredoc: `cat <<'EOF' > specs/tasks.md`, `cat > notes.md <<EOF`, `tee x.md <<EOF`.
+_HEREDOC_WRITE_RE = re.compile(r"\b(?:cat|tee)\s+(?:-a\s+)?(?:>{1,2}\s*(?P<p1>[^\s<>|;&]+)\s+)?(?P<p0>[^\s<>|;&-][^\s<>|;&]*\s+)?"
+                               r"<<-?\s*['\"]?(?P<tag>\w+)['\"]?(?:\s*>{1,2}\s*(?P<p2>[^\s<>|;&]+))?[^\n]*\n"
+                               r"(?P<body>.*?)\n\s*(?P=tag)\b", re.DOTALL)
+_LABEL_LINE_RE = re.compile(r"^[\w /-]{2,30}(?:\*\*|__)?\s*:")  # "**Prerequisites**: plan.md" is metadata
+_TITLE_RE = re.compile(r"^#\s+(?P<title>.+)$", re.MULTILINE)
+# A plan written from its title down, or at some length - not a line changed in one (the logs cut long
+# strings, so characters are counted, not lines).
+_MIN_PLAN_CHARS = 700
+
+
+def written_documents(call: Call) -> list[tuple[str, str]]:
+    """(path, added text) of each prose file ``call`` writes: an edit's or a write's added text, or a
+    shell heredoc into a file."""
+    if call.is_edit:
+        files = [f for f in call.files() if f.lower().endswith(_PROSE_FILES)]
+        return [(files[0], _added_text(call))] if files and len(files) == len(call.files()) else []
+    if not call.is_shell or "<<" not in call.command():
+        return []
+    found: list[tuple[str, str]] = []
+    for match in _HEREDOC_WRITE_RE.finditer(call.command()):
+        path = (match.group("p1") or match.group("p2") or (match.group("p0") or "")).strip().strip("'\"")
+        if path.lower().endswith(_PROSE_FILES):
+            found.append((path, match.group("body")))
+    return found
+
+
+def _plan_summary(text: str) -> tuple[str, str]:
+    """What a planning document lays down, in a line: its title, and its first sentence of prose."""
+    title = _TITLE_RE.search(text)
+    body = re.sub(r"^\s*(?:#.*|(?:[-*]\s+)?(?:\*\*|__)[^*_\n]{1,40}(?:\*\*|__)\s*:.*)$", "", text, flags=re.MULTILINE)
+    first = next((s for s in sentences(prose(body))
+                  if len(s.split()) >= 6 and not s.startswith(("**", "|", "<!--", "[")) and not _LABEL_LINE_RE.match(s)), "")
+    return (_clean_line(title.group("title")) if title else ""), _clean_line(first)
+
+
 def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
-    """A design decision the agent writes into a document (a plan, a design note, an ADR): the line
-    under its Decision / Approach heading, or its "Decision:" line; once a file per user turn."""
+    """A design decision the agent writes into a document (a plan, a design note, an ADR, a task
+    list): the line under its Decision / Approach heading, its "Decision:" line, or - for a planning
+    document of some length - what the document lays down; once a file per user turn."""
     turns = [e.index for e in entries if e.role == "user" and e.kind in (None, "message", "command")]
     decisions: list[Decision] = []
     told: set[tuple[int, str]] = set()
     for call in calls:
-        if not call.is_edit or call.failed or call.rejected:
+        if call.failed or call.rejected or not (call.is_edit or call.is_shell):
             continue
-        files = call.files()
-        if not files or not all(f.lower().endswith(_PROSE_FILES) for f in files) or any(
-                "/.claude/plans/" in f.replace("\\", "/") for f in files):
-            continue  # plan mode's own file is told by its ExitPlanMode
-        added = _added_text(call)
-        lowered = added.lower()
-        if not any(w in lowered for w in ("decision", "approach", "recommend", "solution", "chosen", "choice")):
-            continue  # cheap test first
-        found = _doc_design(added)
-        if found is None:
-            continue
-        turn = sum(1 for t in turns if t <= call.entry.index)
-        key = (turn, files[0])
-        if key in told:
-            continue
-        told.add(key)
-        chosen, why = found
-        name = files[0].rsplit("/", 1)[-1]
-        decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
-                                  rationale=squash(why or f"written into {name}", 240),
-                                  range=(call.entry.index, call.end)))
+        for path, added in written_documents(call):
+            if "/.claude/plans/" in path.replace("\\", "/"):
+                continue  # plan mode's own file is told by its ExitPlanMode
+            found = _doc_design(added) if any(w in added.lower() for w in (
+                "decision", "approach", "recommend", "solution", "chosen", "choice")) else None
+            name = path.rsplit("/", 1)[-1]
+            if found is None and _PLAN_DOC_RE.search(path) and (len(added.strip()) >= _MIN_PLAN_CHARS
+                                                                      or _TITLE_RE.search(added)):
+                title, first = _plan_summary(added)
+                if title or first:
+                    found = (f"{title or name} ({path})", first)
+            if found is None:
+                continue
+            turn = sum(1 for t in turns if t <= call.entry.index)
+            if (turn, path) in told:
+                continue
+            told.add((turn, path))
+            chosen, why = found
+            decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                                      rationale=squash(why or f"written into {name}", 240),
+                                      range=(call.entry.index, call.end)))
+            break
     return decisions
 
 
