@@ -51,3 +51,59 @@ def test_python_dash_m_and_a_test_node_id_are_the_runs_they_name() -> None:
     fixed = log.bash("pytest -q", "12 passed")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+
+
+def test_a_throwaway_script_rewritten_under_another_name_is_the_same_check() -> None:
+    log = Log()
+    log.user("check the flag is generated from the setting")
+    failed = log.bash("rm -rf /tmp/flagtest* && cat > /tmp/check-flags.js << 'EOF'\nimport { flags } from "
+                      "'/w/dist/flags.js';\nconsole.log(flags({ unsafe: false }));\nconsole.log(flags({ unsafe: true "
+                      "}));\nEOF\nnode /tmp/check-flags.js", "zsh: no matches found: /tmp/flagtest*\nError: Cannot find "
+                      "module '/tmp/check-flags.js'", exit_code=1)
+    fixed = log.bash("cat > /tmp/check-flags-2.js << 'EOF'\nimport { flags } from '/w/dist/flags.js';\n"
+                     "console.log(flags({ unsafe: false }));\nconsole.log(flags({ unsafe: true }));\nEOF\n"
+                     "node /tmp/check-flags-2.js", "--safe\n--unsafe")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+    # Another script under another name is another check.
+    log = Log()
+    log.user("check the flag is generated from the setting")
+    log.bash("cat > /tmp/a.js << 'EOF'\nimport { flags } from '/w/dist/flags.js';\nconsole.log(flags({}));\nEOF\n"
+             "node /tmp/a.js", "Error: Cannot find module '/w/dist/flags.js'", exit_code=1)
+    log.bash("cat > /tmp/b.js << 'EOF'\nconst fs = require('fs');\nfor (const f of fs.readdirSync('/w/dist')) "
+             "process.stdout.write(f + '\\n');\nEOF\nnode /tmp/b.js", "index.js")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"
+
+
+def test_a_missing_program_is_fixed_by_the_next_command_that_met_the_need() -> None:
+    log = Log()
+    log.user("find where the retry policy is set")
+    failed = log.bash('rg -n "retry_policy"', "bash: rg: command not found", exit_code=127)
+    fixed = log.bash('grep -rn "retry_policy" --include=*.py .', "./svc/http.py:12: retry_policy = 3")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+    assert "ran `grep -rn" in attempt.result
+    # The next command failing too met nothing.
+    log = Log()
+    log.user("find where the retry policy is set")
+    log.bash('rg -n "retry_policy"', "bash: rg: command not found", exit_code=127)
+    log.bash("brew install ripgrep", "Error: no network", exit_code=1)
+    assert [a.outcome for a in log.extract().attempts] == ["failure", "failure"]
+
+
+def test_a_look_that_failed_is_met_by_the_next_look_of_the_same_program() -> None:
+    log = Log()
+    log.user("is there a remote branch for the feature yet")
+    failed = log.bash("git ls-remote --heads origin", "fatal: unable to access 'https://example.com/r.git/': Could "
+                      "not resolve host: example.com", exit_code=128)
+    fixed = log.bash("git for-each-ref refs/remotes/origin --format='%(refname:short)'", "origin/main")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+    # A check is not met by a look: a failed build stays failed after `git log`.
+    log = Log()
+    log.user("build it")
+    log.bash("cargo build", "error[E0308]: mismatched types", exit_code=101)
+    log.bash("cargo tree", "app v0.1.0")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"

@@ -182,7 +182,7 @@ _INTERPRETERS = {"python", "node", "ruby", "bash", "sh", "zsh", "perl", "ts-node
 _SCRIPT_RE = re.compile(r"^[\w.@+-]+\.(?:py|sh|bash|zsh|js|mjs|cjs|ts|mts|rb|pl|php)$")
 
 
-def _script(word: str) -> str:
+def script_name(word: str) -> str:
     """The script file ``word`` names (its base name), "" when it names no script file."""
     base = word.rsplit("/", 1)[-1]
     return base if _SCRIPT_RE.match(base) else ""
@@ -200,10 +200,10 @@ def check_key(command: str) -> tuple[str, ...]:
         module = args[args.index("-m") + 1]
         return check_key(" ".join(shlex.quote(a) for a in [module, *args[args.index("-m") + 2:]]))
     positional = [p.split("::", 1)[0] for p in _positionals(args)]
-    if _script(program):
-        return (_script(program),)  # a script run by its path: the script is the check
-    if program in _INTERPRETERS and positional[:1] and _script(positional[0]):
-        return (_script(positional[0]),)
+    if script_name(program):
+        return (script_name(program),)  # a script run by its path: the script is the check
+    if program in _INTERPRETERS and positional[:1] and script_name(positional[0]):
+        return (script_name(positional[0]),)
     if program in _SUBCOMMAND:
         key: tuple[str, ...] = (program, *positional[:1])
         if positional[:1] and positional[0] in _TEST_WORDS and len(positional) > 1 and program != "git":
@@ -340,10 +340,17 @@ def _written(command: str) -> tuple[tuple[str, str], ...]:
 
 def inline_script(command: str) -> tuple[str, str]:
     """(interpreter, script) of a script fed to an interpreter on standard input (``python3 - <<EOF``,
-    ``node <<'JS'``), else ("", ""): its identity is its text, so the same script later written to a file
-    and run there re-runs the same check."""
+    ``node <<'JS'``) or written by the same command to the file it then runs, else ("", ""): its identity
+    is its text, so the same script later written to a file and run there re-runs the same check."""
     program, args, _tail = main_statement(command)
-    if program not in _RUNNERS or any(not a.startswith("-") for a in _positionals(args) if a != "-"):
+    positional = _positionals(args)
+    if program in _INTERPRETERS and positional[:1] and script_name(positional[0]):
+        # ``cat > /tmp/t.js <<EOF … EOF`` then ``node /tmp/t.js`` in one command: a script written
+        # for this run only, whose identity is its text too (rewritten as /tmp/t2.js, it is the same check).
+        body = next((text for path, text in written_files(command).items()
+                     if text and path.rsplit("/", 1)[-1] == script_name(positional[0])), "")
+        return (program, body) if body else ("", "")
+    if program not in _RUNNERS or any(not a.startswith("-") for a in positional if a != "-"):
         return "", ""
     match = _INLINE_HEREDOC_RE.search(command)
     return (program, match.group("body")) if match else ("", "")

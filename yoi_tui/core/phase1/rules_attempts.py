@@ -34,6 +34,7 @@ from .commands import (
     missing_tool,
     path_arguments,
     same_check,
+    script_name,
     signature,
     unwrapped_key,
     written_files,
@@ -127,7 +128,8 @@ _CHECK_WORDS = {"test", "tests", "lint", "check", "typecheck", "vet", "clippy", 
                 "pytest", "jest", "vitest", "tsc", "eslint", "ruff", "mypy", "pyright", "flake8", "rspec"}
 _READ_VERBS = {"list", "ls", "view", "show", "status", "get", "describe", "search", "log", "logs", "diff", "info",
                "inspect", "ps", "help", "--help", "-h", "version", "--version", "whoami", "top", "history"}
-_LOOK_GIT = {"status", "log", "diff", "show", "branch", "remote", "rev-parse", "add", "stash"}
+_LOOK_GIT = {"status", "log", "diff", "show", "branch", "remote", "rev-parse", "add", "stash", "ls-remote",
+             "for-each-ref", "show-ref", "ls-files", "rev-list", "cat-file", "describe", "reflog", "blame"}
 
 
 def _shows_same_error(failed: Call, later: Call) -> bool:
@@ -274,6 +276,36 @@ def _other_route(failed: Call, calls: list[Call], position: int) -> Call | None:
     return None
 
 
+def _next_route(failed: Call, calls: list[Call], position: int, missing: bool) -> Call | None:
+    """The need met another way at once: the next command, when it succeeded, after a program that is
+    not installed (``rg`` missing, ``grep -rn`` ran; not a script run by a wrong path, whose own run is
+    the check), or after a look that failed (``git ls-remote`` with no network) when the next is another
+    look of the same program that answered (``git for-each-ref refs/remotes/origin``)."""
+    from .commands import main_statement
+
+    later = next((c for c in calls[position + 1:] if c.is_shell), None)
+    if later is None or not later.succeeded:
+        return None
+    program, args, _tail = main_statement(failed.command())
+    other, other_args, _rest = main_statement(later.command())
+    if not program or not other:
+        return None
+    if missing:
+        return later if other != program and not script_name(program) else None
+    if program == other and other_args[:1] != args[:1] and not _changes(failed) and not _changes(later) and \
+            not _checks(failed):
+        return later
+    return None
+
+
+def _checks(call: Call) -> bool:
+    """A command that runs a check (a test, a lint, a build), whose failure no look gets past."""
+    from .commands import main_statement
+
+    program, args, _tail = main_statement(call.command())
+    return program in _CHECK_WORDS or any(arg in _CHECK_WORDS for arg in args[:2])
+
+
 def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
     attempts: list[Attempt] = []
     handled: set[int] = set()
@@ -323,6 +355,10 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                     later.succeeded or error_line(later.result) != error_line(call.result)):
                 fix = later  # without the wrapper the check ran: passed, or failed on something else (its own story)
                 break
+        if fix is None and call.is_shell:
+            fix = _next_route(call, calls, position, tool_missing)
+            if fix is not None:
+                edited, ran = [], []
         if fix is None:
             fix = _other_route(call, calls, position)
             if fix is not None:  # what changed is what came before that command, not the rest of the log
