@@ -147,3 +147,36 @@ def test_a_line_changed_in_a_plan_or_a_readme_written_is_no_decision() -> None:
     log.bash(f"cat > README.md <<'EOF'\n{_TASKS}EOF")  # not a planning document
     log.bash(f"cat <<'EOF' > specs/002-billing/tasks.md\n{_TASKS}EOF", "no space left", exit_code=1)  # failed
     assert log.extract().decisions == []
+
+
+def _edit(log: Log, path: str, new: str) -> int:
+    return log.call("Edit", {"file_path": path, "old_string": "x: 1", "new_string": new}, "updated")
+
+
+def test_a_comment_in_the_change_that_says_why_is_a_decision() -> None:
+    log = Log()
+    log.user("the first scan times out")
+    step = _edit(log, "/w/config/app.yml", "scan_timeout: 120  # Increased for the first model load")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "Increased for the first model load"
+    assert decision.range == (step, step + 1)
+    log = Log()
+    log.user("add the strict mode")
+    _edit(log, "/w/launch.ts", "// Skip the trust prompt in strict mode (it already skips every prompt)\nif (!strict) {")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("Skip the trust prompt in strict mode")
+
+
+def test_a_comment_that_describes_the_code_or_a_turn_that_told_its_choice_gives_none() -> None:
+    log = Log()
+    log.user("add validation")
+    _edit(log, "/w/ids.ts", "// It parses the id and returns early so that callers skip the lookup\n"
+                            "// Early validation to prevent useless API calls\n// TODO: because of the cache, revisit\nx()")
+    _edit(log, "/w/README.md", "Raised the limit because uploads grew")  # a document, not a code comment
+    assert log.extract().decisions == []
+    log = Log()
+    log.user("the first scan times out")
+    log.say("The simplest fix is to raise the timeout, since the model loads on the first call.")
+    _edit(log, "/w/config/app.yml", "scan_timeout: 120  # Increased for the first model load")
+    [decision] = log.extract().decisions  # the turn's choice, told once
+    assert decision.chosen == "raise the timeout"

@@ -355,3 +355,60 @@ def _taken_up(entries: list[Entry], position: int, calls: list[Call]) -> Decisio
     end = _first_change_after(entries, calls, reply.index)
     return Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
                     rationale=squash(f"the user pointed out: {body}", 240), range=(user.index, end))
+
+
+# ---------------------------------------------------------------- a comment in the patch that says why
+
+_LINE_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/?\*+|--|;+)\s?(?P<text>[^\n]*?)\s*(?:\*/)?$")
+_INLINE_COMMENT_RE = re.compile(r"\S\s+(?:#|//)\s+(?P<text>[A-Za-z(][^\n]*?)\s*$")
+# A comment that gives the reason for the code it sits on: "Increased for model loading", "Empty - we
+# only care about input detection", "Skip it when … (it already skips all prompts)".
+# ("… to prevent regressions" names what a feature is for: it describes, it does not choose.)
+_COMMENT_WHY_RE = re.compile(r"\b(?:because|since|so that|to avoid|otherwise|(?:it|they|this|that|which|is|are) "
+                             r"already|we only|only care|"
+                             r"on purpose|intentionally|deliberately|by design|not needed|no need)\b|"
+                             r"^(?:increased|raised|reduced|lowered|bumped|disabled|enabled|kept|pinned|commented out|"
+                             r"empty|skip(?:ped)?|default(?:s|ed)? to)\b.{0,60}\b(?:for|to|because|since|as|so)\b",
+                             re.IGNORECASE)
+_COMMENT_NOISE_RE = re.compile(r"\b(?:todo|fixme|xxx|hack|copyright|licen[cs]e|spdx|eslint-disable|noqa|type: ?ignore|"
+                               r"nolint|pragma)\b|(?:^|\s)@\w+", re.IGNORECASE)
+# A comment describing what the code does ("It parses the input …", "Provides early validation …",
+# "Returns the id so that …") documents it; it chooses nothing.
+_DESCRIBES_RE = re.compile(r"^(?:it|this|these|they|the (?:function|method|class|module|helper|hook)|function|method)\b|"
+                           r"^[A-Z]?[a-z]+(?<!s)s\b(?<!\bhas)", re.IGNORECASE)
+_CODE_FILES_SKIP = (".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".org", ".html", ".json", ".lock", ".csv", ".svg")
+
+
+def reasoned_comments(calls: list[Call]) -> list[Decision]:
+    """A comment the agent's change adds that says why the code is so ("timeout: 120  # Increased for
+    model loading") - the choice is visible only in the patch."""
+    decisions: list[Decision] = []
+    for call in calls:
+        if not call.is_edit or call.failed or call.rejected:
+            continue
+        text = reasoned_comment(call)
+        if text:
+            decisions.append(Decision(title=short_title(text, 10), options=[], chosen=squash(text, 200),
+                                      rationale=squash(f"a comment in the change to {call.describe()}", 240),
+                                      range=(call.entry.index, call.end)))
+    return decisions
+
+
+def reasoned_comment(call: Call) -> str:
+    """The first comment ``call``'s change adds that gives a reason for the code, else ""."""
+    files = call.files()
+    if not files or any(f.lower().endswith(_CODE_FILES_SKIP) for f in files):
+        return ""
+    added = _added_text(call)
+    if not added:
+        return ""
+    for line in added.splitlines():
+        match = _LINE_COMMENT_RE.match(line) or _INLINE_COMMENT_RE.search(line)
+        if match is None:
+            continue
+        text = match.group("text").strip()
+        if len(text.split()) < 4 or _COMMENT_NOISE_RE.search(text) or not _COMMENT_WHY_RE.search(text) \
+                or _DESCRIBES_RE.match(text):
+            continue
+        return text
+    return ""

@@ -24,7 +24,13 @@ from ..sessions.model import Entry
 from ..store.staging import Activity, Decision, Discussion
 from .calls import Call, pair_calls
 from .rules_attempts import extract_attempts
-from .rules_design import document_designs, heading_recommendations, reasoned_accounts, taken_up_corrections
+from .rules_design import (
+    document_designs,
+    heading_recommendations,
+    reasoned_accounts,
+    reasoned_comments,
+    taken_up_corrections,
+)
 from .rules_evidence import (
     accepted_proposals,
     agreed_steers,
@@ -470,7 +476,7 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
     # So does a choice told without a cue word (a recommendation under its heading, a design written
     # into a document, a reasoned choice in the agent's account): the first of them in its turn.
     for quiet in heading_recommendations(entries) + document_designs(calls, entries) + reasoned_accounts(entries) \
-            + patch_comments(calls):
+            + patch_comments(calls) + reasoned_comments(calls):
         if quiet.range and turn(quiet.range[0]) not in told:
             found.append(quiet)
             told.add(turn(quiet.range[0]))
