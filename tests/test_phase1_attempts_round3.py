@@ -107,3 +107,55 @@ def test_a_look_that_failed_is_met_by_the_next_look_of_the_same_program() -> Non
     log.bash("cargo tree", "app v0.1.0")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "failure"
+
+
+def test_a_question_answered_by_the_exit_status_is_no_failure() -> None:
+    log = Log()
+    log.user("is the worker still up, and is the fix on main")
+    log.bash("ps -p 4242 -o pid,cmd", "  PID CMD", exit_code=1)
+    log.bash("kill -0 4242", "", exit_code=1)
+    log.bash("git merge-base --is-ancestor fix-retry main", "", exit_code=1)
+    log.bash("git ls-files --error-unmatch notes/todo.md", "error: pathspec 'notes/todo.md' did not match",
+             exit_code=1)
+    log.bash("git rev-parse --verify feature/x", "fatal: Needed a single revision", exit_code=128)
+    log.bash("curl -sf http://127.0.0.1:8000/healthz", "", exit_code=7)
+    assert log.extract().attempts == []
+    # The same programs failing otherwise still fail.
+    log = Log()
+    log.user("push the fix")
+    log.bash("curl -sf https://api.example.com/v1/deploy -X POST", "curl: (22) 500", exit_code=22)
+    log.bash("git rev-parse HEAD~40", "fatal: ambiguous argument 'HEAD~40'", exit_code=128)
+    assert len(log.extract().attempts) == 2
+
+
+def test_a_status_probe_while_a_background_run_starts_is_no_failure() -> None:
+    log = Log()
+    log.user("start the indexer and tell me when it is ready")
+    log.call("exec_command", {"cmd": "python -m indexer serve"}, "Process running with session ID 7\nOutput:\n")
+    log.call("exec_command", {"cmd": "python scripts/watch.py --once"}, "Process exited with code 1\nOutput:\n"
+             "indexer: starting (0/3 shards)", error=True, exit_code=1)
+    log.call("exec_command", {"cmd": "python scripts/watch.py --once"}, "Process exited with code 0\nOutput:\n"
+             "indexer: ready (3/3 shards)", exit_code=0)
+    assert log.extract().attempts == []
+    # With nothing running in the background, the same check failing is a failure.
+    log = Log()
+    log.user("check the indexer")
+    log.call("exec_command", {"cmd": "python scripts/watch.py --once"}, "Process exited with code 1\nOutput:\n"
+             "indexer: crashed (0/3 shards)", error=True, exit_code=1)
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"
+
+
+def test_a_poll_keeps_the_identity_of_the_command_it_reads() -> None:
+    log = Log()
+    log.user("run the tests")
+    failed = log.call("exec_command", {"cmd": "pytest tests/test_io.py"}, "Process running with session ID 3\n")
+    log.call("write_stdin", {"session_id": 3, "chars": ""}, "Process exited with code 1\nOutput:\nFAILED "
+             "tests/test_io.py::test_reads - AssertionError", error=True, exit_code=1)
+    log.edit("/w/io.py")
+    log.call("exec_command", {"cmd": "pytest tests/test_io.py"}, "Process running with session ID 4\n")
+    fixed = log.call("write_stdin", {"session_id": 4, "chars": ""}, "Process exited with code 0\nOutput:\n3 passed",
+                     exit_code=0)
+    [attempt] = log.extract().attempts
+    assert attempt.trial == "`pytest tests/test_io.py`" and attempt.outcome == "success"
+    assert attempt.range == (failed, fixed + 1)

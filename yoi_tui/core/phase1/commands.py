@@ -261,9 +261,36 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False  # an ad-hoc inline script probing data is exploration too
     if program == "which" or (program in ("command", "type") and exit_code == 1):
         return False
+    if (exit_code == 1 or (exit_code == 128 and args[:1] == ["rev-parse"])) and _answers_by_exit(program, args):
+        return False  # `ps -p 41` (not running), `kill -0`, `git merge-base --is-ancestor`: the exit is the answer
+    if program in ("curl", "wget", "nc") and any(_LOCAL_URL_RE.search(a) for a in args) and exit_code in (1, 7, 22, 52, 56):
+        return False  # a look at a local server (health check, port probe) that is not up yet
     if program in _NO_MATCH_PROGRAMS and exit_code == 2 and _only_missing_paths(program, output):
         return False  # the search ran; one of the folders it was pointed at is not there (a look around)
     return True
+
+
+# Commands whose exit status 1 is their answer (a yes/no question), not a failure.
+_ANSWER_PROGRAMS = {"ps", "pidof", "lsof", "fuser", "id", "getent"}
+_ANSWER_GIT = {"merge-base": "--is-ancestor", "show-ref": "", "ls-files": "--error-unmatch", "diff-index": "",
+               "diff-files": "", "check-ignore": "", "rev-parse": "--verify", "config": ""}
+_LOCAL_URL_RE = re.compile(r"^(?:https?://)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::\d+)?(?:/|$)|"
+                           r"^(?:localhost|127\.0\.0\.1)$")
+
+
+def _answers_by_exit(program: str, args: list[str]) -> bool:
+    if program in _ANSWER_PROGRAMS:
+        return True
+    if program == "kill" and args[:1] in (["-0"], ["-s", "0"]):
+        return True
+    if program == "systemctl" and args[:1] and args[0].startswith("is-"):
+        return True
+    if program == "jq" and any(a in ("-e", "--exit-status") for a in args):
+        return True
+    if program == "git" and args[:1] and args[0] in _ANSWER_GIT:
+        flag = _ANSWER_GIT[args[0]]
+        return not flag or flag in args
+    return False
 
 
 def _only_missing_paths(program: str, output: str) -> bool:

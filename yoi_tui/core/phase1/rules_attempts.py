@@ -306,11 +306,44 @@ def _checks(call: Call) -> bool:
     return program in _CHECK_WORDS or any(arg in _CHECK_WORDS for arg in args[:2])
 
 
+# What a status probe says: a one-shot watch or health check, a status subcommand.
+_PROBE_FLAGS = {"--once", "--health", "--healthcheck", "--ready", "--status"}
+_PROBE_VERBS = {"status", "health", "healthcheck", "ping", "ready", "readyz", "healthz", "is-ready", "wait-ready"}
+_BACKGROUND_RE = re.compile(r"(?<![&|>])&\s*(?:$|\n)|^\s*(?:nohup|setsid)\b|\bnohup\s", re.MULTILINE)
+
+
+def _running(call: Call) -> tuple[int, int] | None:
+    """The entries during which ``call`` ran in the background: a Codex unified-exec command still running
+    when it answered (until its last poll, or on if it never ended in sight), a command started with
+    ``&``/``nohup``, a Claude Code call with ``run_in_background``."""
+    if not call.is_shell or call.result is None:
+        return None
+    data = call.entry.tool_input
+    if "Process running with" in call.result.text[:400] or _BACKGROUND_RE.search(call.command()) or (
+            isinstance(data, dict) and data.get("run_in_background") is True):
+        return (call.entry.index, 1 << 60)
+    return (call.entry.index, call.end) if call.end > call.entry.index + 1 else None
+
+
+def _probe_while_running(call: Call, calls: list[Call], position: int) -> bool:
+    """A status probe (``ps``-like, a ``--once`` watch, a ``status``/``health`` check) that failed while
+    another command ran in the background: it says the run is not ready yet, the work did not fail."""
+    from .commands import main_statement
+
+    if not call.is_shell:
+        return False
+    program, args, _tail = main_statement(call.command())
+    if not (_PROBE_FLAGS & set(args) or _PROBE_VERBS & set(args[:2])):
+        return False
+    start = call.entry.index
+    return any((span := _running(other)) is not None and span[0] < start < span[1] for other in calls[:position])
+
+
 def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
     attempts: list[Attempt] = []
     handled: set[int] = set()
     for position, call in enumerate(calls):
-        if position in handled or not _is_failure(call):
+        if position in handled or not _is_failure(call) or _probe_while_running(call, calls, position):
             continue
         handled.add(position)
         assert call.result is not None  # a failure has its result (_is_failure)
