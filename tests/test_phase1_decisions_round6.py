@@ -180,3 +180,37 @@ def test_a_comment_that_describes_the_code_or_a_turn_that_told_its_choice_gives_
     _edit(log, "/w/config/app.yml", "scan_timeout: 120  # Increased for the first model load")
     [decision] = log.extract().decisions  # the turn's choice, told once
     assert decision.chosen == "raise the timeout"
+
+
+def _reasoning(log: Log, text: str) -> int:
+    return log._add(role="assistant", text=text, kind="thinking")
+
+
+def test_a_choice_a_reasoning_summary_records_without_i_is_a_decision() -> None:
+    log = Log()
+    log.user("sync the saved filters")
+    thought = _reasoning(log, "**Defining the event logic**\n\nDeciding to emit REMOVED events for deleted rows "
+                              "and CHANGED otherwise, to keep the renderer's refresh simple.")
+    step = log.call("apply_patch", {}, "Success")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "emit REMOVED events for deleted rows and CHANGED otherwise"
+    assert decision.rationale == "to keep the renderer's refresh simple"
+    assert decision.range == (thought, step)
+
+
+def test_a_topic_a_tactic_or_a_restated_choice_in_reasoning_is_no_new_decision() -> None:
+    log = Log()
+    log.user("sync the settings")
+    _reasoning(log, "**Deciding on the sync ID and storage approach**\n\nThere are two ways to go.")
+    _reasoning(log, "Deciding to use awk to count the task list items.")
+    assert log.extract().decisions == []
+    log = Log()
+    log.user("sync the settings")
+    first = _reasoning(log, "**Deciding to keep the field clocks inside the encrypted payload**")
+    log.bash("rg -n clocks src")  # only a look around in between: the same weighing
+    second = _reasoning(log, "Decided to keep the field clocks inside the encrypted payload so the server stores none.")
+    log.call("apply_patch", {}, "Success")
+    _reasoning(log, "I'm deciding to keep the field clocks inside the encrypted settings payload rather than metadata.")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "keep the field clocks inside the encrypted payload"
+    assert decision.range is not None and decision.range[0] == first and decision.range[1] >= second

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 
 from ..sessions.model import Entry
 from ..store.staging import Activity, Decision, Discussion
-from .calls import Call, pair_calls
+from .calls import EDIT_TOOLS, Call, pair_calls
 from .rules_attempts import extract_attempts
 from .rules_design import (
     document_designs,
@@ -137,9 +137,18 @@ _DELIBERATE = r"i'?m (?:considering|planning|leaning|going with|opting|deciding|
 _DELIBERATE_RE = re.compile(rf"\b{_DELIBERATE}\b", re.IGNORECASE)
 # In reasoning only a choice the agent owns counts: "I'll …", "we should …", "following the guidelines …".
 _FIRST_PERSON_RE = re.compile(r"\b(?:i'll|i will|i'm going to|i should|we'll|we will|we should|let's|my (?:plan|approach)|"
+                              r"(?:deciding|decided|choosing|chose|opting|opted|settling|settled) (?:to|on|for|against)|"
                               rf"i think|i'd (?:rather|prefer|go with)|i prefer|i plan|{_DELIBERATE}|"
                               r"(?:following|per) (?:the )?(?:project'?s? |repo'?s? )?(?:guidelines?|conventions?|"
                               r"claude\.md|agents\.md|contributing)|" + _SOLUTION + r")\b", re.IGNORECASE)
+# How a Codex reasoning summary records a choice, often with no "I": "**Deciding to keep the clocks
+# inside the encrypted payload**", "Decided to emit UPDATED on upsert to simplify logic".
+_DECIDED_LEAD_RE = re.compile(r"^(?:i'?m |i |we(?:'re| are)? )?(?:deciding|decided|choosing|chose|opting|opted|settling|"
+                              r"settled)\s+(?P<prep>to|on|for|against)\s+(?P<rest>.{6,})$", re.IGNORECASE)
+_DECIDED_WHY_RE = re.compile(r",?\s+\b(?:because|since|so that|to avoid|to keep|to prevent|to simplify|as (?:the|it|this|"
+                             r"that|there|we|they)|given that|rather than|instead of)\b", re.IGNORECASE)
+_TOPIC_END_RE = re.compile(r"\b(?:approach|strategy|design|handling|timing|logic|structure|format|plan|options?|"
+                           r"implementation|method|mechanism|details?|changes?|updates?)$", re.IGNORECASE)
 _DELIBERATE_LEAD_RE = re.compile(r"^i'?m (?:considering|thinking about|leaning (?:towards?|to)|opting for|going with|"
                                  r"choosing|deciding on)\s+", re.IGNORECASE)
 _RECOMMENDED_RE = re.compile(r"\s*\((?:recommended|default)\)\s*$", re.IGNORECASE)
@@ -407,6 +416,13 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
                 continue  # "I'm considering X, but for now I'll just Y": X put off, Y a stopgap
             if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
                 context = ""
+            decided = _DECIDED_LEAD_RE.match(sentence.strip("*_ ").rstrip(".")) if thinking else None
+            if decided is not None:
+                decision = _decided(decided, entry.index, context)
+                if decision is not None:
+                    decisions.append(decision)
+                    break
+                continue
             if thinking:
                 sentence = _DELIBERATE_LEAD_RE.sub("", sentence)  # "I'm thinking about creating …" -> "creating …"
                 if re.match(r"(?:how|what|why|where|when|whether|which|if)\b", sentence, re.IGNORECASE):
@@ -416,6 +432,31 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
                 decisions.append(decision)
                 break  # one decision per message: the first explicit choice
     return _one_per_thought(entries, decisions)
+
+
+def _decided(lead: re.Match[str], index: int, context: str) -> Decision | None:
+    """The choice a reasoning summary records ("Deciding to keep X inside Y to avoid Z")."""
+    rest = lead.group("rest").strip()
+    if lead.group("prep").lower() in ("on", "for") and _TOPIC_END_RE.search(rest):
+        return None  # "Deciding on the sync ID and IPC approach" names the question, not the answer
+    why = _DECIDED_WHY_RE.search(rest)
+    chosen = rest[: why.start()].strip(" ,;") if why and why.start() >= 8 else rest
+    if lead.group("prep").lower() == "against":
+        chosen = f"not {chosen}"
+    if _TOOLISH_RE.search(chosen) or len(chosen.split()) < 2:
+        return None  # "Deciding to use the plan tool": how the agent works
+    rationale = rest[why.start():].strip(" ,;") if why and why.start() >= 8 else context or "reasoned by the agent"
+    return Decision(title=short_title(chosen, 12), options=[], chosen=squash(chosen, 200),
+                    rationale=squash(rationale, 200), range=(index, index))
+
+
+def _changes(entry: Entry) -> bool:
+    """Whether ``entry`` is a call that changes files (an edit, a write, a patch)."""
+    if entry.kind != "tool_call":
+        return False
+    data = entry.tool_input
+    return (entry.tool_name or "").lower() in EDIT_TOOLS or (isinstance(data, str) and data.startswith("*** Begin Patch")) \
+        or (isinstance(data, dict) and "apply_patch" in str(data.get("command") or data.get("cmd") or ""))
 
 
 def _one_per_thought(entries: list[Entry], decisions: list[Decision]) -> list[Decision]:
@@ -431,6 +472,14 @@ def _one_per_thought(entries: list[Entry], decisions: list[Decision]) -> list[De
             thought = kept.pop()
             assert thought.range is not None and decision.range is not None
             decision = decision.model_copy(update={"range": (thought.range[0], decision.range[1])})
+        elif kept and kept[-1].range and kinds.get(kept[-1].range[0]) == "thinking" and kinds.get(start) == "thinking" \
+                and not any(_changes(e) or (e.role == "user" and e.kind in (None, "message"))
+                            for e in entries if kept[-1].range[1] < e.index < start):
+            # Reasoning that comes back to its choice while it only looks around (Codex summarises
+            # each step's reasoning) is still weighing the one choice: the first statement of it.
+            thought = kept.pop()
+            assert thought.range is not None and decision.range is not None
+            decision = thought.model_copy(update={"range": (thought.range[0], decision.range[1])})
         kept.append(decision)
     return [_to_first_step(entries, d) if d.range and kinds.get(d.range[1]) == "thinking" else d for d in kept]
 
@@ -480,7 +529,20 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
         if quiet.range and turn(quiet.range[0]) not in told:
             found.append(quiet)
             told.add(turn(quiet.range[0]))
-    return sorted(found, key=lambda d: d.range or (0, 0))
+    return _restated_once(sorted(found, key=lambda d: d.range or (0, 0)), turn)
+
+
+def _restated_once(found: list[Decision], turn: Any) -> list[Decision]:
+    """A choice the agent comes back to later in the same turn ("Deciding to keep X inside Y" ...
+    "I'm deciding to keep X inside the Y data rather than …") is one decision: the first telling."""
+    kept: list[Decision] = []
+    for decision in found:
+        start = decision.range[0] if decision.range else 0
+        if any(k.range and turn(k.range[0]) == turn(start)
+               and fuzz.token_set_ratio(k.chosen.lower(), decision.chosen.lower()) >= 85 for k in kept):
+            continue
+        kept.append(decision)
+    return kept
 
 
 def _answer_points(text: str, limit: int) -> list[str]:
