@@ -159,3 +159,59 @@ def test_a_poll_keeps_the_identity_of_the_command_it_reads() -> None:
     [attempt] = log.extract().attempts
     assert attempt.trial == "`pytest tests/test_io.py`" and attempt.outcome == "success"
     assert attempt.range == (failed, fixed + 1)
+
+
+def test_a_chain_of_checks_run_again_with_one_more_check_is_the_same_story() -> None:
+    log = Log()
+    log.user("make lint and tests green")
+    failed = log.bash("uv run ruff check src 2>&1 && uv run ruff format --check src 2>&1", "src/a.py:1:1: I001 "
+                      "Import block is un-sorted\nFound 1 error.", exit_code=1)
+    log.edit("/w/src/a.py")
+    log.bash("uv run ruff check src 2>&1 && uv run ruff format --check src 2>&1 && uv run pytest -q 2>&1",
+             "All checks passed!\nWould reformat: src/a.py\n1 file would be reformatted", exit_code=1)
+    fixed = log.bash("uv run ruff format src 2>&1 && uv run ruff check src 2>&1 && uv run pytest -q 2>&1",
+                     "1 file reformatted\nAll checks passed!\n8 passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+    assert "failed (2 times)" in attempt.result
+
+
+def test_a_missing_test_runner_is_got_past_by_running_the_tests_another_way() -> None:
+    log = Log()
+    log.user("add tests for the handshake")
+    failed = log.call("exec_command", {"cmd": "pytest --version"}, "Process exited with code 127\nOutput:\n"
+                      "/bin/bash: pytest: command not found", error=True, exit_code=127)
+    log.call("exec_command", {"cmd": "python3 -m pytest --version"}, "Process exited with code 1\nOutput:\n"
+             "/usr/bin/python3: No module named pytest", error=True, exit_code=1)
+    log.call("exec_command", {"cmd": "python3 -m pip install --user pytest"}, "Process exited with code 1\nOutput:\n"
+             "ERROR: Could not find a version that satisfies the requirement pytest", error=True, exit_code=1)
+    log.say("No network for pip, so the suite will use unittest from the standard library.")
+    log.call("apply_patch", {"input": "*** Begin Patch\n*** Add File: tests/test_handshake.py\n+import unittest\n"
+                             "*** End Patch"}, "Success")
+    ran = log.call("exec_command", {"cmd": "python3 -m unittest discover -s tests"}, "Process exited with code 0\n"
+                   "Output:\nRan 4 tests in 0.01s\n\nOK", exit_code=0)
+    [attempt] = log.extract().attempts  # pip refused on the way: a step of the same story
+    assert attempt.outcome == "success" and attempt.range == (failed, ran + 1)
+    assert "failed (2 times)" in attempt.result
+
+
+def test_what_failed_while_a_check_kept_failing_is_part_of_that_story() -> None:
+    log = Log()
+    log.user("run the prerequisites script")
+    first = log.bash("./bin/prereq.sh --json", "/usr/bin/env: 'bash\\r': No such file or directory", exit_code=127)
+    log.bash("python - <<'PY'\nimport pathlib\nPY", "bash: line 1: python: command not found", exit_code=127)
+    log.bash("python3 - <<'PY'\nimport pathlib\np = pathlib.Path('bin/prereq.sh')\np.write_bytes(p.read_bytes()"
+             ".replace(b'\\r', b''))\nPY", "")
+    log.bash("./bin/prereq.sh --json", "ERROR: Not on a feature branch", exit_code=1)
+    log.bash("git checkout 005-feature", "Switched to branch '005-feature'")
+    fixed = log.bash("./bin/prereq.sh --json", '{"FEATURE_DIR": "specs/005-feature"}')
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (first, fixed + 1)
+    # A failure after the check's last failing run that was fixed on its own is its own story.
+    log = Log()
+    log.user("run the prerequisites script")
+    log.bash("./bin/prereq.sh --json", "ERROR: Not on a feature branch", exit_code=1)
+    log.bash("git checkout -b 005-feature", "fatal: a branch named '005-feature' already exists", exit_code=128)
+    log.bash("git checkout 005-feature", "Switched to branch '005-feature'")
+    log.bash("./bin/prereq.sh --json", '{"FEATURE_DIR": "specs/005-feature"}')
+    assert [a.outcome for a in log.extract().attempts] == ["success", "success"]

@@ -27,6 +27,7 @@ from ..sessions.model import Entry
 from ..store.staging import Attempt
 from .calls import Call
 from .commands import (
+    _TEST_RUNNERS,
     check_bypass,
     check_key,
     inline_script,
@@ -113,6 +114,24 @@ def _is_failure(call: Call) -> bool:
     if call.name.lower() in _READ_TOOLS and _MISSING_READ_RE.search(text):
         return False  # an exploratory look at a path that is not there
     return True
+
+
+def _chain(call: Call) -> list[tuple[str, ...]]:
+    """The checks each statement of a shell command runs (``ruff check && ruff format --check && pytest``),
+    looks (``ls``, ``cat``) left out."""
+    from .commands import statements
+
+    if not call.is_shell:
+        return []
+    found = [check_key(f"{program} {' '.join(args)}") for program, args, _tail in statements(call.command())
+             if program not in _LOOK_PROGRAMS]
+    return [k for k in found if k]
+
+
+def _covers(chain: list[tuple[str, ...]], later: Call) -> bool:
+    """``later`` runs every check of ``chain`` among its statements (a chain re-run with one more check)."""
+    ran = _chain(later)
+    return bool(chain) and all(any(same_check(k, other) for other in ran) for k in chain)
 
 
 def _key(call: Call) -> tuple[str, ...]:
@@ -298,6 +317,29 @@ def _next_route(failed: Call, calls: list[Call], position: int, missing: bool) -
     return None
 
 
+_UNIT_TEST_MODULES = {"unittest", "pytest", "nose2", "doctest"}
+
+
+def _tests(call: Call) -> bool:
+    """A command that runs tests (a test runner, ``npm test``, ``python -m unittest``)."""
+    key = check_key(call.command()) if call.is_shell else ()
+    return bool(key) and (key[0] in _TEST_RUNNERS or key[0] in _UNIT_TEST_MODULES or
+                          any(word in ("test", "tests") for word in key[1:2]))
+
+
+def _other_runner(failed: Call, calls: list[Call], position: int) -> Call | None:
+    """A test runner that is not installed (and could not be installed) is got past by running the tests
+    with another runner: the first later test run of another kind that ran — passed, or failed on
+    the tests themselves, which is then a story of its own."""
+    key = check_key(failed.command())
+    for later in calls[position + 1:]:
+        if not later.is_shell or later.result is None or not _tests(later) or same_check(key, _key(later)):
+            continue
+        if later.succeeded or not missing_tool(later.result.text, later.result.exit_code):
+            return later
+    return None
+
+
 def _checks(call: Call) -> bool:
     """A command that runs a check (a test, a lint, a build), whose failure no look gets past."""
     from .commands import main_statement
@@ -342,6 +384,8 @@ def _probe_while_running(call: Call, calls: list[Call], position: int) -> bool:
 def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
     attempts: list[Attempt] = []
     handled: set[int] = set()
+    loops: list[tuple[int, int]] = []  # (first failure, last failing re-run) of each check failing again and again
+    fixed_spans: list[tuple[int, int]] = []  # (failure, the run that passed) of each check that was fixed
     for position, call in enumerate(calls):
         if position in handled or not _is_failure(call) or _probe_while_running(call, calls, position):
             continue
@@ -353,6 +397,9 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         paths = path_arguments(call.command()) if tool_missing else set()
         bare = unwrapped_key(call.command()) if call.is_shell else ()
         repeats, fix, edited, ran = 1, None, [], []
+        last_failure = call.entry.index
+        chain = _chain(call)
+        chained = bool(chain) and not tool_missing
         interpreter, script = inline_script(call.command()) if call.is_shell else ("", "")
         written: dict[str, str] = {}  # file -> what was written to it since the failure
         for offset in range(position + 1, len(calls)):
@@ -369,14 +416,15 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                 key = _key(later)  # the failed inline script, now written to a file: that file's run is the check
             if later.is_shell and later.succeeded and not same_check(key, _key(later)) and _changes(later):
                 ran.append(later.describe())
+            if chained and not same_check(key, _key(later)) and later.is_shell and _covers(chain, later) and (
+                    later.succeeded or len(chain) > 1):
+                key = _key(later)  # the failed chain run again with more after it: the longer chain is the check
             if same_check(key, _key(later)):
-                if _is_failure(later):
+                if _is_failure(later) or (later.succeeded and _shows_same_error(call, later)):
+                    # (`cmd | sed …` exiting 0 with the same error still failed)
                     handled.add(offset)
                     repeats += 1
-                    continue
-                if later.succeeded and _shows_same_error(call, later):
-                    handled.add(offset)  # `cmd | sed …` exits 0 with the same error: it still failed
-                    repeats += 1
+                    last_failure = later.entry.index
                     continue
                 if later.succeeded or (later.is_shell and later.result is not None and later.failed):
                     fix = later  # passed, or "failed" only as a search without a match does: it ran
@@ -388,6 +436,10 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                     later.succeeded or error_line(later.result) != error_line(call.result)):
                 fix = later  # without the wrapper the check ran: passed, or failed on something else (its own story)
                 break
+        if last_failure > call.entry.index:
+            loops.append((call.entry.index, last_failure))
+        if fix is None and tool_missing and _tests(call):
+            fix = _other_runner(call, calls, position)
         if fix is None and call.is_shell:
             fix = _next_route(call, calls, position, tool_missing)
             if fix is not None:
@@ -431,10 +483,19 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                                     f"check was bypassed by `{fix.describe()}` (`{flag}`)", outcome="failure",
                                     range=(call.entry.index, fix.end)))
             continue
+        fixed_spans.append((call.entry.index, fix.entry.index))
         how = _how(call, fix, edited, ran)
         attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — {how}; "
                                 f"`{fix.describe()}` then succeeded", outcome="success",
                                 range=(call.entry.index, fix.end)))
+    # Whatever else failed while a check was still failing again and again (between its first and its
+    # last failing run) was a step of that loop, told by the loop's story: one failing check and its
+    # eventual fix is one attempt, not one more for `python` missing on the way.
+    attempts = [a for a in attempts if not any(first < (a.range or (0, 0))[0] < last for first, last in loops)]
+    # And a step that failed and went nowhere inside a story that ended fixed (`pip install` refused on
+    # the way to running the tests another way) is part of that story, not one more "not fixed".
+    attempts = [a for a in attempts if a.outcome == "success" or not a.range or not any(
+        start < a.range[0] < end for start, end in fixed_spans)]
     attempts.extend(_hook_attempts(entries, calls))
     attempts.sort(key=lambda a: a.range or (0, 0))
     return attempts
