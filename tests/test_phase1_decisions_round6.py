@@ -214,3 +214,41 @@ def test_a_topic_a_tactic_or_a_restated_choice_in_reasoning_is_no_new_decision()
     [decision] = log.extract().decisions
     assert decision.chosen == "keep the field clocks inside the encrypted payload"
     assert decision.range is not None and decision.range[0] == first and decision.range[1] >= second
+
+
+def test_a_planned_change_with_its_reason_in_reasoning_is_a_decision_a_planned_look_is_not() -> None:
+    log = Log()
+    log.user("handle a closed database in the listener")
+    thought = _reasoning(log, "**Adding error handling**\n\nPlanning to wrap the listener in try/catch to log a "
+                              "warning instead of crashing when the database is closed.")
+    step = log.call("apply_patch", {}, "Success")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "wrap the listener in try/catch to log a warning"
+    assert decision.range == (thought, step)
+    log = Log()
+    log.user("handle a closed database in the listener")
+    _reasoning(log, "Planning to inspect the listener code first to avoid guessing.")
+    _reasoning(log, "Planning to add the handler next.")  # no reason, no way set aside
+    assert log.extract().decisions == []
+
+
+def test_let_me_with_a_reason_in_parentheses_is_a_decision() -> None:
+    log = Log()
+    log.user("the air quality lookup times out")
+    said = log.say("Now let me raise the request timeout to 30 seconds (it's a slow API):")
+    log.edit("/w/Client.swift")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "raise the request timeout to 30 seconds"
+    assert decision.rationale == "it's a slow API"
+    assert decision.range == (said, said)
+
+
+def test_what_the_agent_would_focus_on_accepted_by_the_user_is_a_decision() -> None:
+    log = Log()
+    log.user("how should we build a proof of concept first?")
+    proposal = log.say("For a proof of concept I'd focus on the data pipeline first, since flaky public APIs "
+                       "are what could sink the project.")
+    log.user("Yes, do that.")
+    log.edit("/w/pipeline.py")
+    [decision] = log.extract().decisions
+    assert decision.range is not None and decision.range[0] == proposal

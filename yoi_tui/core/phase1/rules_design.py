@@ -215,6 +215,8 @@ def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
 
 # ---------------------------------------------------------------- a reasoned choice in the agent's account
 
+# ("as the …" is as often a role as a cause, and "to prevent …" names what a feature is for: neither
+# makes a reason here.)
 # A step of the agent's own work, whatever the reason given: a look-up, a retry, a tool to use.
 _LOOKUP = (r"(?:check|look|read|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|"
            r"query|scan|list|confirm|test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|"
@@ -239,15 +241,15 @@ _AGENT = r"(?:i|we)"
 # alone ("Added …", "Updated …"), which tells what changed, not what was chosen.
 _CHOICE_VERB = (r"(?:chose|picked|went with|opted (?:for|to)|kept|left|used|bumped|pinned|defaulted|deep-merged|"
                 r"merged|preferred|avoided|skipped|limited|capped|treated|stuck with)")
-_FUTURE_RE = re.compile(rf"^(?:(?:so|then|next|instead|now),?\s+)?{_AGENT}(?:'ll| will| should| am going to|'m going to|"
-                        rf"'d)\s+(?:also\s+|just\s+|simply\s+)?(?!{_LOOKUP}\b|be\b|need\b|have\b|get\b|want\b|do\b|"
+_FUTURE_RE = re.compile(rf"^(?:(?:so|then|next|instead|now),?\s+)?(?:{_AGENT}(?:'ll| will| should| am going to|'m going to|"
+                        rf"'d)|let me|let's)\s+(?:also\s+|just\s+|simply\s+)?(?!{_LOOKUP}\b|be\b|need\b|have\b|get\b|want\b|do\b|"
                         rf"make sure\b|leave (?:it|that|this) (?:there|for now)\b)(?P<chosen>.+)$", re.IGNORECASE)
 _PAST_CHOICE_RE = re.compile(rf"^(?:(?:i|we)(?:'ve| have)?\s+)?(?P<chosen>{_CHOICE_VERB}\b.+)$", re.IGNORECASE)
 _USING_RE = re.compile(rf"^(?:{_AGENT}(?:'m| am|'re| are)\s+)(?!{_LOOKUP_ING}\b)(?P<chosen>(?:using|keeping|leaving|"
                        r"bumping|pinning|deep-merging|merging|treating|defaulting|sticking with|going with|opting for|"
                        r"choosing|preferring)\b.+)$", re.IGNORECASE)
-_WHY_RE = re.compile(r"\s*,?\s+\b(?:because|since|so that|so (?:existing|any|users?|callers?|nothing|no|that)\b|to avoid|to keep|to prevent|to preserve|to ensure|to stay|given that|"
-                     r"as (?:the|it|this|that|there|we|they|its|each)\b)\s*(?P<why>.{6,})$", re.IGNORECASE)
+_WHY_RE = re.compile(r"\s*,?\s+(?:\((?=(?:it'?s|it is|they'?re|they are|this is|that'?s|since|because|as)\b)|\b(?:because|since|so that|so (?:existing|any|users?|callers?|nothing|no|that)\b|to avoid|to keep|to preserve|to ensure|to stay|given that|"
+                     r"as (?:it|this|that|there|we|they))\b)\s*(?P<why>.{6,})$", re.IGNORECASE)
 _CONTRAST_RE = re.compile(r"\b(?:instead of|rather than)\b", re.IGNORECASE)
 _DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culprit|cause|error)\b|\bfailed\b|"
                            r"\b(?:error|exception|traceback)\b", re.IGNORECASE)
@@ -267,7 +269,7 @@ def reasoned_choice(sentence: str) -> tuple[str, str] | None:
     why = _WHY_RE.search(chosen)
     if why is None or why.start() < 8:
         return None
-    chosen, reason = chosen[: why.start()].strip(" ,;:—-"), why.group("why").strip()
+    chosen, reason = chosen[: why.start()].strip(" ,;:—-"), why.group("why").strip().rstrip(" :;.)").strip()
     if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen) or _DIAGNOSIS_RE.search(chosen):
         return None
     if re.match(r"(?:i|we)\b|let me\b|(?:i|we)'(?:m|re)\b", reason, re.IGNORECASE) and not _CONTRAST_RE.search(chosen):
@@ -283,7 +285,7 @@ def reasoned_accounts(entries: list[Entry]) -> list[Decision]:
             continue
         lowered = entry.text.lower()
         if not any(w in lowered for w in ("because", "since", "so that", "to avoid", "to keep", "to prevent",
-                                          "to preserve", "to ensure", "to stay", "given that", " as ", " so ")):
+                                          "to preserve", "to ensure", "to stay", "given that", " as ", " so ", " (")):
             continue  # cheap test first
         for sentence in sentences(prose(entry.text)):
             found = reasoned_choice(sentence)

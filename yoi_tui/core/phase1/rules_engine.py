@@ -145,8 +145,15 @@ _FIRST_PERSON_RE = re.compile(r"\b(?:i'll|i will|i'm going to|i should|we'll|we 
 # inside the encrypted payload**", "Decided to emit UPDATED on upsert to simplify logic".
 _DECIDED_LEAD_RE = re.compile(r"^(?:i'?m |i |we(?:'re| are)? )?(?:deciding|decided|choosing|chose|opting|opted|settling|"
                               r"settled)\s+(?P<prep>to|on|for|against)\s+(?P<rest>.{6,})$", re.IGNORECASE)
+# A planned change with its reason or the way set aside: "Planning to wrap the handler in try/catch to
+# log warnings instead of crashing" - never a planned look ("Planning to inspect X to avoid guessing").
+_PLANNED_LEAD_RE = re.compile(r"^(?:i'?m |i am |i )?(?:planning|going|intending|aiming) to (?!(?:inspect|check|look|read|run|"
+                              r"search|verify|confirm|review|examine|explore|investigate|test|find|open|see|gather|list|"
+                              r"scan|grep|locate|identify|understand|figure|re-?run|start|begin|continue|ask|report|"
+                              r"summari[sz]e|explain)\b)(?P<rest>.{6,})$", re.IGNORECASE)
+_PLANNING_HINT_RE = re.compile(r"\b(?:planning|intending|aiming) to\b", re.IGNORECASE)
 _DECIDED_WHY_RE = re.compile(r",?\s+\b(?:because|since|so that|to avoid|to keep|to prevent|to simplify|as (?:the|it|this|"
-                             r"that|there|we|they)|given that|rather than|instead of)\b", re.IGNORECASE)
+                             r"that|there|we|they)|given that|rather than|instead of|avoiding|preventing)\b", re.IGNORECASE)
 _TOPIC_END_RE = re.compile(r"\b(?:approach|strategy|design|handling|timing|logic|structure|format|plan|options?|"
                            r"implementation|method|mechanism|details?|changes?|updates?)$", re.IGNORECASE)
 _DELIBERATE_LEAD_RE = re.compile(r"^i'?m (?:considering|thinking about|leaning (?:towards?|to)|opting for|going with|"
@@ -395,7 +402,8 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
             continue
         if entry.role == "user" and is_trivial(entry.text):
             continue
-        if thinking and not _FIRST_PERSON_RE.search(entry.text.replace("\u2019", "'")):
+        if thinking and not _FIRST_PERSON_RE.search(entry.text.replace("\u2019", "'")) \
+                and not _PLANNING_HINT_RE.search(entry.text):
             continue  # cheap test first: reasoning with no choice of the agent's own says nothing here
         body = prose(entry.text)
         if entry.role == "assistant" and _SUMMARY_RE.search(body.lstrip()[:200]):
@@ -410,19 +418,23 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
                                                     and not (thinking and _DELIBERATE_RE.search(sentence))
                                                     and not _REASONED_STEP_RE.match(sentence.rstrip("."))):
                 continue
-            if thinking and not _FIRST_PERSON_RE.search(sentence):
-                continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
-            if _DEFERRED_RE.search(sentence):
-                continue  # "I'm considering X, but for now I'll just Y": X put off, Y a stopgap
-            if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
-                context = ""
             decided = _DECIDED_LEAD_RE.match(sentence.strip("*_ ").rstrip(".")) if thinking else None
+            planned = _PLANNED_LEAD_RE.match(sentence.strip("*_ ").rstrip(".")) if thinking and decided is None else None
+            if planned is not None and _DECIDED_WHY_RE.search(planned.group("rest")) \
+                    and not _TOOLISH_RE.search(planned.group("rest")):
+                decided = planned
             if decided is not None:
                 decision = _decided(decided, entry.index, context)
                 if decision is not None:
                     decisions.append(decision)
                     break
                 continue
+            if thinking and not _FIRST_PERSON_RE.search(sentence):
+                continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
+            if _DEFERRED_RE.search(sentence):
+                continue  # "I'm considering X, but for now I'll just Y": X put off, Y a stopgap
+            if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
+                context = ""
             if thinking:
                 sentence = _DELIBERATE_LEAD_RE.sub("", sentence)  # "I'm thinking about creating …" -> "creating …"
                 if re.match(r"(?:how|what|why|where|when|whether|which|if)\b", sentence, re.IGNORECASE):
@@ -437,11 +449,12 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
 def _decided(lead: re.Match[str], index: int, context: str) -> Decision | None:
     """The choice a reasoning summary records ("Deciding to keep X inside Y to avoid Z")."""
     rest = lead.group("rest").strip()
-    if lead.group("prep").lower() in ("on", "for") and _TOPIC_END_RE.search(rest):
+    prep = lead.groupdict().get("prep") or "to"
+    if prep.lower() in ("on", "for") and _TOPIC_END_RE.search(rest):
         return None  # "Deciding on the sync ID and IPC approach" names the question, not the answer
     why = _DECIDED_WHY_RE.search(rest)
     chosen = rest[: why.start()].strip(" ,;") if why and why.start() >= 8 else rest
-    if lead.group("prep").lower() == "against":
+    if prep.lower() == "against":
         chosen = f"not {chosen}"
     if _TOOLISH_RE.search(chosen) or len(chosen.split()) < 2:
         return None  # "Deciding to use the plan tool": how the agent works

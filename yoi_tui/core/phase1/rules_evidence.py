@@ -45,7 +45,8 @@ from .text import prose, sentences, short_title, squash
 
 _RECOMMEND_RE = re.compile(r"\b(?:i'?d (?:recommend|suggest)|i (?:recommend|suggest)|my recommendation|"
                            r"(?:a |the )?(?:cleaner|better|simpler|safer|more robust) (?:approach|option|way) "
-                           r"(?:would be|is)|(?:i'?d|i would) (?:go with|rather))\b", re.IGNORECASE)
+                           r"(?:would be|is)|(?:i'?d|i would) (?:go with|rather|focus on|start with|prioriti[sz]e))\b",
+                           re.IGNORECASE)
 _AGAINST_RE = re.compile(r"\brecommend against (?P<other>[^.,;—-]{4,80})", re.IGNORECASE)
 _RATHER_RE = re.compile(r"\b(?:rather than|instead of) (?P<other>[^.,;—]{3,80})", re.IGNORECASE)
 _REASON_RE = re.compile(r"(?:\s[—–-]\s|\b(?:because|since|as)\b\s)(?P<why>.{6,200})$", re.IGNORECASE)
