@@ -215,3 +215,38 @@ def test_what_failed_while_a_check_kept_failing_is_part_of_that_story() -> None:
     log.bash("git checkout 005-feature", "Switched to branch '005-feature'")
     log.bash("./bin/prereq.sh --json", '{"FEATURE_DIR": "specs/005-feature"}')
     assert [a.outcome for a in log.extract().attempts] == ["success", "success"]
+
+
+def test_a_command_the_codex_sandbox_refused_to_start_failed_with_the_code_it_reports() -> None:
+    from yoi_tui.core.sessions.codex import parse_output
+
+    refused = ('exec_command failed: CreateProcess { message: "Codex(Sandbox(Denied { output: ExecToolCallOutput { '
+               'exit_code: 128, stdout: StreamOutput { text: \\"\\" }, stderr: StreamOutput { text: \\"fatal: Unable '
+               "to create '/w/.git/index.lock': Operation not permitted\\\" } }))\" }")
+    _text, exit_code, is_error = parse_output(refused)
+    assert exit_code == 128 and is_error is True
+    log = Log()
+    log.user("commit the constitution")
+    failed = log.call("exec_command", {"cmd": 'git commit -m "docs: constitution"'}, refused, error=True,
+                      exit_code=128)
+    log.call("exec_command", {"cmd": 'git commit -m "docs: constitution"'}, "Process running with session ID 9\n"
+             "Output:\n[STARTED] vp check --fix")
+    fixed = log.call("write_stdin", {"session_id": 9, "chars": ""}, "Process exited with code 0\nOutput:\n"
+                     "[main 563a869] docs: constitution", exit_code=0)
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+
+
+def test_powershell_speaks_for_itself_a_missing_cmdlet_and_a_look() -> None:
+    log = Log()
+    log.user("show me the contact section")
+    failed = log.call("shell_command", {"command": "cd frontend; sed -n '1,220p' src/Contact.jsx"}, "Exit code: 1\n"
+                      "Output:\nsed : The term 'sed' is not recognized as the name of a cmdlet, function, script "
+                      "file, or operable program.", error=True, exit_code=1)
+    fixed = log.call("shell_command", {"command": "cd frontend; Get-Content src/Contact.jsx"}, "Exit code: 0\n"
+                     "Output:\nexport default function Contact() {}", exit_code=0)
+    log.call("shell_command", {"command": "cd frontend; Get-Content src/App.jsx"}, "Exit code: 1\nOutput:\n"
+             "Get-Content : Cannot find path 'D:\\app\\frontend\\src\\App.jsx' because it does not exist.",
+             error=True, exit_code=1)
+    [attempt] = log.extract().attempts  # a look at a path that is not there is no attempt
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)

@@ -43,12 +43,16 @@ _NO_MATCH_PROGRAMS = {"grep", "rg", "egrep", "fgrep", "ag", "ack", "pgrep", "git
 _DIFF_PROGRAMS = {"diff", "cmp", "colordiff"}
 _TEST_PROGRAMS = {"test", "[", "[["}
 _EXPLORE_PROGRAMS = {"ls", "cat", "head", "tail", "find", "stat", "file", "wc", "du", "readlink", "realpath", "less",
-                     "more", "tree", "which", "type", "whereis", "pwd", "bat", "exa", "eza", "fd", "locate"}
+                     "more", "tree", "which", "type", "whereis", "pwd", "bat", "exa", "eza", "fd", "locate",
+                     # PowerShell's looks (cat, ls, test -e, grep), as Codex on Windows runs them
+                     "get-content", "gc", "get-childitem", "gci", "dir", "test-path", "select-string",
+                     "get-item", "resolve-path"}
 _INLINE_RUNNERS = {"python", "node", "ruby", "perl", "jq", "php"}
 _MISSING_RE = re.compile(r"no such file or directory|cannot access|does not exist|not a directory|cannot open",
                          re.IGNORECASE)
 _MISSING_PATH_RE = re.compile(r"no such file or directory|cannot access|does not exist", re.IGNORECASE)
-_NOT_FOUND_RE = re.compile(r"command not found|not recognized as an internal|: not found\b|exit code 127|exit 127",
+_NOT_FOUND_RE = re.compile(r"command not found|not recognized as an internal|is not recognized as the name of a "
+                           r"cmdlet|: not found\b|exit code 127|exit 127",
                            re.IGNORECASE)
 _CONFLICT_RE = re.compile(r"^CONFLICT \(|Automatic merge failed|could not apply [0-9a-f]{7,}|Resolve all conflicts",
                           re.MULTILINE)
@@ -253,7 +257,7 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False
     if program == "git" and set(args[:1]) & _MERGING and _CONFLICT_RE.search(output):
         return False  # stopped on conflicts: see stopped_on_conflicts
-    if (program in _EXPLORE_PROGRAMS or (program == "sed" and not any(a.startswith("-i") for a in args))) \
+    if (program.lower() in _EXPLORE_PROGRAMS or (program == "sed" and not any(a.startswith("-i") for a in args))) \
             and not missing_tool(output, exit_code):
         return False  # a look around (ls of a missing folder, cat | jq, sed -n 1,80p f) is not an attempt
     if any(p in _INLINE_RUNNERS and ({"-c", "-e"} & set(a)) for p, a, _t in statements(command)) or \

@@ -112,7 +112,10 @@ _EXIT_CODE_RES = (
 # stdout: ..." (0.3x), "failed in sandbox: <output>" (0.4x), "apply_patch verification failed: ..."
 # and "error: Failed to find expected lines in ..." (a patch that does not apply).
 _SANDBOX_EXIT_RE = re.compile(r"\Afailed in sandbox \S+ with execution error: [^\n]*?\bexit code: (-?\d+)")
-_PLAIN_FAILURE_RE = re.compile(r"\A(?:failed in sandbox\b|apply_patch verification failed:|error: )")
+_PLAIN_FAILURE_RE = re.compile(r"\A(?:failed in sandbox\b|apply_patch verification failed:|error: |exec_command failed: )")
+# Codex >= 0.11x reports a command its sandbox refused as "exec_command failed: CreateProcess { message:
+# "Codex(Sandbox(Denied { output: ExecToolCallOutput { exit_code: 128, ...": the exit code is inside.
+_EXEC_FAILED_EXIT_RE = re.compile(r"\Aexec_command failed: .{0,400}?\bexit_code: (-?\d+)", re.DOTALL)
 
 
 def looks_like(obj: dict[str, Any]) -> bool:
@@ -163,7 +166,7 @@ def parse_output(output: Any) -> tuple[str, int | None, bool | None]:
                 break
     if exit_code is None and data is None and isinstance(output, str):  # plain text, not JSON
         plain = output.lstrip()
-        sandbox = _SANDBOX_EXIT_RE.match(plain)
+        sandbox = _SANDBOX_EXIT_RE.match(plain) or _EXEC_FAILED_EXIT_RE.match(plain)
         if sandbox:
             exit_code = int(sandbox.group(1))
         elif _PLAIN_FAILURE_RE.match(plain):
