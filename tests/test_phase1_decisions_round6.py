@@ -252,3 +252,22 @@ def test_what_the_agent_would_focus_on_accepted_by_the_user_is_a_decision() -> N
     log.edit("/w/pipeline.py")
     [decision] = log.extract().decisions
     assert decision.range is not None and decision.range[0] == proposal
+
+
+def test_a_reasoning_section_that_designs_is_a_decision_one_that_picks_a_way_to_work_is_not() -> None:
+    log = Log()
+    log.user("make the contact form reach the mail service")
+    thought = _reasoning(log, "**Designing the asynchronous form submission**\n\nPlanning to post the fields with "
+                              "fetch as URL-encoded data and keep a honeypot field in state. Success and error "
+                              "messages follow the post.")
+    step = log.call("apply_patch", {}, "Success")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "post the fields with fetch as URL-encoded data and keep a honeypot field in state."
+    assert decision.title == "Asynchronous form submission"
+    assert decision.range == (thought, step)
+    log = Log()
+    log.user("count the open tasks")
+    _reasoning(log, "**Designing a shell-based counting script**\n\nPlanning to write a small awk pass over tasks.md.")
+    _reasoning(log, "**Choosing the file creation method**\n\nI'll create the file with a heredoc.")
+    _reasoning(log, "**Deciding on the next step**\n\nPlanning to inspect the task list before editing anything.")
+    assert log.extract().decisions == []

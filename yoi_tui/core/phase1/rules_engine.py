@@ -443,15 +443,52 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
             if decision is not None:
                 decisions.append(decision)
                 break  # one decision per message: the first explicit choice
+        else:
+            designed = _designed(entry.text) if thinking else None
+            if designed is not None:
+                decisions.append(designed.model_copy(update={"range": (entry.index, entry.index)}))
     return _one_per_thought(entries, decisions)
+
+
+# A Codex reasoning summary's section that lays a design down: "**Designing the decrypted item event**
+# / I'm planning to add an engine event that …" - the section's first sentence is the design.
+_DESIGN_HEAD_RE = re.compile(r"^\*\*(?:designing|deciding(?: on)?|choosing|defining|selecting|settling on)\s+(?P<topic>[^*\n]{4,120})"
+                             r"\*\*\s*\n+(?P<body>[^\n]{12,})", re.IGNORECASE | re.MULTILINE)
+_PLAN_LEAD_RE = re.compile(r"^(?:i'?m |i am |i )?(?:now )?(?:planning|going|intending|aiming|deciding|choosing|opting)"
+                           r"(?: to| on| for)?\s+|^(?:i'll|i will|we'll|we will)\s+", re.IGNORECASE)
+# How the agent works, not what the project becomes: a script, a command, a way to read, count or patch.
+_HOW_I_WORK_RE = re.compile(r"\b(?:scripts?|commands?|one-?liners?|patch(?:es|ing)?|file creation|counting|parsing|"
+                            r"reading|search(?:ing)?|lookup|regex(?:es)?|shell|terminal|tool|plan tool)\b", re.IGNORECASE)
+
+
+def _designed(text: str) -> Decision | None:
+    match = _DESIGN_HEAD_RE.search(text.replace("\u2019", "'"))
+    if match is None:
+        return None
+    topic = match.group("topic").strip()
+    parts = sentences(prose(match.group("body")))
+    if not parts or _TOOLISH_RE.search(topic) or _HOW_I_WORK_RE.search(topic):
+        return None
+    first = parts[0]
+    if not _PLAN_LEAD_RE.match(first):
+        return None  # "There are two ways to go": the section weighs, it has not chosen
+    chosen = _PLAN_LEAD_RE.sub("", first).strip()
+    topic = re.sub(r"^(?:the|a|an)\s+", "", topic, flags=re.IGNORECASE)
+    if _TOOLISH_RE.search(chosen) or _HOW_I_WORK_RE.search(chosen) or len(chosen.split()) < 4 \
+            or re.match(r"(?:inspect|check|look|read|review|verify|confirm|explore|investigate|examine|search|find|"
+                        r"run|test|see|understand|figure)\b", chosen, re.IGNORECASE):
+        return None  # a look around under a design heading
+    rationale = parts[1] if len(parts) > 1 else f"reasoned by the agent: {topic}"
+    return Decision(title=short_title(topic[:1].upper() + topic[1:], 12), options=[], chosen=squash(chosen, 200),
+                    rationale=squash(rationale, 200))
 
 
 def _decided(lead: re.Match[str], index: int, context: str) -> Decision | None:
     """The choice a reasoning summary records ("Deciding to keep X inside Y to avoid Z")."""
     rest = lead.group("rest").strip()
     prep = lead.groupdict().get("prep") or "to"
-    if prep.lower() in ("on", "for") and _TOPIC_END_RE.search(rest):
-        return None  # "Deciding on the sync ID and IPC approach" names the question, not the answer
+    if prep.lower() in ("on", "for") and (_TOPIC_END_RE.search(rest) or "ing " in lead.group(0)[: lead.start("prep")]):
+        return None  # "Deciding on the sync ID and IPC approach" names the question ("decided on X" the answer)
     why = _DECIDED_WHY_RE.search(rest)
     chosen = rest[: why.start()].strip(" ,;") if why and why.start() >= 8 else rest
     if prep.lower() == "against":
