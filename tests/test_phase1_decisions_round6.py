@@ -271,3 +271,11 @@ def test_a_reasoning_section_that_designs_is_a_decision_one_that_picks_a_way_to_
     _reasoning(log, "**Choosing the file creation method**\n\nI'll create the file with a heredoc.")
     _reasoning(log, "**Deciding on the next step**\n\nPlanning to inspect the task list before editing anything.")
     assert log.extract().decisions == []
+
+
+def test_what_a_change_should_now_do_instead_is_an_outcome_not_a_choice() -> None:
+    log = Log()
+    log.user("the pager skips pages")
+    log.edit("/w/pager.js")
+    log.say("The pager should now go from page 1 to 2 to 3 instead of skipping, and the images load with a fallback.")
+    assert log.extract().decisions == []

@@ -9,7 +9,12 @@ the range of entries it came from.
 - **decisions**: ``AskUserQuestion`` answers (chosen option, the others rejected), ``ExitPlanMode``
   plans (approved, or revised after the user rejected one), and explicit choices stated in a
   message ("X instead of Y", "we should use X", "I'll use X for Y", "add X since Y") — never in a
-  summary of changes already made, never a tactical step ("Let me use find instead");
+  summary of changes already made, never a tactical step ("Let me use find instead"); the choice a
+  Codex reasoning summary records ("Deciding to …", "Planning to X instead of Y", a "**Designing …**"
+  section); the evidence read around a choice (``rules_evidence``) and the choices told with no cue
+  word (``rules_design``: a recommendation under its heading, a planning document written, a reason
+  in the agent's account or in a code comment, a correction taken up) - those last only in a turn
+  where nothing else told a choice;
 - **discussions**: the user's questions with the substance of the reply (not "Let me check…").
 """
 
@@ -122,6 +127,9 @@ _ACTOR_RE = re.compile(r"\b(?:i|i'll|i'd|i'm|i've|we|we'll|we'd|we're|let's|our|
 # A sentence telling what is wrong: "I can see the problem: we're still getting X rather than Y".
 _DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culprit)\b(?: here)?(?: is|:| was)|"
                            r"\bstill (?:getting|seeing|producing|using|thinking)\b", re.IGNORECASE)
+# What a change is expected to do now: "The pagination should now go 1 → 2 → 3 instead of skipping".
+_OUTCOME_RE = re.compile(r"\b(?:should|will|would) now\b|\bnow (?:correctly|properly|works?|shows?|goes|returns?)\b",
+                         re.IGNORECASE)
 # A way the agent names and then commits to: "Deleting it needs the long-path prefix, which skips the
 # name check - let me do that."
 _DO_THAT_RE = re.compile(r"^(?P<chosen>[^—–;]{12,240}?)\s*(?:[—–;:]|,| - )\s*(?:so )?(?:let me|let's|i'll|i will|we'll) "
@@ -298,7 +306,8 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
     since = _SINCE_RE.match(sentence.rstrip(".:;"))
     match = _CHOICE_RE.search(sentence)
     if match is not None and match.group(0).lower() in ("instead of", "rather than") and (
-            not _ACTOR_RE.search(sentence[: match.start()]) or _DIAGNOSIS_RE.search(sentence)):
+            not _ACTOR_RE.search(sentence[: match.start()]) or _DIAGNOSIS_RE.search(sentence)
+            or _OUTCOME_RE.search(sentence)):
         match = None  # a description or a diagnosis that names an alternative is no choice
     if match is None and since is None:
         intent = _INTENT_WHY_RE.search(sentence.rstrip("."))
