@@ -250,3 +250,38 @@ def test_powershell_speaks_for_itself_a_missing_cmdlet_and_a_look() -> None:
              error=True, exit_code=1)
     [attempt] = log.extract().attempts  # a look at a path that is not there is no attempt
     assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+
+
+def test_a_check_run_through_a_launcher_is_the_check_it_runs() -> None:
+    assert check_key("uv run pytest tests/test_io.py") == check_key("pytest tests/test_io.py")
+    assert check_key("poetry run --no-interaction mypy src") == check_key("mypy src")
+    assert check_key("npx --yes vitest run src/a.test.ts") == check_key("vitest src/a.test.ts")
+    assert check_key("pnpm exec tsc --noEmit") == check_key("tsc --noEmit")
+    assert check_key("npm run lint") == check_key("npm lint") != check_key("npm run build")
+    log = Log()
+    log.user("fix the reader")
+    failed = log.bash("uv run pytest tests/test_io.py -x", "FAILED tests/test_io.py::test_reads", exit_code=1)
+    log.edit("/w/io.py")
+    fixed = log.bash("python -m pytest -q", "12 passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+
+
+def test_a_full_run_failing_on_other_agents_work_in_progress_is_no_attempt() -> None:
+    log = Log()
+    log.user("add the export command, other agents are working on the importer")
+    log.edit("/w/export.py")
+    log.bash("pytest -q", "FAILED tests/test_importer.py::test_rows - ImportError: cannot import name 'parse'",
+             exit_code=1)
+    log.say("The only failures are in test_importer.py, which belongs to another agent's work in progress; the "
+            "export tests pass.")
+    log.bash("pytest -q tests/test_export.py", "4 passed")
+    assert log.extract().attempts == []
+    # Put down to nobody else, the failure stays.
+    log = Log()
+    log.user("add the export command")
+    log.bash("pytest -q", "FAILED tests/test_importer.py::test_rows - ImportError: cannot import name 'parse'",
+             exit_code=1)
+    log.say("The failures are in test_importer.py, which this change does not touch.")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"

@@ -192,6 +192,28 @@ def script_name(word: str) -> str:
     return base if _SCRIPT_RE.match(base) else ""
 
 
+# Launchers that run another command in the project's environment: ``uv run pytest`` runs pytest,
+# ``npx vitest`` vitest, ``pnpm exec tsc`` tsc — the check is the command they run.
+_ENV_RUNNERS = {"uv", "poetry", "pdm", "hatch", "pipenv", "rye"}
+_PACKAGE_EXECUTORS = {"npx", "bunx", "pnpx"}
+_SCRIPT_RUNNERS = {"npm", "pnpm", "yarn"}
+
+
+def _wrapped(program: str, args: list[str]) -> list[str]:
+    """The command a launcher runs (its words), [] when ``program`` is no launcher."""
+    if program in _ENV_RUNNERS and "run" in args[:3]:
+        rest = args[args.index("run") + 1:]
+    elif program in _PACKAGE_EXECUTORS:
+        rest = list(args)
+    elif program in ("pnpm", "yarn", "bundle") and args[:1] == ["exec"]:
+        rest = args[1:]
+    else:
+        return []
+    while rest and rest[0].startswith("-"):
+        rest = rest[1:]  # the launcher's own switches (`npx --yes`, `uv run --frozen`)
+    return rest
+
+
 def check_key(command: str) -> tuple[str, ...]:
     """What check the command runs: ``("pnpm", "test", "NavUser.test.tsx")``, ``("git", "push")``,
     ``("hoge.py",)`` for a script, however it is started (``python hoge.py``, ``python3 src/hoge.py``,
@@ -203,7 +225,13 @@ def check_key(command: str) -> tuple[str, ...]:
     if program == "python" and "-m" in args[:-1] and not {"-c", "-"} & set(args[:args.index("-m")]):
         module = args[args.index("-m") + 1]
         return check_key(" ".join(shlex.quote(a) for a in [module, *args[args.index("-m") + 2:]]))
+    inner = _wrapped(program, args)
+    if inner:
+        return check_key(" ".join(shlex.quote(a) for a in inner))
     positional = [p.split("::", 1)[0] for p in _positionals(args)]
+    if (program in _SCRIPT_RUNNERS or program in _TEST_RUNNERS) and positional[:1] == ["run"] and (
+            len(positional) > 1 or program in _TEST_RUNNERS):
+        positional = positional[1:]  # `npm run test` is `npm test`, `vitest run` is `vitest`
     if script_name(program):
         return (script_name(program),)  # a script run by its path: the script is the check
     if program in _INTERPRETERS and positional[:1] and script_name(positional[0]):

@@ -190,6 +190,19 @@ def _acts(call: Call) -> bool:
     return not (program == "git" and args[:1] and args[0] in _LOOK_GIT - {"add"})
 
 
+# The agent putting a failure down to other agents' work in progress (a shared checkout, parallel
+# sessions): a full run that failed on what someone else is still writing is no attempt of this work.
+_OTHERS_WORK_RE = re.compile(r"\b(?:from|by|of|belongs? to|owned by|caused by|due to|in|to)\s+(?:the\s+|an?\s+)?"
+                             r"(?:other|another|parallel|concurrent|sibling)\s+(?:agents?|sessions?|workers?|"
+                             r"teammates?|subagents?)(?:'s?)?\b", re.IGNORECASE)
+
+
+def _others_work(entries: list[Entry], after: int, before: int) -> bool:
+    """The agent's words between a failure and its next call put it down to other agents' work."""
+    return any(after < e.index < before and e.role == "assistant" and e.kind in (None, "message", "thinking")
+               and _OTHERS_WORK_RE.search(e.text) for e in entries)
+
+
 def _cause(entries: list[Entry], after: int, before: int) -> str:
     """The agent's first explaining sentence between the failure and the next call."""
     for entry in entries:
@@ -469,6 +482,8 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         next_call = calls[position + 1].entry.index if position + 1 < len(calls) else 1 << 60
         cause = _cause(entries, call.result.index, next_call)
         because = f"; cause: {cause}" if cause else ""
+        if fix is None and _others_work(entries, call.result.index, next_call):
+            continue
         if fix is None:
             attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; not fixed in this range",
                                     outcome="failure", range=(call.entry.index, call.end)))
