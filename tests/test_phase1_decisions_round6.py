@@ -279,3 +279,41 @@ def test_what_a_change_should_now_do_instead_is_an_outcome_not_a_choice() -> Non
     log.edit("/w/pager.js")
     log.say("The pager should now go from page 1 to 2 to 3 instead of skipping, and the images load with a fallback.")
     assert log.extract().decisions == []
+
+
+def test_a_way_set_aside_by_the_agent_about_to_act_is_a_decision_told_as_done_it_is_not() -> None:
+    log = Log()
+    log.user("the calendar tests collide")
+    said = log.say("I'm going to give each fixture a unique week number instead of changing the product code.")
+    log.edit("/w/tests/fixtures.py")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "give each fixture a unique week number"
+    assert decision.rationale == "instead of changing the product code"
+    assert decision.range == (said, said)
+    log = Log()
+    log.user("the calendar tests collide")
+    log.edit("/w/tests/fixtures.py")
+    log.say("Gave each fixture a unique week number instead of changing the product code.")
+    assert log.extract().decisions == []
+
+
+def _commit(log: Log, command: str, *, status: bool | None) -> int:
+    start = log.call("shell_command", {"command": command}, "[main 1a2b3c] done")
+    log.entries[-1] = log.entries[-1].model_copy(update={"is_error": None if status is None else not status})
+    return start
+
+
+def test_a_commit_that_says_why_counts_with_folded_flags_and_without_an_exit_status() -> None:
+    log = Log()
+    log.user("fix the flaky upload")
+    step = _commit(log, "git commit -am 'Retry uploads with backoff' -m 'One retry is enough because the storage "
+                        "API drops one request in fifty.'", status=None)
+    [decision] = log.extract().decisions
+    assert decision.chosen == "Retry uploads with backoff"
+    assert decision.rationale == "One retry is enough because the storage API drops one request in fifty."
+    assert decision.range == (step, step + 1)
+    log = Log()
+    log.user("fix the flaky upload")
+    _commit(log, "git commit -am 'Retry uploads with backoff' -m 'One retry is enough because the storage "
+                 "API drops one request in fifty.'", status=False)  # the commit failed: nothing recorded
+    assert log.extract().decisions == []

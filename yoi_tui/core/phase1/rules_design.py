@@ -267,6 +267,16 @@ def reasoned_choice(sentence: str) -> tuple[str, str] | None:
         return None
     chosen = match.group("chosen")
     why = _WHY_RE.search(chosen)
+    contrast = _CONTRAST_RE.search(chosen) if match.re is _FUTURE_RE else None
+    if (why is None or why.start() < 8) and contrast is not None and contrast.start() >= 8:
+        # "I'll give the fixtures unique week numbers instead of changing the product": a way set
+        # aside is a choice when the agent is about to make it (told as done, it is a change summary).
+        other = chosen[contrast.start():].strip().rstrip(" :;.)")
+        chosen = chosen[: contrast.start()].strip(" ,;:—-")
+        if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen) or _TACTIC_RE.search(other) \
+                or _DIAGNOSIS_RE.search(chosen):
+            return None
+        return chosen, other
     if why is None or why.start() < 8:
         return None
     chosen, reason = chosen[: why.start()].strip(" ,;:—-"), why.group("why").strip().rstrip(" :;.)").strip()
@@ -285,7 +295,8 @@ def reasoned_accounts(entries: list[Entry]) -> list[Decision]:
             continue
         lowered = entry.text.lower()
         if not any(w in lowered for w in ("because", "since", "so that", "to avoid", "to keep", "to prevent",
-                                          "to preserve", "to ensure", "to stay", "given that", " as ", " so ", " (")):
+                                          "to preserve", "to ensure", "to stay", "given that", " as ", " so ", " (",
+                                          "instead of", "rather than")):
             continue  # cheap test first
         for sentence in sentences(prose(entry.text)):
             found = reasoned_choice(sentence)

@@ -63,7 +63,8 @@ _ACCEPT_WORD_RE = re.compile(r"^(?:sure|yes|yeah|yep|ok(?:ay)?|alright|fine|righ
 _NO_DECISION_TOOLS = {"exitplanmode", "askuserquestion"}
 _COMMIT_RE = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
 _HEREDOC_RE = re.compile(r"<<-?\s*['\"]?(?P<tag>\w+)['\"]?\s*\n(?P<body>.*?)\n\s*(?P=tag)\b", re.DOTALL)
-_MESSAGE_ARG_RE = re.compile(r"(?:-m|--message)(?:\s+|=)(?:\"(?P<dq>(?:[^\"\\]|\\.)*)\"|'(?P<sq>[^']*)')")
+# "-m", "--message", and -m folded into other short flags ("git commit -am …", "-sm").
+_MESSAGE_ARG_RE = re.compile(r"(?:(?<![\w-])-[a-zA-Z]*m|--message)(?:\s+|=)(?:\"(?P<dq>(?:[^\"\\]|\\.)*)\"|'(?P<sq>[^']*)')")
 _CONVENTIONAL_RE = re.compile(r"^(?:[a-z]+(?:\([^)]*\))?!?:\s*|\[?[a-z]+-\d+\]?:?\s*)", re.IGNORECASE)
 _TRAILER_RE = re.compile(r"^(?:co-authored-by|signed-off-by|reviewed-by|refs?|closes|fixes|see):|generated with|"
                          r"^🤖", re.IGNORECASE)
@@ -282,7 +283,8 @@ def commit_rationales(calls: list[Call]) -> list[Decision]:
     decisions: list[Decision] = []
     subjects: list[str] = []
     for call in calls:
-        if not call.is_shell or not call.succeeded:
+        # A commit is told unless it failed: a Codex result often carries no exit status at all.
+        if not call.is_shell or call.failed or call.rejected or call.result is None:
             continue
         command = call.command()
         if "commit" not in command and "gh" not in command:
