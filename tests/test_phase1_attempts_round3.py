@@ -285,3 +285,20 @@ def test_a_full_run_failing_on_other_agents_work_in_progress_is_no_attempt() -> 
     log.say("The failures are in test_importer.py, which this change does not touch.")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "failure"
+
+
+def test_a_status_probe_asked_again_with_nothing_done_in_between_waited_and_fixed_nothing() -> None:
+    log = Log()
+    log.user("wait for the deploy to be healthy")
+    log.bash("./scripts/deploy-status.sh --once", "deploy: rolling (1/3 ready)", exit_code=1)
+    log.bash("sleep 30", "")
+    log.bash("./scripts/deploy-status.sh --once", "deploy: healthy (3/3 ready)")
+    assert log.extract().attempts == []
+    # A probe that passed after a change was fixed by it.
+    log = Log()
+    log.user("make the service healthy")
+    log.bash("./scripts/svc.sh health", "unhealthy: missing DATABASE_URL", exit_code=1)
+    log.edit("/w/.env")
+    log.bash("./scripts/svc.sh health", "healthy")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success"

@@ -15,6 +15,15 @@ staging is already true and no reader has to re-read "fixed". What changed in be
 edited, the command changed) is the fix; the agent's first non-tactical sentence after the failure is
 the cause. Repeated failures of the same check are one story. Each attempt's range runs from the
 failing call to the passing run.
+
+A fix is any later change or route after which the same goal succeeds (issue 26): the same check
+however it is started (a script by its path or its interpreter, through ``uv run``/``npx``, a chain
+of checks run again with one more), a program not installed met by the next command that succeeded
+with another, a failed look by the next look of the same program, a missing test runner by a test run
+of another kind. Whatever else failed while a check kept failing, or failed and went nowhere inside a
+story that ended fixed, is a step of that story. A status probe that failed while a run was starting
+in the background, or asked again with nothing done in between, fixed and failed nothing; nor does a
+run the agent puts down to other agents' unfinished work.
 """
 
 from __future__ import annotations
@@ -380,15 +389,20 @@ def _running(call: Call) -> tuple[int, int] | None:
     return (call.entry.index, call.end) if call.end > call.entry.index + 1 else None
 
 
-def _probe_while_running(call: Call, calls: list[Call], position: int) -> bool:
-    """A status probe (``ps``-like, a ``--once`` watch, a ``status``/``health`` check) that failed while
-    another command ran in the background: it says the run is not ready yet, the work did not fail."""
+def _is_probe(call: Call) -> bool:
+    """A status probe: a ``--once`` watch, a ``status``/``health``/``ready`` check."""
     from .commands import main_statement
 
     if not call.is_shell:
         return False
-    program, args, _tail = main_statement(call.command())
-    if not (_PROBE_FLAGS & set(args) or _PROBE_VERBS & set(args[:2])):
+    _program, args, _tail = main_statement(call.command())
+    return bool(_PROBE_FLAGS & set(args) or _PROBE_VERBS & set(args[:2]))
+
+
+def _probe_while_running(call: Call, calls: list[Call], position: int) -> bool:
+    """A status probe (a ``--once`` watch, a ``status``/``health`` check) that failed while another
+    command ran in the background: it says the run is not ready yet, the work did not fail."""
+    if not _is_probe(call):
         return False
     start = call.entry.index
     return any((span := _running(other)) is not None and span[0] < start < span[1] for other in calls[:position])
@@ -488,6 +502,9 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
             attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; not fixed in this range",
                                     outcome="failure", range=(call.entry.index, call.end)))
             continue
+        if _is_probe(call) and fix.is_shell and signature(fix.command()) == signature(call.command()) and not (
+                edited or ran):
+            continue  # the same probe asked again with nothing done in between: it waited, nothing was fixed
         flag = check_bypass(fix.command(), call.command()) if call.is_shell and fix.is_shell else ""
         if flag:
             # It got through only by skipping the check (`git commit --no-verify` after the hook
