@@ -317,3 +317,18 @@ def test_a_commit_that_says_why_counts_with_folded_flags_and_without_an_exit_sta
     _commit(log, "git commit -am 'Retry uploads with backoff' -m 'One retry is enough because the storage "
                  "API drops one request in fifty.'", status=False)  # the commit failed: nothing recorded
     assert log.extract().decisions == []
+
+
+def test_a_long_turn_tells_each_of_its_choices_once() -> None:
+    log = Log()
+    log.user("build the image converter")
+    first = log.say("I'll lay the project out as a uv library because it will be published to the package index.")
+    for name in ("a", "b", "c"):
+        log.edit(f"/w/src/{name}.py")
+    second = log.say("Now let me save JPEG at quality 95 and convert grayscale images to RGB first (since JPEG output "
+                     "has mode problems with them).")
+    log.edit("/w/src/io.py")
+    log.edit("/w/src/cli.py")
+    log.say("I'll convert grayscale images to RGB first because JPEG output has mode problems with them.")  # again
+    decisions = log.extract().decisions
+    assert [d.range for d in decisions] == [(first, first), (second, second)]

@@ -576,18 +576,24 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
               if not any(d.range and s[0] <= d.range[0] and d.range[1] <= s[1] for s in spans)]
     evidence = [d for d in evidence if not any(s.range == d.range for s in stated)]
     found = _ask_decisions(calls) + _plan_decisions(entries, calls) + stated + evidence
-    # A comment in the patch tells a choice only when nothing else in that turn did (else it is the same one).
     turns = [e.index for e in entries if e.role == "user" and e.kind in (None, "message", "command")]
     def turn(index: int) -> int:
         return sum(1 for t in turns if t <= index)
-    told = {turn(d.range[0]) for d in found if d.range}
-    # So does a choice told without a cue word (a recommendation under its heading, a design written
-    # into a document, a reasoned choice in the agent's account): the first of them in its turn.
-    for quiet in heading_recommendations(entries) + document_designs(calls, entries) + reasoned_accounts(entries) \
-            + patch_comments(calls) + reasoned_comments(calls):
-        if quiet.range and turn(quiet.range[0]) not in told:
+    # A choice told without a cue word (a recommendation under its heading, a design written into a
+    # document, a reasoned choice in the agent's account) counts where no other decision is told within
+    # a few entries (a long turn holds several choices; the same one is told once).
+    near = 3
+    for quiet in heading_recommendations(entries) + document_designs(calls, entries) + reasoned_accounts(entries):
+        if quiet.range and not any(d.range and d.range[0] - near <= quiet.range[1] and quiet.range[0] <= d.range[1] + near
+                                   for d in found):
             found.append(quiet)
-            told.add(turn(quiet.range[0]))
+    # A comment in the code is the weakest telling (agents comment a lot): one a turn, by the same rule.
+    commented: set[int] = set()
+    for quiet in patch_comments(calls) + reasoned_comments(calls):
+        if quiet.range and turn(quiet.range[0]) not in commented and not any(
+                d.range and d.range[0] - near <= quiet.range[1] and quiet.range[0] <= d.range[1] + near for d in found):
+            found.append(quiet)
+            commented.add(turn(quiet.range[0]))
     return _restated_once(sorted(found, key=lambda d: d.range or (0, 0)), turn)
 
 
