@@ -302,3 +302,14 @@ def test_a_status_probe_asked_again_with_nothing_done_in_between_waited_and_fixe
     log.bash("./scripts/svc.sh health", "healthy")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success"
+
+
+def test_a_missing_program_asked_again_for_something_else_is_the_same_failure() -> None:
+    log = Log()
+    log.user("find the retry settings")
+    failed = log.bash('rg -n "retry" src', "bash: rg: command not found", exit_code=127)
+    log.bash('rg -n "backoff" src', "bash: rg: command not found", exit_code=127)
+    fixed = log.bash("find src -name '*.py' -exec grep -n retry {} +", "src/http.py:3: retry = 3")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+    assert "failed (2 times)" in attempt.result

@@ -317,6 +317,15 @@ def _other_route(failed: Call, calls: list[Call], position: int) -> Call | None:
     return None
 
 
+def _missing_program(call: Call) -> str:
+    """The program a shell call could not run because it is not installed ("" when it ran)."""
+    from .commands import main_statement
+
+    if call.result is None or not call.failed or not missing_tool(call.result.text, call.result.exit_code):
+        return ""
+    return main_statement(call.command())[0]
+
+
 def _next_route(failed: Call, calls: list[Call], position: int, missing: bool) -> Call | None:
     """The need met another way at once: the next command, when it succeeded, after a program that is
     not installed (``rg`` missing, ``grep -rn`` ran; not a script run by a wrong path, whose own run is
@@ -324,7 +333,8 @@ def _next_route(failed: Call, calls: list[Call], position: int, missing: bool) -
     look of the same program that answered (``git for-each-ref refs/remotes/origin``)."""
     from .commands import main_statement
 
-    later = next((c for c in calls[position + 1:] if c.is_shell), None)
+    gone = _missing_program(failed) if missing else ""
+    later = next((c for c in calls[position + 1:] if c.is_shell and not (gone and _missing_program(c) == gone)), None)
     if later is None or not later.succeeded:
         return None
     program, args, _tail = main_statement(failed.command())
@@ -446,6 +456,11 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
             if chained and not same_check(key, _key(later)) and later.is_shell and _covers(chain, later) and (
                     later.succeeded or len(chain) > 1):
                 key = _key(later)  # the failed chain run again with more after it: the longer chain is the check
+            if tool_missing and later.is_shell and _missing_program(later) == _missing_program(call):
+                handled.add(offset)  # the program still not installed, whatever it was asked: the same failure
+                repeats += 1
+                last_failure = later.entry.index
+                continue
             if same_check(key, _key(later)):
                 if _is_failure(later) or (later.succeeded and _shows_same_error(call, later)):
                     # (`cmd | sed …` exiting 0 with the same error still failed)
