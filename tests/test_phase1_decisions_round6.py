@@ -332,3 +332,25 @@ def test_a_long_turn_tells_each_of_its_choices_once() -> None:
     log.say("I'll convert grayscale images to RGB first because JPEG output has mode problems with them.")  # again
     decisions = log.extract().decisions
     assert [d.range for d in decisions] == [(first, first), (second, second)]
+
+
+def test_a_linters_finding_the_agent_reports_is_no_decision() -> None:
+    log = Log()
+    log.user("make the lint pass")
+    log.bash("golangci-lint run", "main.go:12:2: QF1003: could use tagged switch on kind (staticcheck)", exit_code=1)
+    log.say("staticcheck says we should use a tagged switch on kind here.")
+    log.say("QF1003: we should use a tagged switch on kind.")
+    assert log.extract().decisions == []
+
+
+def test_a_bottom_line_or_a_recommended_label_is_a_recommendation() -> None:
+    log = Log()
+    log.user("should we move the API to GraphQL?")
+    log.say("Both have a cost.\n\n**Bottom line:** stick with TypeScript and the SDK, no GraphQL layer.")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "stick with TypeScript and the SDK, no GraphQL layer."
+    log = Log()
+    log.user("which queue should the jobs use?")
+    log.say("### Recommended: keep the Postgres-backed queue until the job rate passes a hundred a second")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("keep the Postgres-backed queue")

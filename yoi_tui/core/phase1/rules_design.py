@@ -31,8 +31,8 @@ from .text import prose, sentences, short_title, squash
 # ---------------------------------------------------------------- a recommendation under a heading
 
 _VERDICT_HEAD_RE = re.compile(
-    r"^\s*(?:#{1,4}\s*|[-*]\s+)?(?:\*\*|__)?\s*(?:\d+[.)]\s*)?(?:my |our |the |final )?(?:recommendations?|recommended "
-    r"(?:approach|option|path|fix|solution|choice)|decisions?|verdict|proposed (?:approach|solution|fix|design)|"
+    r"^\s*(?:#{1,4}\s*|[-*]\s+)?(?:\*\*|__)?\s*(?:\d+[.)]\s*)?(?:my |our |the |final )?(?:recommendations?|recommended(?: "
+    r"(?:approach|option|path|fix|solution|choice))?|decisions?|verdict|bottom line|my take|proposed (?:approach|solution|fix|design)|"
     r"suggested (?:approach|solution|fix)|chosen (?:approach|option|solution|design)|my (?:suggestion|pick))\s*"
     r"(?:\*\*|__)?\s*[:—–-]?\s*(?:\*\*|__)?\s*(?P<rest>.*)$", re.IGNORECASE)
 # A review's or a triage's verdict ("Approve", "LGTM", "keep #12 open") answers a question; it designs nothing.
@@ -97,7 +97,7 @@ def heading_recommendations(entries: list[Entry]) -> list[Decision]:
             continue
         lowered = entry.text.lower()
         if not any(w in lowered for w in ("recommend", "decision", "verdict", "proposed", "suggest", "chosen",
-                                          "my pick")):
+                                          "my pick", "bottom line", "my take")):
             continue  # cheap test first
         found = _verdict(entry.text)
         if found is None:

@@ -127,6 +127,11 @@ _ACTOR_RE = re.compile(r"\b(?:i|i'll|i'd|i'm|i've|we|we'll|we'd|we're|let's|our|
 # A sentence telling what is wrong: "I can see the problem: we're still getting X rather than Y".
 _DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culprit)\b(?: here)?(?: is|:| was)|"
                            r"\bstill (?:getting|seeing|producing|using|thinking)\b", re.IGNORECASE)
+# A linter's finding quoted or reported ("QF1003: could use tagged switch", "the linter says we should
+# use …"): what the tool asks for, not a choice the session made.
+_LINTER_SAYS_RE = re.compile(r"\b(?:QF|SA|ST|S|E|W|C|F|B|UP|SIM|RUF)\d{3,4}\b|\b(?:linter|lint|staticcheck|golangci(?:-lint)?|"
+                             r"eslint|ruff|clippy|pylint|flake8|go vet|gocritic|revive|rubocop|biome)\b[^.;]{0,40}\b(?:says?|"
+                             r"suggests?|wants?|complains?|flags?|reports?|warns?|recommends?|asks?)\b")
 # What a change is expected to do now: "The pagination should now go 1 → 2 → 3 instead of skipping".
 _OUTCOME_RE = re.compile(r"\b(?:should|will|would) now\b|\bnow (?:correctly|properly|works?|shows?|goes|returns?)\b",
                          re.IGNORECASE)
@@ -440,6 +445,8 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
                 continue
             if thinking and not _FIRST_PERSON_RE.search(sentence):
                 continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
+            if _LINTER_SAYS_RE.search(sentence):
+                continue  # "staticcheck says it should use a tagged switch": the linter's words, not a choice
             if _DEFERRED_RE.search(sentence):
                 continue  # "I'm considering X, but for now I'll just Y": X put off, Y a stopgap
             if _TACTICAL_RE.match(context) or context.endswith((":", "?")) or len(context.split()) < 5:
