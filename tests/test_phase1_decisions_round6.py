@@ -354,3 +354,11 @@ def test_a_bottom_line_or_a_recommended_label_is_a_recommendation() -> None:
     log.say("### Recommended: keep the Postgres-backed queue until the job rate passes a hundred a second")
     [decision] = log.extract().decisions
     assert decision.chosen.startswith("keep the Postgres-backed queue")
+
+
+def test_the_agent_taking_the_request_on_is_no_decision() -> None:
+    log = Log()
+    log.user("set up the API with only the injection scanner")
+    log.say("I'll help you set up the API with just the injection scanner and its dependencies.")
+    log.edit("/w/config/scanners.yml")
+    assert log.extract().decisions == []

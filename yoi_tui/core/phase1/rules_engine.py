@@ -77,8 +77,10 @@ _INTENT_WHY_RE = re.compile(
 _PHRASE = r"(?:`[^`]+`|\"[^\"]+\"|[\w.:/'-]+(?: [\w.:/'-]+){0,3})"
 _INSTEAD_RE = re.compile(rf"(?:(?:i'll|i will|we'll|we will|we should|let's) )?(?:use |using |with |try |trying |go with )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
-_TACTICAL_RE = re.compile(r"^(?:let me|let's (?:try|check|look|see|run|read)|i'll (?:try|check|look|run|read|start)|"
-                          r"i will (?:try|check)|now i|first,? i|next,? i|trying)\b", re.IGNORECASE)
+# (Also the agent taking the request on, "I'll help you set up the API with …": the request restated.)
+_TACTICAL_RE = re.compile(r"^(?:let me|let's (?:try|check|look|see|run|read)|i'll (?:try|check|look|run|read|start|help)|"
+                          r"i will (?:try|check|help)|i can help|happy to help|now i|first,? i|next,? i|trying)\b",
+                          re.IGNORECASE)
 # Progress narration (Codex writes its commentary so): "I'm pulling the issue body … rather than relying
 # on titles", "…, so I'm switching to commit lookup" — what the agent is doing this minute, not a choice.
 _PROGRESS_RE = re.compile(r"(?:^|[,;:—–]\s*(?:so|and|then|now)?\s*|\bso\s+)(?:i'm|i am|we're|we are)\s+(?:now\s+|also\s+|"
