@@ -313,3 +313,19 @@ def test_a_missing_program_asked_again_for_something_else_is_the_same_failure() 
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
     assert "failed (2 times)" in attempt.result
+
+
+def test_answers_by_exit_through_git_global_options_and_installed_questions() -> None:
+    log = Log()
+    log.user("what changed, and is httpx installed")
+    log.bash("git --no-pager diff --exit-code -- src/a.py", "-old\n+new", exit_code=1)
+    log.bash("git -C repo grep -n retry_policy", "", exit_code=1)
+    log.bash("git rev-parse --is-inside-work-tree", "fatal: not a git repository", exit_code=128)
+    log.bash("git ls-remote --exit-code --heads origin feature/x", "", exit_code=2)
+    log.bash("pip show httpx", "WARNING: Package(s) not found: httpx", exit_code=1)
+    log.bash("npm ls left-pad", "└── (empty)", exit_code=1)
+    assert log.extract().attempts == []
+    log = Log()
+    log.user("push it")
+    log.bash("git --no-pager push origin main", "error: failed to push some refs", exit_code=1)
+    assert len(log.extract().attempts) == 1

@@ -274,6 +274,10 @@ def missing_tool(output: str, exit_code: int | None) -> bool:
 def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
     """Whether a shell call that the log marks as failed really failed (see the module docstring)."""
     program, args, tail = main_statement(command)
+    if program == "git":
+        args = _git_subcommand(args)  # `git --no-pager diff`, `git -C repo grep`: the subcommand first
+        if args[:1] == ["grep"]:
+            program, args = "git-grep", args[1:]
     last = tail[-1] if tail else program
     if exit_code == 1 and (last in _NO_MATCH_PROGRAMS or (program in _NO_MATCH_PROGRAMS and not tail)):
         return False
@@ -293,7 +297,8 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False  # an ad-hoc inline script probing data is exploration too
     if program == "which" or (program in ("command", "type") and exit_code == 1):
         return False
-    if (exit_code == 1 or (exit_code == 128 and args[:1] == ["rev-parse"])) and _answers_by_exit(program, args):
+    if (exit_code == 1 or (exit_code == 128 and args[:1] == ["rev-parse"]) or (
+            exit_code == 2 and args[:1] == ["ls-remote"])) and _answers_by_exit(program, args):
         return False  # `ps -p 41` (not running), `kill -0`, `git merge-base --is-ancestor`: the exit is the answer
     if program in ("curl", "wget", "nc") and any(_LOCAL_URL_RE.search(a) for a in args) and exit_code in (1, 7, 22, 52, 56):
         return False  # a look at a local server (health check, port probe) that is not up yet
@@ -305,7 +310,17 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
 # Commands whose exit status 1 is their answer (a yes/no question), not a failure.
 _ANSWER_PROGRAMS = {"ps", "pidof", "lsof", "fuser", "id", "getent"}
 _ANSWER_GIT = {"merge-base": "--is-ancestor", "show-ref": "", "ls-files": "--error-unmatch", "diff-index": "",
-               "diff-files": "", "check-ignore": "", "rev-parse": "--verify", "config": ""}
+               "diff-files": "", "check-ignore": "", "rev-parse": "--verify", "config": "",
+               "ls-remote": "--exit-code"}
+_GIT_GLOBAL_VALUE = {"-C", "-c", "--git-dir", "--work-tree", "--namespace"}
+
+
+def _git_subcommand(args: list[str]) -> list[str]:
+    """git's arguments from its subcommand on, its global options (``--no-pager``, ``-C dir``) left out."""
+    rest = list(args)
+    while rest and rest[0].startswith("-"):
+        rest = rest[2:] if rest[0] in _GIT_GLOBAL_VALUE else rest[1:]
+    return rest
 _LOCAL_URL_RE = re.compile(r"^(?:https?://)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::\d+)?(?:/|$)|"
                            r"^(?:localhost|127\.0\.0\.1)$")
 
@@ -313,11 +328,15 @@ _LOCAL_URL_RE = re.compile(r"^(?:https?://)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0
 def _answers_by_exit(program: str, args: list[str]) -> bool:
     if program in _ANSWER_PROGRAMS:
         return True
+    if (program == "pip" and args[:1] == ["show"]) or (program in ("npm", "pnpm") and args[:1] in (["ls"], ["list"])):
+        return True  # "is it installed?": exit 1 says no
     if program == "kill" and args[:1] in (["-0"], ["-s", "0"]):
         return True
     if program == "systemctl" and args[:1] and args[0].startswith("is-"):
         return True
     if program == "jq" and any(a in ("-e", "--exit-status") for a in args):
+        return True
+    if program == "git" and args[:1] == ["rev-parse"] and "--is-inside-work-tree" in args:
         return True
     if program == "git" and args[:1] and args[0] in _ANSWER_GIT:
         flag = _ANSWER_GIT[args[0]]
