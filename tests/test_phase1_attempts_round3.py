@@ -329,3 +329,24 @@ def test_answers_by_exit_through_git_global_options_and_installed_questions() ->
     log.user("push it")
     log.bash("git --no-pager push origin main", "error: failed to push some refs", exit_code=1)
     assert len(log.extract().attempts) == 1
+
+
+def test_the_part_that_failed_run_alone_is_the_same_check() -> None:
+    log = Log()
+    log.user("fix the failing test")
+    failed = log.bash("pytest -q", "FAILED tests/test_io.py::test_reads - AssertionError\n1 failed, 40 passed",
+                      exit_code=1)
+    log.edit("/w/io.py")
+    log.bash("pytest -q tests/test_io.py", "FAILED tests/test_io.py::test_reads - KeyError", exit_code=1)
+    log.edit("/w/io.py")
+    fixed = log.bash("pytest -q tests/test_io.py", "3 passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (failed, fixed + 1)
+    assert "failed (2 times)" in attempt.result
+    # Another file, which the failure did not name, passing says nothing about it.
+    log = Log()
+    log.user("fix the failing test")
+    log.bash("pytest -q", "FAILED tests/test_io.py::test_reads - AssertionError", exit_code=1)
+    log.bash("pytest -q tests/test_cli.py", "5 passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"

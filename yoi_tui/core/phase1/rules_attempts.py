@@ -317,6 +317,14 @@ def _other_route(failed: Call, calls: list[Call], position: int) -> Call | None:
     return None
 
 
+def _narrows(key: tuple[str, ...], later: tuple[str, ...], output: str) -> bool:
+    """``later`` runs only the part of ``key``'s check that its output says failed: ``pytest`` failed
+    on ``FAILED tests/test_io.py::test_reads``, then ``pytest tests/test_io.py`` ran."""
+    if not key or len(later) != len(key) + 1 or later[:len(key)] != key or len(later[-1]) < 4:
+        return False
+    return bool(re.search(rf"(?<![\w.-]){re.escape(later[-1])}(?![\w-])", output))
+
+
 def _missing_program(call: Call) -> str:
     """The program a shell call could not run because it is not installed ("" when it ran)."""
     from .commands import main_statement
@@ -461,6 +469,15 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                 repeats += 1
                 last_failure = later.entry.index
                 continue
+            if _narrows(key, _key(later), call.result.text):
+                if _is_failure(later):
+                    handled.add(offset)  # the part that failed, run alone, failed again: still the same story
+                    repeats += 1
+                    last_failure = later.entry.index
+                    continue
+                if later.succeeded:
+                    fix = later  # the part that failed, run alone, passed
+                    break
             if same_check(key, _key(later)):
                 if _is_failure(later) or (later.succeeded and _shows_same_error(call, later)):
                     # (`cmd | sed …` exiting 0 with the same error still failed)
