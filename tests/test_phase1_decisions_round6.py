@@ -362,3 +362,14 @@ def test_the_agent_taking_the_request_on_is_no_decision() -> None:
     log.say("I'll help you set up the API with just the injection scanner and its dependencies.")
     log.edit("/w/config/scanners.yml")
     assert log.extract().decisions == []
+
+
+def test_a_project_constitution_written_is_a_planning_document() -> None:
+    log = Log()
+    log.user("/constitution a component library monorepo")
+    body = ("# UI Library Constitution\n\n## Core Principles\n\nEvery component ships as its own package, so apps "
+            "never import from one another.\n")
+    step = log.call("Write", {"file_path": "/w/.specify/memory/constitution.md", "content": body}, "written")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "UI Library Constitution (/w/.specify/memory/constitution.md)"
+    assert decision.range == (step, step + 1)

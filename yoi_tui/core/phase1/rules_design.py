@@ -141,7 +141,7 @@ def _doc_design(added: str) -> tuple[str, str] | None:
 # one lays the design down even when no line says "Decision" (the spec-kit `specs/001-x/tasks.md`).
 _PLAN_DOC_RE = re.compile(r"(?:^|/)(?:specs?|plans?|design|designs|adrs?|rfcs?|decisions?|proposals?)/[^/]+\.(?:md|mdx|"
                           r"markdown|rst|txt)$|(?:^|/)[\w-]*(?:plan|design|spec|tasks|adr|rfc|proposal|architecture|"
-                          r"roadmap|decisions?)[\w-]*\.(?:md|mdx|markdown|rst)$", re.IGNORECASE)
+                          r"roadmap|decisions?|constitution|charter)[\w-]*\.(?:md|mdx|markdown|rst)$", re.IGNORECASE)
 # A shell writing a file from a heredoc: `cat <<'EOF' > specs/tasks.md`, `cat > notes.md <<EOF`, `tee x.md <<EOF`.
 _HEREDOC_WRITE_RE = re.compile(r"\b(?:cat|tee)\s+(?:-a\s+)?(?:>{1,2}\s*(?P<p1>[^\s<>|;&]+)\s+)?(?P<p0>[^\s<>|;&-][^\s<>|;&]*\s+)?"
                                r"<<-?\s*['\"]?(?P<tag>\w+)['\"]?(?:\s*>{1,2}\s*(?P<p2>[^\s<>|;&]+))?[^\n]*\n"
