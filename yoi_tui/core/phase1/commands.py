@@ -117,7 +117,13 @@ def _strip_bodies(command: str) -> str:
 
 def statements(command: str) -> list[tuple[str, list[str], list[str]]]:
     """(program, args, pipe-tail programs) of each statement, setup statements (cd, export...) left out."""
-    found: list[tuple[str, list[str], list[str]]] = []
+    return [(program, list(args), list(tail)) for program, args, tail in _statements(command)]
+
+
+@lru_cache(maxsize=8192)
+def _statements(command: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    # Cached: every failure compares its check with every later command of its chunk.
+    found: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
     for statement in _split_unquoted(_SPLIT_RE, _strip_bodies(command)):
         if not statement.strip():
             continue
@@ -126,8 +132,8 @@ def statements(command: str) -> list[tuple[str, list[str], list[str]]]:
         tail = [_program_and_args(_tokens(p))[0] for p in pipeline[1:]]
         if not program or program in _SETUP or (program == "git" and args[:1] == ["add"]):
             continue
-        found.append((program, args, tail))
-    return found
+        found.append((program, tuple(args), tuple(tail)))
+    return tuple(found)
 
 
 def main_statement(command: str) -> tuple[str, list[str], list[str]]:
@@ -214,6 +220,7 @@ def _wrapped(program: str, args: list[str]) -> list[str]:
     return rest
 
 
+@lru_cache(maxsize=8192)
 def check_key(command: str) -> tuple[str, ...]:
     """What check the command runs: ``("pnpm", "test", "NavUser.test.tsx")``, ``("git", "push")``,
     ``("hoge.py",)`` for a script, however it is started (``python hoge.py``, ``python3 src/hoge.py``,
