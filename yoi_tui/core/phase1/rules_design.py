@@ -24,8 +24,7 @@ import re
 from ..sessions.model import Entry
 from ..store.staging import Decision
 from .calls import Call
-from .rules_evidence import _added_text, _first_change_after
-from .rules_requests import is_trivial
+from .rules_evidence import _added_text, _first_change_after, answered_user_turns
 from .text import prose, sentences, short_title, squash
 
 # ---------------------------------------------------------------- a recommendation under a heading
@@ -324,25 +323,15 @@ _TAKE_UP_RE = re.compile(rf"^(?:(?:so|then|instead),?\s+)?(?:{_AGENT}(?:'ll| wil
 def taken_up_corrections(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     """The user's message and the agent conceding it with a new plan ("You're right! I'll … instead")."""
     decisions: list[Decision] = []
-    spoke = False
-    for position, entry in enumerate(entries):
-        if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
-            if spoke and not is_trivial(entry.text):
-                decision = _taken_up(entries, position, calls)
-                if decision is not None:
-                    decisions.append(decision)
-            spoke = False
-        elif entry.role == "assistant" and entry.kind in (None, "message", "tool_call"):
-            spoke = True
+    for position, reply in answered_user_turns(entries):
+        decision = _taken_up(entries, position, reply, calls)
+        if decision is not None:
+            decisions.append(decision)
     return decisions
 
 
-def _taken_up(entries: list[Entry], position: int, calls: list[Call]) -> Decision | None:
+def _taken_up(entries: list[Entry], position: int, reply: Entry, calls: list[Call]) -> Decision | None:
     user = entries[position]
-    reply = next((e for e in entries[position + 1:] if e.role in ("user", "assistant")
-                  and e.kind in (None, "message", "tool_call")), None)
-    if reply is None or reply.role != "assistant" or reply.kind == "tool_call":
-        return None
     said = prose(reply.text).replace("\u2019", "'").strip()
     opener = _CONCEDE_RE.match(said)
     if opener is None:

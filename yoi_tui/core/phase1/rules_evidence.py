@@ -35,6 +35,7 @@ Owns ten kinds of decision evidence (each a general mechanism, none tied to one 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ..sessions.model import Entry
 from ..store.staging import Decision
@@ -446,25 +447,32 @@ def agreed_steers(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     """The user steering the approach after the agent acted or answered, and the agent agreeing
     ("I think we should order by commit" -> "Good idea - commit order is more meaningful than ...")."""
     decisions: list[Decision] = []
-    spoke = False  # the agent said or did something since the user last spoke
-    for position, entry in enumerate(entries):
-        if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
-            if spoke and not is_trivial(entry.text) and _STEER_RE.search(entry.text):
-                decision = _agreed(entries, position, calls)
-                if decision is not None:
-                    decisions.append(decision)
-            spoke = False
-        elif entry.role == "assistant" and entry.kind in (None, "message", "tool_call"):
-            spoke = True
+    for position, reply in answered_user_turns(entries):
+        if _STEER_RE.search(entries[position].text):
+            decision = _agreed(entries, position, reply, calls)
+            if decision is not None:
+                decisions.append(decision)
     return decisions
 
 
-def _agreed(entries: list[Entry], position: int, calls: list[Call]) -> Decision | None:
+def answered_user_turns(entries: list[Entry]) -> Iterator[tuple[int, Entry]]:
+    """``(position, reply)`` of each user message (not a trivial one) that came after the agent had
+    said or done something, and that the agent answered in words before anyone else spoke."""
+    spoke = False  # the agent said or did something since the user last spoke
+    for position, entry in enumerate(entries):
+        if entry.role == "user" and entry.kind in (None, "message") and entry.text.strip():
+            if spoke and not is_trivial(entry.text):
+                reply = next((e for e in entries[position + 1:] if e.role in ("user", "assistant")
+                              and e.kind in (None, "message", "tool_call")), None)
+                if reply is not None and reply.role == "assistant" and reply.kind != "tool_call":
+                    yield position, reply
+            spoke = False
+        elif entry.role == "assistant" and entry.kind in (None, "message", "tool_call"):
+            spoke = True
+
+
+def _agreed(entries: list[Entry], position: int, reply: Entry, calls: list[Call]) -> Decision | None:
     steer = entries[position]
-    reply = next((e for e in entries[position + 1:] if e.role in ("user", "assistant")
-                  and e.kind in (None, "message", "tool_call")), None)
-    if reply is None or reply.role != "assistant" or reply.kind == "tool_call":
-        return None
     said = prose(reply.text).strip()
     opener = _AGREE_RE.match(said)
     if opener is None:
