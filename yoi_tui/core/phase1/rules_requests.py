@@ -53,7 +53,23 @@ _HARNESS_RE = re.compile(r"^\s*(?:<(?:task-notification|command-message|command-
                          r"user-prompt-submit-hook|system-reminder|local-command-std(?:out|err)|environment_context|"
                          r"user_instructions|turn_aborted)|operation stopped by hook:|\[request interrupted by user|"
                          r"[\w:]+ hook (?:feedback|blocking error|error)\b|caveat: the messages below were generated|"
-                         r"# agents\.md instructions for )", re.IGNORECASE)
+                         r"# agents\.md instructions for |this session is being continued from a previous conversation|"
+                         r"your task is to create a detailed summary of the conversation|"
+                         r"base directory for this skill:|full transcript available at:|"
+                         r"read the output file to retrieve the result:)", re.IGNORECASE)
+# A block the harness wraps in a tag of its own (``<task-notification>``, ``<bash-notification>``,
+# ``<user_shell_command>``, ``<turn_aborted>``, a newer version's tag): a lowercase name with a "-"
+# or "_" in it (no HTML tag has one), opening a line and closed by its own closing tag. A user's
+# words are what is left around such blocks; none of it is theirs.
+_TAG_BLOCK_RE = re.compile(r"^[ \t]*<(?P<tag>[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^<>\n]*)?>.*?</(?P=tag)>[ \t]*$",
+                           re.DOTALL | re.MULTILINE)
+
+
+def without_harness_blocks(text: str) -> str:
+    """``text`` without the blocks a harness wrapped in its own tags (``_TAG_BLOCK_RE``)."""
+    if "</" not in text:  # a plain test before the regex: most messages carry no closing tag
+        return text
+    return _TAG_BLOCK_RE.sub("", text).strip()
 # Accepting what the agent proposed, then saying how: "Sure, put it in test-secrets.", "yeah merge from main".
 _ACCEPT_RE = re.compile(r"^(?:sure|yes|yeah|yep|yup|ok(?:ay)?|alright|fine|right|correct|exactly|agreed)\b[\s,.!:-]+\S",
                         re.IGNORECASE)
@@ -574,7 +590,9 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             continue
         if entry.role != "user" or entry.kind not in (None, "message"):
             continue
-        text = entry.text
+        text = without_harness_blocks(entry.text)
+        if not text:
+            continue  # only harness text: a notification, a tagged echo of a command
         if expanding is not None and requests and requests[-1] is expanding and prose(text):
             # The command's prompt, sent right after it (custom commands, Claude Code 1.x): one request.
             requests[-1] = _expanded(expanding, text, entry.index)
