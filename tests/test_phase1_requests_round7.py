@@ -109,3 +109,43 @@ def test_codex_harness_text_in_a_user_message_is_no_request(tmp_path: Path) -> N
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     activity = extract(clean_entries(load_session(path).entries))
     assert [r.title for r in activity.requests] == ["Add a health check endpoint"]
+
+
+# ---------------------------------------------------------------- 2. one word, no instruction
+
+
+def test_a_single_word_that_names_nothing_is_no_request_and_no_part_of_one() -> None:
+    log = Log()
+    log.user("Shell")
+    log.user("add a retry to the uploader")
+    log.say("Added a retry with backoff.")
+    log.user("exit")
+    [request] = log.extract().requests
+    assert request.title == "Add a retry to the uploader"
+    assert "Exit" not in request.summary and "Shell" not in request.summary
+
+
+def test_a_lone_path_or_two_words_with_nothing_before_is_no_request() -> None:
+    log = Log()
+    log.user("src/app/main.py")
+    log.user("dark mode")
+    assert log.extract().requests == []
+
+
+def test_a_short_answer_and_a_bare_follow_up_still_belong_to_the_request() -> None:
+    log = Log()
+    log.user("set up the deploy script")
+    log.say("Should it target staging or production?")
+    log.user("staging")
+    log.say("Done; it targets staging.")
+    log.user("origin/main")
+    [request] = log.extract().requests
+    assert "Staging." in request.summary and "Origin/main." in request.summary
+
+
+def test_a_prompt_file_handed_over_on_its_own_is_still_a_request() -> None:
+    log = Log()
+    log.user(".codex/prompts/release.md")
+    log.say("Followed the release prompt.")
+    [request] = log.extract().requests
+    assert ".codex/prompts/release.md" in request.summary

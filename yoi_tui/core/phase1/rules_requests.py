@@ -228,6 +228,26 @@ def _refines_previous(body: str, previous: Request | None, said: str) -> bool:
     return _same_words(body, first) or _same_words(summary_of(body, MAX_SUMMARY), first)
 
 
+def names_nothing(body: str) -> bool:
+    """One plain word that is no instruction ("Shell", "exit", "next"): it asks for nothing and
+    names nothing a request could be about (a path, a branch, a number, an identifier would)."""
+    word = body.strip().rstrip(".!")
+    return word.isalpha() and _verb(word) is None
+
+
+# A document given on its own (a prompt file, a spec, a checklist): the user hands it over to be
+# followed, which a source file or a word on its own does not ask.
+_DOCUMENT_RE = re.compile(r"^@?\S+\.(?:md|mdx|markdown|txt|rst|prompt)$", re.IGNORECASE)
+
+
+def _no_instruction(body: str) -> bool:
+    """At most two words and no instruction verb ("dark mode", "src/app/main.py"): with no request
+    before it to continue, nothing was asked. A document's path alone is handed over to be followed."""
+    flat = body.strip()
+    return (len(flat.split()) <= 2 and _verb(flat) is None and not flat.endswith("?")
+            and not _DOCUMENT_RE.match(flat))
+
+
 def foreign(text: str) -> bool:
     """Most of the message's letters are outside the Latin script (a follow-up in Chinese, Japanese,
     Russian...): the English cues these rules read (a correction's "no,", "a bare follow-up with no
@@ -661,8 +681,13 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         interrupted = asked = False
         if answer and not requests:
             continue
+        bare = not answer and not correction and names_nothing(body)
         answer = answer or _refines_previous(body, requests[-1] if requests else None, said)
         said = ""
+        if bare or (not requests and not answer and not correction and _no_instruction(body)):
+            # "Shell", "exit", "next", a lone path with nothing asked of it: no request, and no part
+            # of the one before (an answer to the agent's question was taken above).
+            continue
         if correction or answer:
             previous = requests[-1]
             start = previous.range[0] if previous.range else entry.index
