@@ -39,6 +39,7 @@ session are printed (stderr; ``per_session`` in ``--json``).
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -124,8 +125,12 @@ def extract_items(session: Path, engine: Any) -> dict[str, list[tuple[tuple[int,
     found: dict[str, list[tuple[tuple[int, int], Any]]] = {c: [] for c in CATEGORIES}
     ws = getattr(engine, "ws", None)  # the llm engine: chunks sized by its workspace (the model's context)
     size = ws.config.phase1.chunk_tokens if ws is not None else Phase1Config().chunk_tokens
-    for chunk in chunk_entries(clean_entries(parsed.entries), size):
-        activity = engine.extract(chunk, session_id=parsed.session_id)
+    chunks = list(chunk_entries(clean_entries(parsed.entries), size))
+    # The last chunk is marked, as `yoi phase1` marks it (an older engine takes no `last`).
+    marks = "last" in inspect.signature(engine.extract).parameters
+    for number, chunk in enumerate(chunks, start=1):
+        last = {"last": number == len(chunks)} if marks else {}
+        activity = engine.extract(chunk, session_id=parsed.session_id, **last)
         whole = (chunk[0].index, chunk[-1].index)
         for category in CATEGORIES:
             for item in getattr(activity, category):

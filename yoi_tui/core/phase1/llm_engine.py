@@ -135,7 +135,8 @@ class LlmEngine:
                                 model_settings=model_settings(config, max_tokens=max_answer_tokens()))
         return self._agent
 
-    def extract(self, entries: list[Entry], *, session_id: str) -> Activity:
+    def extract(self, entries: list[Entry], *, session_id: str, last: bool = True) -> Activity:
+        """What the model finds in ``entries``, one chunk seen alone (``last`` changes nothing here)."""
         from pydantic_ai import UnexpectedModelBehavior, UsageLimitExceeded
         from pydantic_ai.exceptions import ModelAPIError
 

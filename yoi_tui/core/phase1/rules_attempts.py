@@ -29,12 +29,13 @@ run the agent puts down to other agents' unfinished work.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
 from ..sessions.model import Entry
 from ..store.staging import Attempt
-from .calls import Call
+from .calls import Call, pair_calls
 from .commands import (
     _TEST_RUNNERS,
     check_bypass,
@@ -427,14 +428,73 @@ def _probe_while_running(call: Call, calls: list[Call], position: int) -> bool:
 
 
 def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
+    """The attempts told by ``entries`` (cleaned) and their paired ``calls``: a log read as one chunk."""
+    return _stories(entries, calls, frozenset())[0]
+
+
+# A story still open this many calls after its first failure is told "not fixed" where it stands:
+# what a chunk carries to the next stays bounded, however long the log.
+CARRY_CALLS = 400
+_CARRIED_KINDS = {"tool_call", "tool_result", "rejected"}
+
+
+@dataclass(frozen=True)
+class AttemptCarry:
+    """What one chunk hands the next about the attempts still open at its end: the entries from the
+    first open failure on (the calls, their results and the agent's words; a fix is whatever changed
+    in between, the cause the words after the failure), and which of those calls start no story again
+    (all but the open stories' own: the rest was told, taken in by a told story, or no failure)."""
+
+    entries: tuple[Entry, ...] = ()
+    told: frozenset[int] = frozenset()  # entry indices of the carried calls that start no story
+
+
+def chunk_attempts(entries: list[Entry], carry: AttemptCarry | None, last: bool
+                   ) -> tuple[list[Attempt], AttemptCarry | None]:
+    """The attempts of one chunk of a log cut into chunks, and what to carry to the next chunk.
+
+    A failure whose check has not passed by the chunk's end is not told yet: it is carried, with what
+    followed it, into the next chunk, where the run that passes ends it "fixed" (one story, however
+    many chunks its loop spans), and told "not fixed in this range" only at the last chunk (or when it
+    has been open for ``CARRY_CALLS`` calls). A log read as one chunk gives what ``extract_attempts``
+    gives."""
+    if carry is None and last:
+        return extract_attempts(entries, pair_calls(entries)), None
+    window = [*carry.entries, *entries] if carry is not None else entries
+    told = carry.told if carry is not None else frozenset()
+    calls = pair_calls(window)
+    attempts, taken, still_open = _stories(window, calls, told)
+    starts = {a.range[0] for a in attempts if a.range}
+    waiting = set() if last else still_open & starts  # (a story a larger one took in waits for nothing)
+    call_starts = [c.entry.index for c in calls]
+    while waiting and sum(1 for index in call_starts if index >= min(waiting)) > CARRY_CALLS:
+        waiting.discard(min(waiting))  # open too long: told "not fixed" now
+    told_now = [a for a in attempts if not a.range or a.range[0] not in waiting]
+    if not waiting:
+        return told_now, None
+    since = min(waiting)
+    kept = tuple(e for e in window if e.index >= since and (e.kind in _CARRIED_KINDS or e.role == "assistant"))
+    # Every other call carried was told, taken in, or no failure at all: it starts no story again.
+    going_on = {index for start in waiting for index in taken[start]}
+    return told_now, AttemptCarry(entries=kept, told=frozenset(i for i in call_starts if i >= since) - going_on)
+
+
+def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
+             ) -> tuple[list[Attempt], dict[int, set[int]], set[int]]:
+    """The attempts, and for each story (by its first failure's entry index) the failing calls it
+    took in, and the stories that ended "not fixed in this range". A failing call in ``told`` (a
+    story an earlier chunk already told) starts no story."""
     attempts: list[Attempt] = []
-    handled: set[int] = set()
+    handled: set[int] = {position for position, call in enumerate(calls) if call.entry.index in told}
+    taken: dict[int, set[int]] = {}  # first failure -> the failing calls of its story
+    still_open: set[int] = set()
     loops: list[tuple[int, int]] = []  # (first failure, last failing re-run) of each check failing again and again
     fixed_spans: list[tuple[int, int]] = []  # (failure, the run that passed) of each check that was fixed
     for position, call in enumerate(calls):
         if position in handled or not _is_failure(call) or _probe_while_running(call, calls, position):
             continue
         handled.add(position)
+        mine: list[int] = []  # the positions of the later failing calls this story takes in
         assert call.result is not None  # a failure has its result (_is_failure)
         key = _key(call)
         tool_missing = call.is_shell and missing_tool(call.result.text if call.result else "", call.result.exit_code
@@ -465,13 +525,13 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                     later.succeeded or len(chain) > 1):
                 key = _key(later)  # the failed chain run again with more after it: the longer chain is the check
             if tool_missing and later.is_shell and _missing_program(later) == _missing_program(call):
-                handled.add(offset)  # the program still not installed, whatever it was asked: the same failure
+                mine.append(offset)  # the program still not installed, whatever it was asked: the same failure
                 repeats += 1
                 last_failure = later.entry.index
                 continue
             if _narrows(key, _key(later), call.result.text):
                 if _is_failure(later):
-                    handled.add(offset)  # the part that failed, run alone, failed again: still the same story
+                    mine.append(offset)  # the part that failed, run alone, failed again: still the same story
                     repeats += 1
                     last_failure = later.entry.index
                     continue
@@ -481,7 +541,7 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
             if same_check(key, _key(later)):
                 if _is_failure(later) or (later.succeeded and _shows_same_error(call, later)):
                     # (`cmd | sed …` exiting 0 with the same error still failed)
-                    handled.add(offset)
+                    mine.append(offset)
                     repeats += 1
                     last_failure = later.entry.index
                     continue
@@ -495,6 +555,8 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                     later.succeeded or error_line(later.result) != error_line(call.result)):
                 fix = later  # without the wrapper the check ran: passed, or failed on something else (its own story)
                 break
+        handled.update(mine)
+        taken[call.entry.index] = {call.entry.index, *(calls[p].entry.index for p in mine)}
         if last_failure > call.entry.index:
             loops.append((call.entry.index, last_failure))
         if fix is None and tool_missing and _tests(call):
@@ -533,6 +595,7 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         if fix is None:
             attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; not fixed in this range",
                                     outcome="failure", range=(call.entry.index, call.end)))
+            still_open.add(call.entry.index)
             continue
         if _is_probe(call) and fix.is_shell and signature(fix.command()) == signature(call.command()) and not (
                 edited or ran):
@@ -562,7 +625,7 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
         start < a.range[0] < end for start, end in fixed_spans)]
     attempts.extend(_hook_attempts(entries, calls))
     attempts.sort(key=lambda a: a.range or (0, 0))
-    return attempts
+    return attempts, taken, still_open
 
 
 def _hook_name(text: str) -> str:

@@ -28,7 +28,7 @@ from rapidfuzz import fuzz
 from ..sessions.model import Entry
 from ..store.staging import Activity, Decision, Discussion
 from .calls import EDIT_TOOLS, Call, pair_calls
-from .rules_attempts import extract_attempts
+from .rules_attempts import AttemptCarry, chunk_attempts, extract_attempts
 from .rules_design import (
     document_designs,
     heading_recommendations,
@@ -661,10 +661,20 @@ def extract_discussions(entries: list[Entry]) -> list[Discussion]:
 
 def extract(entries: list[Entry]) -> Activity:
     """What happened in ``entries`` (already cleaned), as a strict ``Activity``."""
+    return extract_chunk(entries, None, last=True)[0]
+
+
+def extract_chunk(entries: list[Entry], carry: AttemptCarry | None, *, last: bool
+                  ) -> tuple[Activity, AttemptCarry | None]:
+    """One chunk of a log cut into chunks: its items, and the attempts still open at its end, to hand
+    to the next chunk (``rules_attempts.chunk_attempts``; ``None`` when nothing is open). Every other
+    item comes from the chunk alone."""
     calls = pair_calls(entries)
+    attempts, carry = (extract_attempts(entries, calls), None) if carry is None and last else \
+        chunk_attempts(entries, carry, last)
     return Activity(
         decisions=extract_decisions(entries, calls),
         discussions=extract_discussions(entries),
-        attempts=extract_attempts(entries, calls),
+        attempts=attempts,
         requests=extract_requests(entries),
-    )
+    ), carry

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..crashpoints import crashpoint
 from ..errors import ModelStopped, YoiError
@@ -31,24 +31,38 @@ from .chunking import chunk_entries
 from .pointer import read_pointer, write_pointer
 from .spool import EntrySpool
 
+if TYPE_CHECKING:  # the rules engine's modules load when it first extracts
+    from .rules_attempts import AttemptCarry
+
 
 class Engine(Protocol):
     name: str
     model: str | None
 
-    def extract(self, entries: list[Entry], *, session_id: str) -> Activity: ...
+    def extract(self, entries: list[Entry], *, session_id: str, last: bool = True) -> Activity:
+        """The items of one chunk; the chunks of a log come in order, ``last`` marking its final one."""
+        ...
 
 
 class RulesEngine:
-    """Adapter giving the deterministic extractor the engine interface."""
+    """Adapter giving the deterministic extractor the engine interface. Between the chunks of one log
+    it keeps the attempts still open (``rules_attempts.AttemptCarry``), so a failure fixed a chunk or
+    more later is one story, told fixed; the last chunk of the log drops them."""
 
     name = "rules"
     model: str | None = None
 
-    def extract(self, entries: list[Entry], *, session_id: str) -> Activity:
-        from .rules_engine import extract
+    def __init__(self) -> None:
+        self._carry: dict[str, AttemptCarry] = {}
 
-        return extract(entries)
+    def extract(self, entries: list[Entry], *, session_id: str, last: bool = True) -> Activity:
+        from .rules_engine import extract_chunk
+
+        carry = self._carry.pop(session_id, None)
+        activity, carry = extract_chunk(entries, carry, last=last)
+        if carry is not None and not last:
+            self._carry[session_id] = carry
+        return activity
 
 
 def make_engine(ws: Workspace, name: str | None = None) -> Engine:
@@ -202,7 +216,7 @@ def _extract_chunks(ws: Workspace, log_path: Path, engine: Engine, result: Sessi
             progress(f"{session_id}: chunk {number} (entries {chunk[0].index}-{chunk[-1].index})")
         start = chunk[0].index if number > 1 else new[0]
         try:
-            activity = engine.extract(chunk, session_id=session_id)
+            activity = engine.extract(chunk, session_id=session_id, last=is_last)
         except ModelStopped as exc:  # a clean stop: what is durable stays, the rest is read again next run
             result.status = "stopped"
             kept = f"the {len(result.staging)} staging file(s) written before it are kept" if result.staging \
