@@ -470,7 +470,7 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
 
 # A Codex reasoning summary's section that lays a design down: "**Designing the decrypted item event**
 # / I'm planning to add an engine event that …" - the section's first sentence is the design.
-_DESIGN_HEAD_RE = re.compile(r"^\*\*(?:designing|deciding(?: on)?|choosing|defining|selecting|settling on)\s+(?P<topic>[^*\n]{4,120})"
+_DESIGN_HEAD_RE = re.compile(r"^\*\*(?:planning|designing|deciding(?: on)?|choosing|defining|selecting|settling on)\s+(?P<topic>[^*\n]{4,120})"
                              r"\*\*\s*\n+(?P<body>[^\n]{12,})", re.IGNORECASE | re.MULTILINE)
 _PLAN_LEAD_RE = re.compile(r"^(?:i'?m |i am |i )?(?:now )?(?:planning|going|intending|aiming|deciding|choosing|opting)"
                            r"(?: to| on| for)?\s+|^(?:i'll|i will|we'll|we will)\s+", re.IGNORECASE)
@@ -480,9 +480,16 @@ _HOW_I_WORK_RE = re.compile(r"\b(?:scripts?|commands?|one-?liners?|patch(?:es|in
 
 
 def _designed(text: str) -> Decision | None:
-    match = _DESIGN_HEAD_RE.search(text.replace("\u2019", "'"))
-    if match is None:
-        return None
+    """The first section of a reasoning summary whose heading names a design and whose first sentence
+    lays it down (a "**Planning …**" section that only looks around gives way to the next one)."""
+    for match in _DESIGN_HEAD_RE.finditer(text.replace("\u2019", "'")):
+        decision = _design_section(match)
+        if decision is not None:
+            return decision
+    return None
+
+
+def _design_section(match: re.Match[str]) -> Decision | None:
     topic = match.group("topic").strip()
     parts = sentences(prose(match.group("body")))
     if not parts or _TOOLISH_RE.search(topic) or _HOW_I_WORK_RE.search(topic):
@@ -496,6 +503,8 @@ def _designed(text: str) -> Decision | None:
             or re.match(r"(?:inspect|check|look|read|review|verify|confirm|explore|investigate|examine|search|find|"
                         r"run|test|see|understand|figure)\b", chosen, re.IGNORECASE):
         return None  # a look around under a design heading
+    if re.search(r"\bfor now\b", chosen, re.IGNORECASE):
+        return None  # "I'll add the helpers but leave them unused for now": a stopgap, put off
     rationale = parts[1] if len(parts) > 1 else f"reasoned by the agent: {topic}"
     return Decision(title=short_title(topic[:1].upper() + topic[1:], 12), options=[], chosen=squash(chosen, 200),
                     rationale=squash(rationale, 200))
@@ -541,7 +550,7 @@ def _one_per_thought(entries: list[Entry], decisions: list[Decision]) -> list[De
             assert thought.range is not None and decision.range is not None
             decision = decision.model_copy(update={"range": (thought.range[0], decision.range[1])})
         elif kept and kept[-1].range and kinds.get(kept[-1].range[0]) == "thinking" and kinds.get(start) == "thinking" \
-                and not any(_changes(e) or (e.role == "user" and e.kind in (None, "message"))
+                and _same_choice(kept[-1], decision) and not any(_changes(e) or (e.role == "user" and e.kind in (None, "message"))
                             for e in entries if kept[-1].range[1] < e.index < start):
             # Reasoning that comes back to its choice while it only looks around (Codex summarises
             # each step's reasoning) is still weighing the one choice: the first statement of it.
@@ -550,6 +559,11 @@ def _one_per_thought(entries: list[Entry], decisions: list[Decision]) -> list[De
             decision = thought.model_copy(update={"range": (thought.range[0], decision.range[1])})
         kept.append(decision)
     return [_to_first_step(entries, d) if d.range and kinds.get(d.range[1]) == "thinking" else d for d in kept]
+
+
+def _same_choice(first: Decision, second: Decision) -> bool:
+    """Whether two choices read in reasoning are one choice told twice (most of the words shared)."""
+    return fuzz.token_set_ratio(first.chosen.lower(), second.chosen.lower()) >= 60
 
 
 def _to_first_step(entries: list[Entry], decision: Decision) -> Decision:

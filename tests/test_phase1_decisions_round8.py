@@ -1,0 +1,62 @@
+"""The Phase 1 rules engine's eighth round on decisions, mechanism by mechanism, each on a small
+constructed log (no line copied from a benchmark session); each test fails without its rule."""
+
+from __future__ import annotations
+
+from test_phase1_rules import Log
+
+
+def _thinking(log: Log, text: str) -> int:
+    return log._add(role="assistant", text=text, kind="thinking")
+
+
+def test_a_planning_section_that_lays_a_change_down_is_a_decision() -> None:
+    log = Log()
+    log.user("make the export resumable")
+    thought = _thinking(log, "**Planning resumable export**\n\nI'll write a checkpoint row after every batch so a "
+                             "restarted export skips the batches already sent.")
+    step = log.bash("sed -n '1,80p' src/export.ts")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("write a checkpoint row after every batch")
+    assert decision.range == (thought, step)
+
+
+def test_a_design_section_that_only_describes_gives_way_to_the_next_and_a_stopgap_is_none() -> None:
+    log = Log()
+    log.user("make the export resumable")
+    _thinking(log, "**Designing the export work**\n\nThe exporter has no notion of progress yet.\n\n"
+                   "**Deciding checkpoint storage**\n\nI'll keep the checkpoint in the jobs table next to the "
+                   "cursor.")
+    log.bash("sed -n '1,80p' src/export.ts")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("keep the checkpoint in the jobs table")
+    log = Log()
+    log.user("make the export resumable")
+    _thinking(log, "**Planning helper functions**\n\nI'll add the retry helpers but leave them unused for now, "
+                   "focusing on the exporter.")
+    log.bash("sed -n '1,80p' src/export.ts")
+    assert log.extract().decisions == []
+
+
+def test_different_choices_in_reasoning_while_the_agent_only_looks_around_stay_apart() -> None:
+    log = Log()
+    log.user("implement the sync tasks")
+    first = _thinking(log, "**Designing the cleared event**\n\nI'll emit a drained event when the outgoing queue "
+                           "becomes empty, with the item count.")
+    log.bash("sed -n '1,80p' src/queue.ts")
+    second = _thinking(log, "**Designing remote settings**\n\nI'll store all synced settings as one JSON value "
+                            "under a reserved key, merged field by field.")
+    log.bash("sed -n '1,80p' src/settings.ts")
+    decisions = log.extract().decisions
+    assert [d.range[0] for d in decisions if d.range] == [first, second]
+    # The same choice come back to while looking around is still one decision.
+    log = Log()
+    log.user("implement the sync tasks")
+    first = _thinking(log, "**Designing the cleared event**\n\nI'll emit a drained event when the outgoing queue "
+                           "becomes empty, with the item count.")
+    log.bash("sed -n '1,80p' src/queue.ts")
+    _thinking(log, "**Designing the drained event**\n\nI'll emit the drained event when the outgoing queue becomes "
+                   "empty.")
+    log.bash("sed -n '80,160p' src/queue.ts")
+    [decision] = log.extract().decisions
+    assert decision.range is not None and decision.range[0] == first
