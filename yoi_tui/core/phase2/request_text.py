@@ -28,6 +28,7 @@ from ..store.titles import (
     capitalise,
     clean_title,
     embedded_instruction,
+    one_line,
     starts_with_verb,
     strip_front,
     without_box_drawing,
@@ -55,6 +56,20 @@ _OPENER_RE = re.compile(r"^(?:(?:ok(?:ay)?|ultrathink|think\s+hard(?:er)?|alrigh
                         r"(?:\s+and)?[\s,!.:;]+)+(?:now[\s,]+)?", re.IGNORECASE)
 
 
+# An effort modifier said on its own ("Think hard.", "Ultrathink", "think deeply about it"): how hard
+# the agent should think, never what it should do — no title, no sentence of what was asked.
+_EFFORT_RE = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|and|also|please|now|but|just)[\s,]+)*"
+    r"(?:ultra\s*-?\s*think|mega\s*-?\s*think|think\s+(?:really\s+|very\s+|extra\s+)?"
+    r"(?:hard(?:er)?|deep(?:ly|er)?|carefully|thoroughly|long(?:er)?|step\s+by\s+step|a\s+lot|more))"
+    r"(?:\s+(?:about|on)\s+(?:this|it|that))?(?:\s+please)?[\s.!,;:…]*$", re.IGNORECASE)
+
+
+def is_effort_modifier(text: str) -> bool:
+    """Whether ``text`` is only an effort modifier ("Think hard", "Ultrathink.", "ok think harder")."""
+    return bool(_EFFORT_RE.match(one_line(text)))
+
+
 def _asked_sentence(sentence: str) -> str:
     body = _OPENER_RE.sub("", sentence, count=1)
     if not body or body == sentence or not re.search(r"[^\W_]", body):
@@ -69,6 +84,7 @@ def asked_text(summary: str) -> str:
     for part in without_box_drawing(summary).split(_REFINED):
         kept = [s for s in prompt_template.sentences(prompt_template.strip_scaffolding(part))
                 if re.search(r"[^\W_]", s)]
+        kept = [s for s in kept if not is_effort_modifier(s)] or kept
         if prompt_template.looks_templated(part):
             # A template's own steps ("Setup: Run the prerequisites script") are not what was asked.
             kept = [s for s in kept if not _STEP_LABEL_RE.match(s)] or [_NO_INPUT]
@@ -100,22 +116,48 @@ def is_template_title(title: str) -> bool:
                                     or prompt_template.heading_words(title) in prompt_template.SCAFFOLD_HEADINGS)
 
 
+def _shortened(instruction: str) -> str:
+    """An instruction read out of a longer sentence, cut at its first clause ("add another section
+    where I will …" → "add another section") and to at most a dozen words."""
+    words = instruction.split()
+    # Not right after the verb and its object ("Tell me which variables …" asks about "which").
+    cut = next((i for i in range(3, len(words)) if words[i].lower() in _RUN_ON_ENDS), len(words))
+    return clean_title(" ".join(words[:min(cut, _MAX_WORDS)]))
+
+
+_LOOK_AHEAD = 4  # sentences of what was asked in which a title that is no instruction looks for one
+
+
+def _instruction_in(asked: str, *, first_too: bool) -> str:
+    """The first instruction among the first sentences of ``asked`` (its first part, before any
+    "— refined:"): a sentence that opens with an instruction verb, or one said inside a sentence
+    after "now", "please", "you need to" …; "" when there is none. ``first_too``: the first
+    sentence may open with the verb (else the caller has read it already)."""
+    for at, sentence in enumerate(prompt_template.sentences(asked.split(_REFINED, 1)[0])[:_LOOK_AHEAD]):
+        if _STEP_LABEL_RE.match(sentence) or is_effort_modifier(sentence):
+            continue
+        candidate = clean_title(sentence)
+        if (first_too or at) and starts_with_verb(candidate):
+            return _shortened(candidate)
+        inner = embedded_instruction(sentence)
+        if inner:
+            said = _shortened(inner)
+            ticket = _TICKET_URL_RE.search(sentence[: len(one_line(sentence)) - len(inner)])  # "As per <link> take …"
+            return f"{said} (#{ticket[1]})" if ticket and f"#{ticket[1]}" not in said else said
+    return ""
+
+
 def request_title(title: str, asked: str, done: str) -> str:
-    """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``."""
+    """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
+    title that is no instruction ("I came from the future", an effort modifier "Think hard")
+    takes the instruction said in the first sentences of ``asked`` when there is one."""
+    if is_effort_modifier(title):
+        return _instruction_in(asked, first_too=True) or title
     if not is_template_title(title):
         if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
             return title
         # "I came from the future" of "I came from the future … now add another section …".
-        first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
-        inner = embedded_instruction(first)
-        if not inner:
-            return title
-        # A run-on's instruction ends at its first clause ("add another section where I will …").
-        words = inner.split()
-        cut = next((i for i in range(2, len(words)) if words[i].lower() in _RUN_ON_ENDS), len(words))
-        said = clean_title(" ".join(words[:min(cut, _MAX_WORDS)]))
-        ticket = _TICKET_URL_RE.search(first[: len(first) - len(inner)])  # "As per <issue link> take …"
-        return f"{said} (#{ticket[1]})" if ticket and f"#{ticket[1]}" not in said else said
+        return _instruction_in(asked, first_too=False) or title
     for sentence in prompt_template.sentences(asked.split(_REFINED, 1)[0]):
         if _STEP_LABEL_RE.match(sentence):
             continue  # a template's own step ("Setup: Run the prerequisites script"), not the intent

@@ -221,7 +221,8 @@ def decision_title(text: str, limit: int = MAX_TITLE) -> str:
     return clean_title(body, limit=limit)
 
 
-_SIGNAL_RE = re.compile(r"(?:^|\s)(?:now|please|so please|then|just|(?:with|for|to)\s+you)\s+(?=(\w+)\b)"
+_SIGNAL_RE = re.compile(r"(?:^|\s)(?:now|please|so please|then|just|(?:with|for|to)\s+you|"
+                        r"(?:you|we)\s+(?:need|have|ought)\s+to|you\s+(?:should|must))\s+(?=(\w+)\b)"
                         r"|^(?:as\s+per|per|following|according\s+to|based\s+on|see)\s+\S+[,:]?\s+(?=(\w+)\b)",
                         re.IGNORECASE)
 
@@ -230,7 +231,8 @@ def embedded_instruction(sentence: str) -> str:
     """The instruction inside a sentence that opens otherwise ("I came from the future … now add
     another section …" → "add another section …", "As per <link> take Phase 2 to PR" → "take Phase 2
     to PR"): the words from an instruction verb that follows "now", "please", "then", "with you" or
-    a leading reference ("as per X", "following X"); "" when there is none."""
+    a leading reference ("as per X", "following X"), or "you need to" / "you should" ("I think you
+    need to confirm the entry points" → "confirm the entry points"); "" when there is none."""
     flat = one_line(sentence)
     for match in _SIGNAL_RE.finditer(flat):
         if (match.group(1) or match.group(2)).lower() in IMPERATIVE_VERBS:

@@ -1,0 +1,63 @@
+"""Phase 2's records on the development sessions (round 8, 2026-12-04): an effort modifier is no
+intent, a rationale is a reason (never the agent's next step), a verdict on the last change is no
+title. Small constructed inputs only."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from yoi_tui.core.phase2.request_text import asked_text, is_effort_modifier, request_title
+from yoi_tui.core.store.titles import embedded_instruction
+
+# --- an effort modifier ("think hard", "ultrathink") is a modifier, not the intent ---------------
+
+
+def test_effort_modifiers_are_recognised_and_instructions_are_not() -> None:
+    for text in ("Think hard", "think harder.", "Ultrathink", "ultrathink!", "Ok think hard about it",
+                 "Think deeply", "think step by step", "Please think carefully.", "megathink"):
+        assert is_effort_modifier(text), text
+    for text in ("Think about how we can build a prototype first", "Think hard about the cache layout and "
+                 "write it down", "Add a retry", "Hard reset the branch", "Think"):
+        assert not is_effort_modifier(text), text
+
+
+def test_a_request_titled_by_an_effort_modifier_takes_the_instruction_asked() -> None:
+    asked = asked_text("So this is what runs on the staging box. It has one variable set. Tell me which "
+                       "variables I need to set for the service to start the same way. Think hard.")
+    assert request_title("Think hard", asked, "") == "Tell me which variables I need to set for the service"
+    assert "Think hard" not in asked
+    # nothing asked in words: the modifier stays rather than an invented title
+    assert request_title("Ultrathink", "Ultrathink.", "") == "Ultrathink"
+
+
+def test_an_effort_modifier_sentence_is_no_part_of_what_was_asked() -> None:
+    assert asked_text("Investigate the flaky upload and propose a fix. Ultrathink.") == \
+        "Investigate the flaky upload and propose a fix."
+    assert asked_text("Think hard.") == "Think hard."  # all of it: kept, never an empty summary
+
+
+def test_a_title_that_is_no_instruction_takes_one_said_in_a_later_sentence() -> None:
+    asked = asked_text("Both scripts exit at once when I start them. I think you need to check the entry "
+                       "points. Then run the app and read the errors.")
+    assert request_title("Both scripts exit at once when I start them", asked, "") == "Check the entry points"
+    assert embedded_instruction("Maybe you should rename the flag") == "rename the flag"
+    # a title that is an instruction is kept as it is
+    assert request_title("Rename the flag", "Rename the flag. Then run the tests.", "") == "Rename the flag"
+
+
+_WORD = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd")), min_size=1, max_size=12)
+_SENTENCE = st.lists(st.one_of(_WORD, st.sampled_from(["think", "hard", "ultrathink", "you", "need", "to", "now",
+                                                         "please", "add", "fix", "the", "check"])),
+                     min_size=1, max_size=14).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_SENTENCE, min_size=1, max_size=5), st.sampled_from(["Think hard", "Ultrathink", "I saw it fail"]))
+def test_a_title_read_from_what_was_asked_is_whole_words_of_it(sentences: list[str], title: str) -> None:
+    asked = ". ".join(sentences) + "."
+    made = request_title(title, asked, "")
+    source_words = {w.lower() for w in (asked + " " + title).replace(".", " ").split()}
+    assert made.strip()
+    for word in made.split():
+        assert word.lower().strip(".,;:!?") in source_words, (made, asked)
