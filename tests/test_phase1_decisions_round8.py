@@ -60,3 +60,23 @@ def test_different_choices_in_reasoning_while_the_agent_only_looks_around_stay_a
     log.bash("sed -n '80,160p' src/queue.ts")
     [decision] = log.extract().decisions
     assert decision.range is not None and decision.range[0] == first
+
+
+def _ask(log: Log, question: str, labels: list[str], answer: str) -> int:
+    return log.call("AskUserQuestion", {"questions": [{"question": question, "header": "Setup",
+                                                      "options": [{"label": lab} for lab in labels]}]},
+                    f'User has answered your questions: "{question}"="{answer}". You can now continue.')
+
+
+def test_an_answer_that_hands_data_over_is_no_decision_but_a_pick_still_is() -> None:
+    log = Log()
+    log.user("wire the weather lookup")
+    _ask(log, "What's your weather service token? I need it in the config file.", ["I'll add it myself",
+         "Paste it here"], "Paste it here")
+    assert log.extract().decisions == []
+    log = Log()
+    log.user("wire the weather lookup")
+    _ask(log, "Which forecast source should the first version use?", ["Hourly feed", "Daily summary"],
+         "Daily summary")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "Daily summary"

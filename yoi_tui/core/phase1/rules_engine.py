@@ -240,6 +240,21 @@ def _questions(call: Call) -> list[dict[str, Any]]:
     return [q for q in questions if isinstance(q, dict)] if isinstance(questions, list) else []
 
 
+# A question that asks for the user's own value ("What's your API key?") and an answer that hands
+# one over ("Paste it here", "I'll enter it myself"): data for the agent, nothing decided.
+_ASKS_VALUE_RE = re.compile(r"^(?:what(?:'s| is| are) (?:your|the) (?:[\w-]+ ){0,4}(?:keys?|tokens?|secrets?|passwords?|"
+                            r"passphrase|credentials?|user ?name|e-?mail(?: address)?|account(?: id)?)\b|"
+                            r"(?:please )?(?:paste|enter|provide|share|send) (?:me )?(?:your|the) )", re.IGNORECASE)
+_HANDS_OVER_RE = re.compile(r"^(?:(?:i'?ll |i will |let me )?(?:paste|enter|type|send|provide|give|share|add|put) "
+                            r"(?:it|them|the \w+|my \w+)(?: (?:here|now|in (?:the )?chat|below|myself|later))?|"
+                            r"paste(?:d)? (?:it )?(?:here|below))\.?$", re.IGNORECASE)
+
+
+def _asks_for_data(question: str, answer: str) -> bool:
+    return bool(_ASKS_VALUE_RE.search(question.replace("\u2019", "'").strip())
+                or _HANDS_OVER_RE.match(answer.replace("\u2019", "'").strip()))
+
+
 def _ask_decisions(calls: list[Call]) -> list[Decision]:
     decisions: list[Decision] = []
     for call in calls:
@@ -249,7 +264,7 @@ def _ask_decisions(calls: list[Call]) -> list[Decision]:
         for question in _questions(call) or [{"question": q} for q in answers]:
             text = str(question.get("question") or "").strip()
             answer = answers.get(text) or next((a for q, a in answers.items() if fuzz.ratio(q, text) > 85), "")
-            if not answer:
+            if not answer or _asks_for_data(text, answer):
                 continue
             labels = [str(o.get("label")) for o in question.get("options") or [] if isinstance(o, dict) and o.get("label")]
             recommended = next((lab for lab in labels if _RECOMMENDED_RE.search(lab)), None)
