@@ -80,3 +80,19 @@ def test_an_answer_that_hands_data_over_is_no_decision_but_a_pick_still_is() -> 
          "Daily summary")
     [decision] = log.extract().decisions
     assert decision.chosen == "Daily summary"
+
+
+def test_a_refusal_followed_by_a_fact_is_no_redirection_but_an_instruction_is() -> None:
+    log = Log()
+    log.user("open the pull request upstream")
+    log.call("Bash", {"command": "gh repo view acme/tool --json owner"}, "rejected", rejected=True)
+    log.interrupt()
+    log.user("acme/tool is a mirror of the upstream tool repository")
+    assert log.extract().decisions == []
+    log = Log()
+    log.user("open the pull request upstream")
+    log.call("Bash", {"command": "gh repo view acme/tool --json owner"}, "rejected", rejected=True)
+    log.interrupt()
+    log.user("push the branch to the upstream tool repository instead")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("push the branch")

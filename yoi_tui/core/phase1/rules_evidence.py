@@ -41,7 +41,7 @@ from ..sessions.model import Entry
 from ..store.staging import Decision
 from .calls import Call
 from .commands import stopped_on_conflicts
-from .rules_requests import accepts, is_trivial, shares_subject
+from .rules_requests import accepts, instruction_verb, is_trivial, shares_subject
 from .text import prose, sentences, short_title, squash
 
 _RECOMMEND_RE = re.compile(r"\b(?:i'?d (?:recommend|suggest)|i (?:recommend|suggest)|my recommendation|"
@@ -108,6 +108,8 @@ def refused_then_redirected(entries: list[Entry], calls: list[Call]) -> list[Dec
         body = prose(found[1].text)
         if not body or len(body.split()) > 40:
             continue
+        if not directs(body):
+            continue  # "the repo is a fork of X": the user tells a fact, the way to go is not said
         refused = call.describe()
         asked = next((e.text for e in reversed(entries[:position_of.get(call.entry.index, 0)])
                       if e.role == "user" and e.kind in (None, "message") and e.text.strip()), "")
@@ -121,6 +123,17 @@ def refused_then_redirected(entries: list[Entry], calls: list[Call]) -> list[Dec
             rationale=squash(f"the user refused {refused} and said: {body}", 240),
             range=(call.entry.index, _first_action_after(calls, found[1].index))))
     return decisions
+
+
+# Words that say what to do: a modal, a steer, a negation ("should", "instead", "don't", "just", "only").
+_STEER_WORD_RE = re.compile(r"\b(?:should|shouldn'?t|must|need(?:s)? to|have to|want|instead|rather|don'?t|do not|never|"
+                            r"just|only|please|let'?s|prefer|better|no need|not that|stop)\b", re.IGNORECASE)
+
+
+def directs(body: str) -> bool:
+    """Whether the user's words say what to do (an instruction verb opens a sentence, or a modal or a
+    steer word is in it) rather than only telling a fact ("https://… is a fork of https://…")."""
+    return any(instruction_verb(s) is not None for s in sentences(body)) or bool(_STEER_WORD_RE.search(body))
 
 
 def accepted_proposals(entries: list[Entry], calls: list[Call]) -> list[Decision]:

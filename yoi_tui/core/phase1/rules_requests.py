@@ -276,6 +276,11 @@ def _same_words(one: str, other: str) -> bool:
     return norm(one) == norm(other)
 
 
+def instruction_verb(sentence: str) -> tuple[str, str] | None:
+    """(intent, verb) when ``sentence`` starts with an instruction verb ("fix the test …"), else None."""
+    return _verb(sentence)
+
+
 def _verb(sentence: str) -> tuple[str, str] | None:
     """(intent, verb) when the sentence starts with an instruction verb."""
     lowered = strip_polite(sentence).lower()
