@@ -96,3 +96,14 @@ def test_a_refusal_followed_by_a_fact_is_no_redirection_but_an_instruction_is() 
     log.user("push the branch to the upstream tool repository instead")
     [decision] = log.extract().decisions
     assert decision.chosen.startswith("push the branch")
+
+
+def test_a_recommendation_agreed_to_is_what_follows_the_recommending_verb_not_its_lead_in() -> None:
+    log = Log()
+    log.user("how should we start the prototype?")
+    log.say("For a first prototype of the idea, I'd focus on **the two riskiest integrations**: the map tiles "
+            "and the geocoder.")
+    log.user("ok")
+    log.bash("mkdir proto")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("The two riskiest integrations")

@@ -163,7 +163,7 @@ def _proposal_decision(proposal: list[tuple[int, str, str]], reply: Entry, calls
     other = next((m for _i, s, _c in proposal for m in (_AGAINST_RE.search(s) or _RATHER_RE.search(s),) if m), None)
     reason = _REASON_RE.search(sentence)
     said = _ACCEPT_WORD_RE.sub("", prose(reply.text)).strip()
-    chosen = squash(said if len(said.split()) >= 3 else sentence, 200)
+    chosen = squash(said if len(said.split()) >= 3 else _recommended(sentence), 200)
     rejected = squash(other.group("other").strip(), 200) if other else ""
     options = [chosen, rejected] if rejected else []
     why = reason.group("why") if reason else (context or sentence)
@@ -173,6 +173,18 @@ def _proposal_decision(proposal: list[tuple[int, str, str]], reply: Entry, calls
                     rationale=squash(f"the agent recommended it ({squash(why, 150)}); the user agreed: "
                                      f"{prose(reply.text)}", 240),
                     range=(proposal[0][0], _first_action_after(calls, reply.index)))
+
+
+def _recommended(sentence: str) -> str:
+    """What a recommending sentence puts forward: the words after "I'd recommend" / "I'd focus on"
+    ("For a quick check, I'd focus on the riskiest parts first:" -> "the riskiest parts first"); a
+    lead-in before the verb is the sentence's context, not the choice."""
+    match = _RECOMMEND_RE.search(sentence)
+    rest = re.sub(r"\*\*|__", "", sentence[match.end():]).strip(" :,;—–-") if match else ""
+    rest = re.sub(r"^(?:that|to|on|with|we|you)\s+(?:(?:we|you)\s+)?(?:should\s+)?", "", rest, flags=re.IGNORECASE)
+    if match is None or match.start() == 0 or len(rest.split()) < 2 or _AGAINST_RE.search(sentence):
+        return sentence
+    return rest[:1].upper() + rest[1:]
 
 
 def conflict_resolutions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
