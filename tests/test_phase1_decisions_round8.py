@@ -107,3 +107,13 @@ def test_a_recommendation_agreed_to_is_what_follows_the_recommending_verb_not_it
     log.bash("mkdir proto")
     [decision] = log.extract().decisions
     assert decision.chosen.startswith("The two riskiest integrations")
+
+
+def test_a_comment_tag_is_no_choice_and_a_tagged_line_is_a_comment_of_its_own() -> None:
+    log = Log()
+    log.user("add the tile decoder")
+    log.call("Write", {"file_path": "/w/Tiles.swift", "content": "// SUMMARY: Decodes the tile server answer\n"
+                       "// SUMMARY: Reads the vector endpoint rather than the raster export\nimport Foundation\n"},
+             "File created")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("Reads the vector endpoint") and "SUMMARY" not in decision.chosen

@@ -24,7 +24,7 @@ import re
 from ..sessions.model import Entry
 from ..store.staging import Decision
 from .calls import Call
-from .rules_evidence import _added_text, _first_change_after, answered_user_turns
+from .rules_evidence import COMMENT_TAG_RE, _added_text, _first_change_after, answered_user_turns
 from .text import prose, sentences, short_title, squash
 
 # ---------------------------------------------------------------- a recommendation under a heading
@@ -408,8 +408,9 @@ def reasoned_comment(call: Call) -> str:
         match = _LINE_COMMENT_RE.match(line) or _INLINE_COMMENT_RE.search(line)
         if match is None:
             continue
-        text = match.group("text").strip()
-        if len(text.split()) < 4 or _COMMENT_NOISE_RE.search(text) or not _COMMENT_WHY_RE.search(text) \
+        raw = match.group("text").strip()
+        text = COMMENT_TAG_RE.sub("", raw)  # "ABOUTME: …" - the tag is no part of the text ("TODO: …" is noise)
+        if len(text.split()) < 4 or _COMMENT_NOISE_RE.search(raw) or not _COMMENT_WHY_RE.search(text) \
                 or _DESCRIBES_RE.match(text):
             continue
         return text

@@ -395,6 +395,8 @@ def weighed_options(entries: list[Entry]) -> list[Decision]:
     return decisions
 
 
+# A tag that opens a comment line ("ABOUTME:", "NOTE:", "WHY:", "SAFETY:"): a label, never the text.
+COMMENT_TAG_RE = re.compile(r"^\s*[A-Z][A-Z0-9_-]{1,15}:\s*")
 _COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/?\*+|--|;+)\s?(?P<text>.*?)\s*(?:\*/)?$")
 _PROSE_FILES = (".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".org", ".html")
 # A comment that names the road not taken: "Use a mutex rather than a channel: …", "X instead of Y because …".
@@ -437,7 +439,15 @@ def patch_comments(calls: list[Call]) -> list[Decision]:
         for line in added.splitlines() + [""]:
             match = _COMMENT_RE.match(line) if line.strip() else None
             if match is not None and match.group("text"):
-                comment.append(match.group("text"))
+                text = match.group("text")
+                tag = COMMENT_TAG_RE.match(text)
+                if tag is not None:  # "ABOUTME: …", "NOTE: …": the tag opens a comment of its own
+                    if comment:
+                        blocks.append(" ".join(comment))
+                    comment = []
+                    text = text[tag.end():]
+                if text.strip():
+                    comment.append(text)
                 continue
             if comment:
                 blocks.append(" ".join(comment))
@@ -447,6 +457,8 @@ def patch_comments(calls: list[Call]) -> list[Decision]:
             continue
         reason = _REASON_RE.search(text) or re.search(r"[:;]\s+(?P<why>.{6,200})$", text)
         chosen = text[: reason.start()].strip(" :;,—-") if reason else text
+        if len(chosen.split()) < 3:
+            continue  # "ABOUTME" before a colon: a label, no way chosen
         split = _ALTERNATIVE_RE.search(chosen)
         options = [squash(chosen[: split.start()].strip(" ,"), 200), squash(chosen[split.end():].strip(" ,."), 200)] \
             if split and split.start() > 3 and chosen[split.end():].strip() else []
