@@ -117,3 +117,15 @@ def test_a_comment_tag_is_no_choice_and_a_tagged_line_is_a_comment_of_its_own() 
              "File created")
     [decision] = log.extract().decisions
     assert decision.chosen.startswith("Reads the vector endpoint") and "SUMMARY" not in decision.chosen
+
+
+def test_a_constraint_the_user_sets_reaches_the_edit_that_carries_it_out() -> None:
+    log = Log()
+    asked = log.user("the type checker complains about the callbacks. However, i want the unused callbacks kept. "
+                     "Silence them with inline ignore comments.")
+    log.bash("make typecheck", "3 errors")
+    edit = log.call("Edit", {"file_path": "/w/hooks.py", "old_string": "def on_a(x):",
+                             "new_string": "def on_a(x):  # type: ignore[unused]  # kept because plugins call it"},
+                    "updated")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("Silence them") and decision.range == (asked, edit + 1)

@@ -597,7 +597,7 @@ def _to_first_step(entries: list[Entry], decision: Decision) -> Decision:
 
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     evidence = (refused_then_redirected(entries, calls) + accepted_proposals(entries, calls)
-                + conflict_resolutions(entries, calls) + stated_constraints(entries)
+                + conflict_resolutions(entries, calls) + stated_constraints(entries, calls)
                 + commit_rationales(calls) + user_corrections(entries, calls) + weighed_options(entries))
     # The user's steer the agent agreed to, a name the user gave, a step made in place of a failed
     # one: each told once (a correction already read from the same message is that decision).

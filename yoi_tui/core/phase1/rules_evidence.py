@@ -216,7 +216,7 @@ def conflict_resolutions(entries: list[Entry], calls: list[Call]) -> list[Decisi
     return decisions
 
 
-def stated_constraints(entries: list[Entry]) -> list[Decision]:
+def stated_constraints(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     """A constraint the user put on the request ("however, I want X retained"), with how to meet it."""
     decisions: list[Decision] = []
     for entry in entries:
@@ -230,9 +230,19 @@ def stated_constraints(entries: list[Entry]) -> list[Decision]:
             chosen = following or sentence
             decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
                                       rationale=squash(f"the user asked: {sentence}", 240),
-                                      range=(entry.index, entry.index)))
+                                      range=(entry.index, _first_edit_after(entries, calls, entry.index))))
             break
     return decisions
+
+
+def _first_edit_after(entries: list[Entry], calls: list[Call], index: int) -> int:
+    """The end of the first edit after ``index`` before the user speaks again (the change that
+    carries the user's constraint out), else ``index``."""
+    until = next((e.index for e in entries if e.index > index and e.role == "user"
+                  and e.kind in (None, "message")), None)
+    edit = next((c for c in calls if c.entry.index > index and (until is None or c.entry.index < until)
+                 and c.is_edit and not c.failed and not c.rejected), None)
+    return edit.end if edit is not None else index
 
 
 def favoured(sentence: str) -> tuple[str, str] | None:
