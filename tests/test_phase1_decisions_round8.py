@@ -3,7 +3,15 @@ constructed log (no line copied from a benchmark session); each test fails witho
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from phase2_fixtures import stage
+from support import make_ws
 from test_phase1_rules import Log
+
+from yoi_tui.core.lint import lint_workspace
+from yoi_tui.core.phase2.runner import run_phase2
+from yoi_tui.core.store.reader import read_record
 
 
 def _thinking(log: Log, text: str) -> int:
@@ -129,3 +137,26 @@ def test_a_constraint_the_user_sets_reaches_the_edit_that_carries_it_out() -> No
                     "updated")
     [decision] = log.extract().decisions
     assert decision.chosen.startswith("Silence them") and decision.range == (asked, edit + 1)
+
+
+def test_a_decision_with_no_stated_reason_carries_no_invented_rationale(tmp_path: Path) -> None:
+    log = Log()
+    log.user("make the export resumable")
+    _thinking(log, "**Designing the checkpoint**\n\nI'll keep the checkpoint in the jobs table next to the cursor.")
+    log.bash("sed -n '1,80p' src/export.ts")
+    [decision] = log.extract().decisions
+    assert decision.rationale == ""
+    log = Log()
+    log.user("make the export resumable")
+    log.say("We should use the jobs table instead of a side file.")
+    log.edit("/w/export.ts")
+    [decision] = log.extract().decisions
+    assert decision.rationale == ""
+    # Phase 2 writes such a decision as a record with no Rationale section, and the linter accepts it.
+    ws = make_ws(tmp_path)
+    stage(ws, "0197c3-session", 0, 3, decisions=[decision])
+    run_phase2(ws, flush=True)
+    [path] = (ws.root / "memory" / "decisions").glob("*.md")
+    record = read_record(ws, path).record
+    assert record is not None and "## Chosen" in record.body and "## Rationale" not in record.body
+    assert [d for d in lint_workspace(ws).diagnostics if d.is_error] == []

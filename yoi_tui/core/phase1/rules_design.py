@@ -103,7 +103,7 @@ def heading_recommendations(entries: list[Entry]) -> list[Decision]:
             continue
         chosen, why = found
         decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
-                                  rationale=squash(why or "the agent's recommendation", 240),
+                                  rationale=squash(why, 240),
                                   range=(entry.index, entry.index)))
     return decisions
 
@@ -206,7 +206,7 @@ def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
             told.add((turn, path))
             chosen, why = found
             decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
-                                      rationale=squash(why or f"written into {name}", 240),
+                                      rationale=squash(why, 240),
                                       range=(call.entry.index, call.end)))
             break
     return decisions
@@ -391,7 +391,7 @@ def reasoned_comments(calls: list[Call]) -> list[Decision]:
         text = reasoned_comment(call)
         if text:
             decisions.append(Decision(title=short_title(text, 10), options=[], chosen=squash(text, 200),
-                                      rationale=squash(f"a comment in the change to {call.describe()}", 240),
+                                      rationale="",  # the comment is the choice; it tells no reason of its own
                                       range=(call.entry.index, call.end)))
     return decisions
 

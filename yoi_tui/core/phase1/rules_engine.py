@@ -295,7 +295,6 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         chosen, other = favour
         return Decision(title=short_title(f"{chosen} instead of {other}", 12), options=[chosen, other], chosen=chosen,
                         rationale=squash(sentence, 200), range=(index, index))
-    who = "the user" if role == "user" else "the agent"
     lowered = sentence.lower()  # cheap tests first: each pattern below runs on every sentence
     step = _REASONED_STEP_RE.match(sentence.rstrip(".")) if role == "assistant" and " so " in lowered else None
     if step is not None and not _TOOLISH_RE.search(step.group("chosen")):
@@ -314,7 +313,7 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         or "way forward" in lowered or "remedy" in lowered) else None
     if solution is not None and not _TOOLISH_RE.search(solution.group("chosen")):
         chosen = squash(solution.group("chosen").strip(" ,"), 200)
-        why = solution.group("why") or context or f"stated by {who} in the session"
+        why = solution.group("why") or context or ""
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(why, 200),
                         range=(index, index))
     commit = _DO_THAT_RE.match(sentence.rstrip(".!:")) if " that" in lowered or " this" in lowered or " it" in lowered \
@@ -323,7 +322,7 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
             and not _LOOKUP_RE.search(commit.group("chosen")):
         chosen = squash(commit.group("chosen").strip(" ,"), 200)
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen,
-                        rationale=squash(context, 200) if context else f"stated by {who} in the session",
+                        rationale=squash(context, 200) if context else "",
                         range=(index, index))
     since = _SINCE_RE.match(sentence.rstrip(".:;"))
     match = _CHOICE_RE.search(sentence)
@@ -357,7 +356,7 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         elif context:
             rationale = squash(context, 200)
         else:
-            rationale = f"stated by {who} in the session"
+            rationale = ""  # no reason told: none is invented
         return Decision(title=short_title(chosen if not options else sentence, 12), options=options, chosen=chosen,
                         rationale=rationale,
                         range=(index, index))
@@ -520,7 +519,7 @@ def _design_section(match: re.Match[str]) -> Decision | None:
         return None  # a look around under a design heading
     if re.search(r"\bfor now\b", chosen, re.IGNORECASE):
         return None  # "I'll add the helpers but leave them unused for now": a stopgap, put off
-    rationale = parts[1] if len(parts) > 1 else f"reasoned by the agent: {topic}"
+    rationale = parts[1] if len(parts) > 1 else ""
     return Decision(title=short_title(topic[:1].upper() + topic[1:], 12), options=[], chosen=squash(chosen, 200),
                     rationale=squash(rationale, 200))
 
@@ -537,7 +536,7 @@ def _decided(lead: re.Match[str], index: int, context: str) -> Decision | None:
         chosen = f"not {chosen}"
     if _TOOLISH_RE.search(chosen) or len(chosen.split()) < 2:
         return None  # "Deciding to use the plan tool": how the agent works
-    rationale = rest[why.start():].strip(" ,;") if why and why.start() >= 8 else context or "reasoned by the agent"
+    rationale = rest[why.start():].strip(" ,;") if why and why.start() >= 8 else context
     return Decision(title=short_title(chosen, 12), options=[], chosen=squash(chosen, 200),
                     rationale=squash(rationale, 200), range=(index, index))
 

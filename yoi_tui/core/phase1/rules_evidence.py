@@ -473,8 +473,7 @@ def patch_comments(calls: list[Call]) -> list[Decision]:
         options = [squash(chosen[: split.start()].strip(" ,"), 200), squash(chosen[split.end():].strip(" ,."), 200)] \
             if split and split.start() > 3 and chosen[split.end():].strip() else []
         decisions.append(Decision(title=short_title(chosen, 10), options=options, chosen=squash(chosen, 200),
-                                  rationale=squash(reason.group("why") if reason else
-                                                   f"a comment in the change to {call.describe()}", 240),
+                                  rationale=squash(reason.group("why"), 240) if reason else "",
                                   range=(call.entry.index, call.end)))
     return decisions
 
