@@ -4,10 +4,16 @@ title. Small constructed inputs only."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from phase2_fixtures import stage
+from support import make_ws
 
 from yoi_tui.core.phase2.request_text import asked_text, is_effort_modifier, request_title
+from yoi_tui.core.phase2.runner import run_phase2
+from yoi_tui.core.store.staging import Decision
 from yoi_tui.core.store.titles import embedded_instruction
 
 # --- an effort modifier ("think hard", "ultrathink") is a modifier, not the intent ---------------
@@ -61,3 +67,56 @@ def test_a_title_read_from_what_was_asked_is_whole_words_of_it(sentences: list[s
     assert made.strip()
     for word in made.split():
         assert word.lower().strip(".,;:!?") in source_words, (made, asked)
+
+
+# --- a rationale is a reason, not the agent's next step -------------------------------------------
+
+
+def test_a_rationale_that_narrates_the_next_step_is_no_reason() -> None:
+    from yoi_tui.core.phase2.decision_text import is_next_step, rationale_text
+
+    for said in ("Next, I'll open the schema file for the table names.", "Let me check the config first.",
+                 "Now I'm going to rerun the suite.", "Also adding an error state to the form.",
+                 "Then updating the handler."):
+        assert is_next_step(said), said
+        assert rationale_text(said) == "", said
+    for said in ("the upstream API is slow", "Keeping the clock inside the payload avoids a schema change.",
+                 "the user's answer to \"Which store? I'll use whichever you pick.\"",
+                 "stated by the agent in the session"):
+        assert not is_next_step(said) or said.startswith("the user")
+        assert rationale_text(said) == said, said
+    # the reason is kept, the next step after it goes
+    assert rationale_text("Keep it small. Let me check the tests.") == "Keep it small."
+    assert rationale_text("instead of overwriting origin, then push the branch to the new URL") == \
+        "instead of overwriting origin"
+    assert rationale_text("it's a slow API) and also add it to the client") == "it's a slow API"
+    assert rationale_text("Good - mostly a blank slate.") == "mostly a blank slate."
+
+
+def test_a_decision_record_has_no_rationale_section_for_narration(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 4, decisions=[
+        Decision(title="Update the sync time on every push", options=[], chosen="update the sync time on every push",
+                 rationale="Next, I'll locate the table definitions in the schema for context."),
+        Decision(title="Add a second remote", options=[], chosen="add a second remote",
+                 rationale="instead of overwriting origin, then push the branch to the new URL")])
+    run_phase2(ws, flush=True)
+    narrated = (ws.decisions_dir / "update-the-sync-time-on-every-push.md").read_text()
+    assert "## Chosen" in narrated and "## Rationale" not in narrated and "I'll locate" not in narrated
+    reason = (ws.decisions_dir / "add-a-second-remote.md").read_text()
+    assert "## Rationale\ninstead of overwriting origin\n" in reason and "push the branch" not in reason
+
+
+_REASONS = st.lists(st.sampled_from(["Next,", "I'll", "let", "me", "the", "cache", "is", "slow", "then", "push",
+                                     "(", ")", "\"", "Also", "adding", "Good", "-", "because", "it", "fails", "."]),
+                    min_size=1, max_size=20).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_REASONS)
+def test_a_rationale_keeps_only_words_it_was_given(rationale: str) -> None:
+    from yoi_tui.core.phase2.decision_text import rationale_text
+
+    said = rationale_text(rationale)
+    assert said in " ".join(rationale.split()) or all(word in rationale for word in said.split())
+    assert rationale_text(said) == said or not said  # idempotent: a reason read again stays the reason

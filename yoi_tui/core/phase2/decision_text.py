@@ -13,7 +13,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..store.titles import _FIRST_PERSON_RE, STOP_TAIL, _imperative, one_line, starts_with_verb
+from ..store.titles import (
+    _FIRST_PERSON_RE,
+    IMPERATIVE_VERBS,
+    STOP_TAIL,
+    _imperative,
+    one_line,
+    starts_with_verb,
+)
 
 
 def chosen_text(chosen: str) -> str:
@@ -46,3 +53,60 @@ def is_change_summary(decision: Any) -> bool:
         return False
     items = [i for i in _LIST_SPLIT_RE.split(one_line(decision.rationale)) if i.strip()]
     return len(items) >= 3
+
+
+# The agent saying what it does next ("Next, I'll locate the table definitions", "Let me check …",
+# "Also adding error states …"): narration of its next step, no reason for a choice.
+_NEXT_STEP_RE = re.compile(
+    r"^(?:(?:next|now|then|first|after\s+that|afterwards|also|and|ok(?:ay)?|so)\b[\s,]*)*"
+    r"(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i'm\s+now|i\s+now|i\s+need\s+to|i\s+want\s+to|"
+    r"let\s+me|let's|we'll|we\s+will|i'm\s+(?:adding|checking|looking|going|updating|moving|starting)\b)\b",
+    re.IGNORECASE)
+_NEXT_GERUND_RE = re.compile(r"^(?:next|now|then|also|and)\b[\s,]*(?P<verb>\w+ing)\b", re.IGNORECASE)
+_FILLER_OPENER_RE = re.compile(r"^(?:(?:good|great|ok(?:ay)?|perfect|nice|alright|right|cool)\s*[-—–:,!.]+\s*)+",
+                               re.IGNORECASE)
+_THEN_STEP_RE = re.compile(r"[,;]\s*(?:and\s+)?then\s+(?=(\w+)\b)", re.IGNORECASE)
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
+
+
+def is_next_step(sentence: str) -> bool:
+    """Whether ``sentence`` narrates what the agent does next ("Next, I'll locate …")."""
+    flat = one_line(sentence)
+    if _NEXT_STEP_RE.match(flat):
+        return True
+    gerund = _NEXT_GERUND_RE.match(flat)
+    return bool(gerund and _imperative(gerund["verb"]))
+
+
+_QUOTED_RE = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`')
+
+
+def rationale_text(rationale: str) -> str:
+    """A rationale as a reason: the sentences that narrate the agent's next step go, and so does a
+    next step tacked on after the reason (", then push the branch …", "… slow API) and also add
+    it …" after an unpaired bracket); a filler opener ("Good - ") goes. Quoted words (the
+    question a user answered) are read as they are. "" when no reason is left."""
+    quoted: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        quoted.append(match[0])
+        return f"\x00{len(quoted) - 1}\x00"
+
+    flat = _QUOTED_RE.sub(hide, one_line(rationale))
+    depth = 0
+    for at, ch in enumerate(flat):  # a reason cut out of "(… reason) and also …": the part in the brackets
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            flat = flat[:at].rstrip()
+            break
+    kept = []
+    for sentence in _SENTENCE_SPLIT_RE.split(flat):
+        sentence = _FILLER_OPENER_RE.sub("", sentence.strip(), count=1)
+        if not sentence or is_next_step(sentence):
+            continue
+        then = _THEN_STEP_RE.search(sentence)
+        if then and then.group(1).lower() in IMPERATIVE_VERBS and then.start() > 0:
+            sentence = sentence[: then.start()].rstrip()
+        kept.append(sentence)
+    said = " ".join(s for s in kept if re.search(r"[^\W_]", s))
+    return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m[1])], said)

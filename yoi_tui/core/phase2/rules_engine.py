@@ -55,7 +55,7 @@ from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.titles import clean_title, decision_title
 from ..store.writer import new_record_text, render_record
 from .attempt_text import bypassed_by, truthful_result
-from .decision_text import chosen_text, is_change_summary, option_text
+from .decision_text import chosen_text, is_change_summary, option_text, rationale_text
 from .record_fields import defang, one_line, summary_line
 from .request_text import asked_text, done_text, names_a_target, request_title, resolve_pronoun
 from .request_text import slug_text as request_slug_text
@@ -379,8 +379,9 @@ class RulesEngine:
         options = [self._line(option_text(o)) for o in decision.options if one_line(o)]
         if options:
             parts.append("\n## Options\n" + "".join(f"- {o}\n" for o in options))
-        if one_line(decision.rationale):
-            parts.append(f"\n## Rationale\n{self._line(decision.rationale)}\n")
+        rationale = rationale_text(decision.rationale)  # a reason, never the agent's next step
+        if rationale:
+            parts.append(f"\n## Rationale\n{self._line(rationale)}\n")
         return self._upsert(staging, RecordKind.DECISION, title, "".join(parts), resolved=has_choice,
                             source=self._source(staging, decision.range))
 
