@@ -2,7 +2,7 @@
 """Score a Phase 1 engine against the labelled sessions in ``bench/extraction/labels/``.
 
 ``python bench/extraction/score.py [--engine rules|llm] [--workspace DIR] [--session NAME ...]
-[--half development|held-out|held-out-2] [--json] [--quiet]``
+[--half development|held-out|held-out-2|held-out-3] [--json] [--quiet]``
 
 For each label file, the session it names is parsed and cleaned exactly as ``yoi phase1`` does,
 chunked with the default ``phase1.chunk_tokens``, and given to the engine. Each extracted item is matched to a
@@ -16,10 +16,13 @@ label of its category:
 
 ``--half`` scores one half of the split recorded in ``split.yaml`` (made once, before the sessions
 it names were labelled): ``development`` is what the rules may be tuned on, ``held-out`` is not;
-``held-out-2`` is a second held-out half, collected after the first was studied (key ``held_out_2``).
+``held-out-2`` is a second held-out half, collected after the first was studied (key ``held_out_2``);
+``held-out-3`` a third, collected after the second was studied (key ``held_out_3``; every session
+labelled before yoi ran on it, scored once as the measurement).
 ``--update-readme [README]`` scores both halves with the rules engine and rewrites the table between
 the ``extraction-halves`` markers of README.md (development and held-out side by side, and the
-command that reproduces them); never edit that table by hand.
+command that reproduces them); never edit that table by hand. It leaves ``held-out-3`` out: that
+half is a measurement taken once, by its own ``--half held-out-3`` run.
 
 One item matches at most one label and the reverse. An item without its own ``range`` (staging
 from an engine that does not give one) is taken to cover its whole chunk. Recall = matched labels /
@@ -51,7 +54,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 LABELS = Path(__file__).resolve().parent / "labels"
 SPLIT = Path(__file__).resolve().parent / "split.yaml"
-HALVES = {"development": "development", "held-out": "held_out", "held-out-2": "held_out_2"}
+HALVES = {"development": "development", "held-out": "held_out", "held-out-2": "held_out_2",
+          "held-out-3": "held_out_3"}
 CATEGORIES = ("requests", "decisions", "attempts")
 
 if "YOI_BENCH_KEEP_PATH" not in os.environ:  # the baseline run points PYTHONPATH at an older tree
@@ -284,7 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default="rules", choices=("rules", "llm"))
     parser.add_argument("--workspace", help="workspace whose config names the model (llm engine)")
     parser.add_argument("--session", action="append", default=[], help="label file stem(s) to score")
-    parser.add_argument("--half", choices=sorted(HALVES), help="one half of split.yaml (issue 26's sessions)")
+    parser.add_argument("--half", choices=sorted(HALVES),
+                        help="one half of split.yaml: development (tune on it), held-out, held-out-2 (studied since),"
+                             " held-out-3 (the third held-out half, split.yaml's held_out_3)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--quiet", action="store_true", help="only the table, no misses")
     parser.add_argument("--update-readme", nargs="?", const=ROOT / "README.md", type=Path, metavar="README",
