@@ -120,3 +120,18 @@ def test_a_rationale_keeps_only_words_it_was_given(rationale: str) -> None:
     said = rationale_text(rationale)
     assert said in " ".join(rationale.split()) or all(word in rationale for word in said.split())
     assert rationale_text(said) == said or not said  # idempotent: a reason read again stays the reason
+
+
+# --- a verdict on the last change ("Better, we got X, but …") is no title ---------------------------
+
+
+def test_a_title_that_is_a_verdict_takes_the_problem_reported_after_but() -> None:
+    asked = asked_text("Better, we got the map and the legend this time, but looks like a timezone bug still "
+                       "[Image #1] and logs: offset exceeded.")
+    assert request_title("Fix better, we got the map and the legend", asked, "") == "Fix a timezone bug"
+    assert request_title("Closer! The menu opens", asked_text("Closer! The menu opens, but please move it left."),
+                         "") == "Move it left"
+    # no "but": nothing better to say, the title stays; a title that merely has the word stays too
+    assert request_title("Fix good catch", "Good catch, thanks.", "") == "Fix good catch"
+    assert request_title("Fix better caching", asked_text("Fix better caching, but only for reads."), "") == \
+        "Fix better caching"

@@ -147,6 +147,41 @@ def _instruction_in(asked: str, *, first_too: bool) -> str:
     return ""
 
 
+# A verdict on the agent's last change opening the message ("Better, we got X this time, but …",
+# "Closer! …"): the user's report of what works, never what to do; the problem is after "but".
+_VERDICT_RE = re.compile(r"^(?:fix\s+)?(?:much\s+|a\s+bit\s+|way\s+)?(?:better|worse|closer|almost|progress|nice|"
+                         r"good|great|thanks|thank\s+you|cool|same)\b\s*(?:[,!.;:—–-]|$)",
+                         re.IGNORECASE)
+_BUT_RE = re.compile(r"\b(?:but|however|though|except)\b[\s,]*(?P<rest>.+)$", re.IGNORECASE)
+_SEEN_RE = re.compile(r"^(?:(?:it\s+|this\s+)?(?:still\s+)?(?:looks|seems|feels)\s+like|there(?:'s|\s+is|\s+are)|"
+                      r"(?:i\s+)?(?:still\s+)?(?:see|get|got|have)|it's|it\s+is|we\s+(?:still\s+)?(?:have|get|got))"
+                      r"\s+(?:still\s+)?", re.IGNORECASE)
+_CLAUSE_END_RE = re.compile(r"\s*(?:\[|\(|:|;|,|\.\s|\s+and\s+(?:the\s+)?(?:logs?|here|this|these|output)\b|"
+                            r"\s+(?:here|below|attached)\b).*$", re.IGNORECASE)
+_STILL_RE = re.compile(r"\s+(?:still|again|now|too|as\s+well)$", re.IGNORECASE)
+
+
+def _verdict_problem(title: str, asked: str) -> str:
+    """For a title that is a verdict on the last change ("Fix better, we got flood and air quality"),
+    the problem the user still reports after "but" ("… but looks like a parse issue still" → "Fix a
+    parse issue"), or the instruction said there; "" when the title is no verdict or names none."""
+    if not _VERDICT_RE.match(title):
+        return ""
+    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+    but = _BUT_RE.search(first)
+    if not but:
+        return ""
+    rest = but["rest"].strip()
+    inner = _instruction_in(rest, first_too=True)
+    if inner:
+        return inner
+    problem = _STILL_RE.sub("", _CLAUSE_END_RE.sub("", _SEEN_RE.sub("", rest, count=1))).strip()
+    words = problem.split()
+    if not 1 <= len(words) <= _MAX_WORDS or not re.search(r"[^\W\d_]", problem):
+        return ""
+    return clean_title(f"Fix {problem}")
+
+
 def request_title(title: str, asked: str, done: str) -> str:
     """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
     title that is no instruction ("I came from the future", an effort modifier "Think hard")
@@ -154,6 +189,9 @@ def request_title(title: str, asked: str, done: str) -> str:
     if is_effort_modifier(title):
         return _instruction_in(asked, first_too=True) or title
     if not is_template_title(title):
+        verdict = _verdict_problem(title, asked)  # "Fix better, we got X, but …": the problem after "but"
+        if verdict:
+            return verdict
         if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
             return title
         # "I came from the future" of "I came from the future … now add another section …".
