@@ -160,3 +160,20 @@ def test_a_decision_with_no_stated_reason_carries_no_invented_rationale(tmp_path
     record = read_record(ws, path).record
     assert record is not None and "## Chosen" in record.body and "## Rationale" not in record.body
     assert [d for d in lint_workspace(ws).diagnostics if d.is_error] == []
+
+
+def _edit(log: Log, path: str, new: str) -> int:
+    return log.call("Edit", {"file_path": path, "old_string": "x: 1", "new_string": new}, "updated")
+
+
+def test_a_comment_naming_what_a_format_does_not_support_and_the_workaround_says_why() -> None:
+    log = Log()
+    log.user("add the thumbnail export")
+    step = _edit(log, "/w/export.py", "    # WebP doesn't keep the colour profile here, so convert to sRGB first\n"
+                                      "    img = img.convert('RGB')")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("WebP doesn't keep the colour profile") and decision.range == (step, step + 1)
+    log = Log()
+    log.user("add the thumbnail export")
+    _edit(log, "/w/export.py", "    # The encoder doesn't support progressive mode in this build\n    x = 1")
+    assert log.extract().decisions == []

@@ -369,6 +369,9 @@ _INLINE_COMMENT_RE = re.compile(r"\S\s+(?:#|//)\s+(?P<text>[A-Za-z(][^\n]*?)\s*$
 _COMMENT_WHY_RE = re.compile(r"\b(?:because|since|so that|to avoid|otherwise|(?:it|they|this|that|which|is|are) "
                              r"already|we only|only care|"
                              r"on purpose|intentionally|deliberately|by design|not needed|no need)\b|"
+                             r"^[\w.'-]+(?: [\w.'-]+)? (?:doesn'?t|does not|don'?t|do not|can'?t|cannot|won'?t) (?:support|"
+                             r"accept|allow|handle|preserve|keep)\b.{3,80},\s*(?:so\s+)?(?:convert|fall back|use|strip|drop|"
+                             r"wrap|copy|encode|decode|cast|map|split|retry|skip)\b|"
                              r"^(?:increased|raised|reduced|lowered|bumped|disabled|enabled|kept|pinned|commented out|"
                              r"empty|skip(?:ped)?|default(?:s|ed)? to)\b.{0,60}\b(?:for|to|because|since|as|so)\b",
                              re.IGNORECASE)
