@@ -158,7 +158,8 @@ def test_a_comment_in_the_change_that_says_why_is_a_decision() -> None:
     log.user("the first scan times out")
     step = _edit(log, "/w/config/app.yml", "scan_timeout: 120  # Increased for the first model load")
     [decision] = log.extract().decisions
-    assert decision.chosen == "Increased for the first model load"
+    assert decision.chosen == "scan_timeout: 120"  # an inline comment: the line is the choice (round 8)
+    assert decision.rationale == "Increased for the first model load"
     assert decision.range == (step, step + 1)
     log = Log()
     log.user("add the strict mode")

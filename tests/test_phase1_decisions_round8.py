@@ -177,3 +177,26 @@ def test_a_comment_naming_what_a_format_does_not_support_and_the_workaround_says
     log.user("add the thumbnail export")
     _edit(log, "/w/export.py", "    # The encoder doesn't support progressive mode in this build\n    x = 1")
     assert log.extract().decisions == []
+
+
+def test_each_step_the_agent_announces_may_tell_its_own_comment_once() -> None:
+    log = Log()
+    log.user("make the scanner reliable")
+    log.say("First I'll trim the scanner list:")
+    first = _edit(log, "/w/scan.yml", "scanners: []  # Empty - we only need the injection check here")
+    log.bash("make check", "ok")
+    log.say("Now let me raise the timeouts:")
+    second = _edit(log, "/w/scan.yml", "timeout: 90  # Raised for the first model download")
+    third = _edit(log, "/w/scan.yml", "retry: 3  # Raised for the first model download")
+    decisions = log.extract().decisions
+    assert [d.range for d in decisions] == [(first, first + 1), (second, second + 1)]
+    assert decisions[1].chosen == "timeout: 90" and decisions[1].rationale == "Raised for the first model download"
+    assert third not in {d.range[0] for d in decisions if d.range}
+    # The same comment written again later in the turn is the same choice.
+    log = Log()
+    log.user("make the scanner reliable")
+    log.say("First I'll trim the scanner list:")
+    _edit(log, "/w/scan.yml", "scanners: []  # Empty - we only need the injection check here")
+    log.say("Now the second config file:")
+    _edit(log, "/w/scan-prod.yml", "scanners: []  # Empty - we only need the injection check here")
+    assert len(log.extract().decisions) == 1

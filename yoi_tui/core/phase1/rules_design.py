@@ -391,24 +391,29 @@ def reasoned_comments(calls: list[Call]) -> list[Decision]:
     for call in calls:
         if not call.is_edit or call.failed or call.rejected:
             continue
-        text = reasoned_comment(call)
-        if text:
+        text, code = reasoned_comment(call)
+        if text and code:  # "timeout: 120  # Increased for model loading": the line is the choice, the comment why
+            decisions.append(Decision(title=short_title(text, 10), options=[], chosen=squash(code, 200),
+                                      rationale=squash(text, 240), range=(call.entry.index, call.end)))
+        elif text:
             decisions.append(Decision(title=short_title(text, 10), options=[], chosen=squash(text, 200),
                                       rationale="",  # the comment is the choice; it tells no reason of its own
                                       range=(call.entry.index, call.end)))
     return decisions
 
 
-def reasoned_comment(call: Call) -> str:
-    """The first comment ``call``'s change adds that gives a reason for the code, else ""."""
+def reasoned_comment(call: Call) -> tuple[str, str]:
+    """(the first comment ``call``'s change adds that gives a reason for the code, the code it sits
+    on when it is an inline comment, else ""), else ("", "")."""
     files = call.files()
     if not files or any(f.lower().endswith(_CODE_FILES_SKIP) for f in files):
-        return ""
+        return "", ""
     added = _added_text(call)
     if not added:
-        return ""
+        return "", ""
     for line in added.splitlines():
-        match = _LINE_COMMENT_RE.match(line) or _INLINE_COMMENT_RE.search(line)
+        whole = _LINE_COMMENT_RE.match(line)
+        match = whole or _INLINE_COMMENT_RE.search(line)
         if match is None:
             continue
         raw = match.group("text").strip()
@@ -416,5 +421,5 @@ def reasoned_comment(call: Call) -> str:
         if len(text.split()) < 4 or _COMMENT_NOISE_RE.search(raw) or not _COMMENT_WHY_RE.search(text) \
                 or _DESCRIBES_RE.match(text):
             continue
-        return text
-    return ""
+        return text, ("" if whole else line[: match.start() + 1].strip())
+    return "", ""

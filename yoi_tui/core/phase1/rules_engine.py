@@ -625,12 +625,17 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
                                    for d in found):
             found.append(quiet)
     # A comment in the code is the weakest telling (agents comment a lot): one a turn, by the same rule.
-    commented: set[int] = set()
+    said = [e.index for e in entries if e.role == "assistant" and e.kind in (None, "message") and e.text.strip()]
+    def step(index: int) -> tuple[int, int]:
+        return turn(index), sum(1 for s in said if s <= index)
+    commented: set[tuple[int, int]] = set()
     for quiet in patch_comments(calls) + reasoned_comments(calls):
-        if quiet.range and turn(quiet.range[0]) not in commented and not any(
-                d.range and d.range[0] - near <= quiet.range[1] and quiet.range[0] <= d.range[1] + near for d in found):
+        if quiet.range and step(quiet.range[0]) not in commented and not any(
+                d.range and (d.range[0] - near <= quiet.range[1] and quiet.range[0] <= d.range[1] + near
+                             or turn(d.range[0]) == turn(quiet.range[0]) and d.title.lower() == quiet.title.lower())
+                for d in found):  # (the same comment written again in the turn is the same choice)
             found.append(quiet)
-            commented.add(turn(quiet.range[0]))
+            commented.add(step(quiet.range[0]))
     return _restated_once(sorted(found, key=lambda d: d.range or (0, 0)), turn)
 
 
