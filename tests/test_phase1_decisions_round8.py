@@ -200,3 +200,27 @@ def test_each_step_the_agent_announces_may_tell_its_own_comment_once() -> None:
     log.say("Now the second config file:")
     _edit(log, "/w/scan-prod.yml", "scanners: []  # Empty - we only need the injection check here")
     assert len(log.extract().decisions) == 1
+
+
+def test_a_plan_stated_with_what_it_keeps_safe_or_ensures_is_a_decision_but_a_look_up_is_not() -> None:
+    log = Log()
+    log.user("the installer fails on this machine")
+    _thinking(log, "I plan to build the bundle in a scratch directory and install from there, so the checkout stays "
+                   "clean for the next run.")
+    log.bash("mkdir -p /tmp/b")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("build the bundle in a scratch directory")
+    assert decision.rationale == "the checkout stays clean for the next run"
+    log = Log()
+    log.user("the patch tool keeps failing on this file")
+    _thinking(log, "The matcher trips on the tabs, so I'll replace the whole file with a fresh copy to ensure the "
+                   "indentation is consistent.")
+    log.bash("ls src")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("replace the whole file with a fresh copy")
+    assert decision.rationale == "the indentation is consistent"
+    log = Log()
+    log.user("the installer fails on this machine")
+    _thinking(log, "I plan to check the installer log, so the cause is clear before any change.")
+    log.bash("cat install.log")
+    assert log.extract().decisions == []

@@ -69,11 +69,14 @@ _SINCE_RE = re.compile(r"^(?:[^—–:;]*?[—–:;]\s+)?(?:(?:i|we)(?:'ll| will
 # A stated intention with its reason: "first isolate it in a fresh worktree because the checkout is
 # dirty", "I'll keep the old endpoint so that clients on v1 still work" — never a look around.
 _INTENT_WHY_RE = re.compile(
-    r"(?:^|\b)(?:i'll|i will|i'm going to|we'll|we will|we should|let's|first,?|then,?)\s+(?!(?:try|check|look|read|"
+    r"(?:^|\b)(?:i'll|i will|i'm going to|i plan to|i'm planning to|i intend to|my plan is to|we'll|we will|we should|"
+    r"let's|first,?|then,?)\s+(?!(?:try|check|look|read|"
     r"run|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|query|scan|list|confirm|"
     r"test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|summari[sz]e|explain|need|have|get|"
     r"figure|understand|also|just|now|quickly|re-?run)\b)(?P<chosen>(?:[^.;:?]|\.(?=\w)){6,140}?),?\s+(?:because|since|so that|"
-    r"as (?:the|it|this|that|these|those|we|they)|to avoid|to keep)\s+(?P<why>[^?]{6,200})$", re.IGNORECASE)
+    r"as (?:the|it|this|that|these|those|we|they)|to avoid|to keep|to ensure|so(?=\s+(?:the|it|nothing|no|existing|callers?|"
+    r"users?)\b.{0,60}\b(?:stays?|remains?|keeps?|is(?:n't| not)?|are(?:n't| not)?|won'?t|doesn'?t|never|still)\b))\s*"
+    r"(?P<why>[^?]{6,200})$", re.IGNORECASE)
 _PHRASE = r"(?:`[^`]+`|\"[^\"]+\"|[\w.:/'-]+(?: [\w.:/'-]+){0,3})"
 _INSTEAD_RE = re.compile(rf"(?:(?:i'll|i will|we'll|we will|we should|let's) )?(?:use |using |with |try |trying |go with )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
