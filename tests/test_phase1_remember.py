@@ -31,8 +31,9 @@ def _turns(*texts: tuple[str, str]) -> list[Entry]:
 def test_an_acknowledgement_asking_to_remember_carries_what_the_agent_said(ask: str) -> None:
     requests = extract_requests(_turns(("user", "How should webhook retries work?"), ("assistant", PROPOSAL),
                                        ("user", ask)))
-    assert len(requests) == 1
-    request = requests[0]
+    # The question is a request of its own (to explain), the ask to remember the one after it.
+    assert [r.intent for r in requests] == ["explain", "remember"]
+    request = requests[1]
     assert request.intent == "remember" and request.range == (1, 2)
     assert request.title == "Remember: keep the retry budget at five attempts with exponential backoff"
     assert "five attempts with exponential backoff" in request.summary
@@ -49,7 +50,7 @@ def test_a_remember_turn_with_its_own_content_carries_that_content() -> None:
 
 def test_asking_whether_the_agent_remembers_is_not_an_ask() -> None:
     requests = extract_requests(_turns(("assistant", PROPOSAL), ("user", "Do you remember what we chose for the cache?")))
-    assert requests == []
+    assert [r.intent for r in requests] == ["explain"]  # a question to answer, nothing to remember
 
 
 def test_with_nothing_to_point_at_no_request_is_made() -> None:

@@ -60,7 +60,7 @@ class Log:
 # ---------------------------------------------------------------- requests
 
 
-def test_questions_greetings_and_pasted_code_are_not_requests() -> None:
+def test_greetings_and_pasted_code_are_not_requests_and_a_question_asks_to_explain() -> None:
     log = Log()
     log.user("hi there")
     question = log.user("does it get the logged in user from the authStore?")
@@ -68,7 +68,10 @@ def test_questions_greetings_and_pasted_code_are_not_requests() -> None:
     log.say("Yes. The user comes from useAuthStore in AppSidebar.tsx and is passed down as a prop.")
     log.user("```ts\nconst user = useAuthStore((s) => s.user);\nreturn <NavUser user={user} />;\n```")
     activity = log.extract()
-    assert activity.requests == []
+    # The greeting and the pasted code ask nothing; the question asks the agent to answer it (eighth
+    # round: a request to explain, its answer also told as a discussion).
+    [request] = activity.requests
+    assert request.intent == "explain" and request.range is not None and request.range[0] == question
     [discussion] = activity.discussions
     assert discussion.range == (question, question + 2)
     # The reply's substance, not the agent's filler.

@@ -153,6 +153,8 @@ def is_question(text: str) -> bool:
     last = parts[-1].rstrip()
     if last.endswith("?"):
         return not _instruction_question(last)
+    if re.match(r"^do (?:it|this|that|so|both|all)\b", strip_polite(last), re.IGNORECASE):
+        return False  # "do it": an instruction, not a question
     return len(parts) == 1 and bool(_QUESTION_START_RE.match(strip_polite(last))) and not _verb(last)
 
 
@@ -651,7 +653,20 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             interrupted = asked = acted = False
             said = ""
             continue
-        if is_trivial(text) or is_question(text) or _CHAT_RE.match(prose(text).strip()) or pasted_terminal(text):
+        if said and _bare_yes(text) and _offers(said):
+            # "yes" to "Would you like me to implement this?": go ahead with what the agent proposed.
+            requests.append(_go_ahead(text, said, entry.index))
+            interrupted = asked = acted = False
+            said = ""
+            continue
+        if is_question(text) and not is_trivial(text) and not _CHAT_RE.match(prose(text).strip()):
+            # The user asks the agent something ("why won't you run it?", "which environment am I
+            # in?"): a request to answer it (its answer is also told as a discussion).
+            requests.append(_question_request(text, entry.index))
+            interrupted = asked = acted = False
+            said = ""
+            continue
+        if is_trivial(text) or _CHAT_RE.match(prose(text).strip()) or pasted_terminal(text):
             continue
         suggested = _suggested_command(text, said)
         if suggested:  # the user typed back a command the agent just showed: run it
@@ -701,6 +716,63 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             continue
         requests.append(_new_request(text, body, entry.index))
     return _with_reports(requests, entries)
+
+
+# A yes/no question about what was done or should be done ("Did you run the tests?", "should we
+# close it?") asks for a check; any other question for an explanation.
+_CHECK_QUESTION_RE = re.compile(r"^(?:did|have|has|should|shall|were|was)\b", re.IGNORECASE)
+
+
+def _question_request(text: str, index: int) -> Request:
+    """The request a question asked of the agent makes: to answer it (intent ``explain``, or
+    ``review`` for "did you …?" / "should we …?"), titled by the question itself."""
+    question = prose(text).strip() or text.strip()
+    asked = sentences(question)[-1].strip() if sentences(question) else question
+    intent = "review" if _CHECK_QUESTION_RE.match(strip_polite(asked)) else "explain"
+    found = _verb(re.sub(r"^(?:let'?s\s+)?(?:go ahead and\s+)", "", strip_polite(asked), flags=re.IGNORECASE))
+    if found is not None and found[1] not in _TALK_VERBS:
+        intent = found[0]  # "let's go ahead and push this, the remote is right?": an instruction asked
+    title = clean_title(squash(asked[:1].upper() + asked[1:], 120))
+    return Request(intent=intent, target=squash(asked, 100), summary=summary_of(question, MAX_SUMMARY),
+                   title=title, range=(index, index))
+
+
+def _bare_yes(text: str) -> bool:
+    """A reply that only agrees ("yes", "Yes please", "ok, go ahead"), nothing of its own."""
+    flat = re.sub(r"[\s,.!]+", " ", prose(text).strip().lower()).strip()
+    flat = re.sub(r" (?:please|thanks|thank you)$", "", flat)
+    return bool(flat) and (flat in _YES or flat in ("yes go ahead", "ok go ahead", "yes do it", "ok do it",
+                                                    "sure go ahead", "yes sure"))
+
+
+# What the agent offers to do: "Would you like me to implement this solution?" -> "implement this
+# solution"; "I'd focus on X" / "I recommend X" -> "X".
+_OFFER_RE = re.compile(r"\b(?:would you like me to|do you want me to|want me to|shall i|should i)\s+(?P<what>[^?\n]+)\?",
+                       re.IGNORECASE)
+_RECOMMEND_RE = re.compile(r"\b(?:i'?d|i would|i) (?:recommend|suggest|focus on|propose)\s+(?P<what>[^\n]+)",
+                           re.IGNORECASE)
+
+
+def _offers(said: str) -> bool:
+    """The agent's message ends by offering to do something ("Want me to create a plan?") or
+    recommending a way ("I'd focus on X"), which a bare "yes" takes up."""
+    tail = prose(said)[-600:]
+    return bool(_OFFER_RE.search(tail) or _RECOMMEND_RE.search(tail))
+
+
+def _go_ahead(text: str, said: str, index: int) -> Request:
+    """The request a bare "yes" to the agent's proposal makes: carry out what was proposed."""
+    body = prose(said)
+    offer = list(_OFFER_RE.finditer(body))
+    found = offer[-1] if offer else _RECOMMEND_RE.search(body)
+    what = squash(found.group("what").strip().rstrip(".:"), 100) if found else ""
+    if not what:  # no offer in words: the agent's last sentence that is not a question
+        plain = [s for s in sentences(body) if not s.rstrip().endswith("?")]
+        what = squash(plain[-1].rstrip(".:"), 100) if plain else "what the agent proposed"
+    return Request(intent="continue", target=what,
+                   summary=squash(f"{prose(text).strip() or text.strip()} — go ahead with what the agent proposed: "
+                                  f"{what}", MAX_SUMMARY),
+                   title=clean_title(squash(f"Go ahead: {what}", 120)), range=(index, index))
 
 
 def _new_request(text: str, body: str, index: int) -> Request:
