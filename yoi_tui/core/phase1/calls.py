@@ -23,6 +23,13 @@ from .text import squash
 
 _RUNNING_RE = re.compile(r"Process running with (?:session|process) ID:? (\d+)")
 POLL_TOOLS = {"write_stdin"}
+# Claude Code: a command started with run_in_background answers "Command running in background with
+# ID: bash_9"; BashOutput (TaskOutput in later builds) reads it, "<status>failed</status>
+# <exit_code>1</exit_code>" once it ended badly.
+_BACKGROUND_ID_RE = re.compile(r"^Command running in background with ID: (\S+)")
+BACKGROUND_POLL_TOOLS = {"BashOutput", "TaskOutput"}
+_POLL_STATUS_RE = re.compile(r"<status>(\w+)</status>")
+_POLL_EXIT_RE = re.compile(r"<exit_code>(-?\d+)</exit_code>")
 SHELL_TOOLS = {"bash", "shell", "shell_command", "exec_command", "local_shell", "run_terminal_cmd"}
 EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_replace_editor", "create_file"}
 
@@ -156,11 +163,42 @@ def _session_of(call: Call) -> str | None:
     return match.group(1) if match else None
 
 
+def _background_id(call: Call) -> str | None:
+    """The id a Claude Code background command answered with ("Command running in background with ID: …")."""
+    if call.result is None or not call.result.text.startswith("Command running in background"):
+        return None
+    match = _BACKGROUND_ID_RE.match(call.result.text)
+    return match.group(1) if match else None
+
+
+def _poll_result(poll: Entry) -> Entry:
+    """A background poll's result as the command's own: failed (with its exit code) when the poll
+    says the command ended with status ``failed``."""
+    status = _POLL_STATUS_RE.search(poll.text[:200])
+    if status is None or status.group(1) != "failed":
+        return poll
+    code = _POLL_EXIT_RE.search(poll.text[:400])
+    return poll.model_copy(update={"is_error": True, "exit_code": int(code.group(1)) if code else poll.exit_code})
+
+
 def fold_polls(calls: list[Call]) -> list[Call]:
-    """``calls`` with each ``write_stdin`` poll folded into the ``exec_command`` whose session it reads."""
+    """``calls`` with each ``write_stdin`` poll folded into the ``exec_command`` whose session it reads,
+    and each Claude Code ``BashOutput`` poll into the background command it reads (a server started
+    in the background that crashed on start is that command failing)."""
     folded: list[Call] = []
     running: dict[str, Call] = {}
+    background: dict[str, Call] = {}
     for call in calls:
+        polled = call.entry.tool_input
+        if call.name in BACKGROUND_POLL_TOOLS and isinstance(polled, dict):
+            value = next((polled.get(k) for k in ("bash_id", "shell_id", "task_id") if polled.get(k) is not None), None)
+            owner = background.get(str(value)) if value is not None else None
+            if owner is not None:
+                if call.result is not None:
+                    owner.result = _poll_result(call.result)
+                continue  # the poll is the command's own output, not a call of its own
+        elif call.is_shell and (started := _background_id(call)) is not None:
+            background[started] = call
         if call.name in POLL_TOOLS:
             data = call.entry.tool_input
             value = next((data.get(k) for k in ("session_id", "process_id") if isinstance(data, dict)

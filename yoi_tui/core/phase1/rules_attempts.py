@@ -35,7 +35,7 @@ from rapidfuzz import fuzz
 
 from ..sessions.model import Entry
 from ..store.staging import Attempt
-from .calls import Call, pair_calls
+from .calls import BACKGROUND_POLL_TOOLS, Call, pair_calls
 from .commands import (
     _TEST_RUNNERS,
     check_bypass,
@@ -507,8 +507,11 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         chained = bool(chain) and not tool_missing
         interpreter, script = inline_script(call.command()) if call.is_shell else ("", "")
         written: dict[str, str] = {}  # file -> what was written to it since the failure
+        polled = call.result.tool_name in BACKGROUND_POLL_TOOLS  # a background command's failure, read by a poll
         for offset in range(position + 1, len(calls)):
             later = calls[offset]
+            if polled and later.entry.index < call.result.index:
+                continue  # run while the command was starting, before its failure was seen: no fix step
             if later.is_edit and later.succeeded:
                 edited.extend(later.files())
                 written.update(_written_by_tool(later))
@@ -588,6 +591,8 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         times = f" ({repeats} times)" if repeats > 1 else ""
         error = error_line(call.result)
         next_call = calls[position + 1].entry.index if position + 1 < len(calls) else 1 << 60
+        if polled:  # the words after the poll that showed the failure, before the next call
+            next_call = next((c.entry.index for c in calls[position + 1:] if c.entry.index > call.result.index), 1 << 60)
         cause = _cause(entries, call.result.index, next_call)
         because = f"; cause: {cause}" if cause else ""
         if fix is None and _others_work(entries, call.result.index, next_call):
