@@ -135,3 +135,35 @@ def test_a_title_that_is_a_verdict_takes_the_problem_reported_after_but() -> Non
     assert request_title("Fix good catch", "Good catch, thanks.", "") == "Fix good catch"
     assert request_title("Fix better caching", asked_text("Fix better caching, but only for reads."), "") == \
         "Fix better caching"
+
+
+# --- "Done:" is what was done: no thanks, headings, emoji or a list opening it was cut before -----
+
+
+def test_a_report_loses_its_furniture_and_keeps_what_was_done() -> None:
+    from yoi_tui.core.phase2.request_text import done_text
+
+    assert done_text("Thanks for the report — sorry for the noise. The parser fix is in, tests are green.") == \
+        "The parser fix is in, tests are green."
+    assert done_text("Good catch — thanks for the trace. You're right: the flag must be read first. I fixed "
+                     "that. What I fixed.") == "The flag must be read first. I fixed that."
+    assert done_text("✅ Uploader Configured For Retries.") == "Uploader Configured For Retries."
+    assert done_text("I added the `retries` setting to the uploader. Here's what was done: Changes Made; 1.") == \
+        "I added the `retries` setting to the uploader."
+    assert done_text("Fixed. Removed the stale `lock` line.") == "Removed the stale `lock` line."
+    # a report that is only headings says nothing done; a one-word outcome at the end stays
+    assert done_text("🔍 Deep Dive: Cache Layer. Options Available.") == ""
+    assert done_text("Wrote the plan to `plan.md`; the deploy key still needs a person. Blocked.").endswith("Blocked.")
+    assert done_text("Compiles clean.") == "Compiles clean."
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Thanks", "for", "that", "—", "Fixes", "Applied", "Here's", "what", "was", "done:",
+                                 "Changes", "Made;", "1.", "✅", "🔍", "I", "fixed", "the", "`parser`", "bug.",
+                                 "Deep", "Dive:", "Cache."]), min_size=1, max_size=18).map(" ".join))
+def test_a_report_says_only_words_the_agent_wrote(report: str) -> None:
+    from yoi_tui.core.phase2.request_text import done_text
+
+    said = done_text(report)
+    given_words = {w.strip(".,;:!").lower() for w in report.split()}
+    assert all(w.strip(".,;:!").lower() in given_words for w in said.split()), (report, said)

@@ -94,11 +94,59 @@ def asked_text(summary: str) -> str:
     return _REFINED.join(parts)
 
 
-def done_text(done: str) -> str:
-    """The agent's report without scaffolding, greetings and an echo of "Done" ("" when nothing is
-    left: a report that was only "Hey Okarin!" tells nothing)."""
+# A report's own furniture, not what was done: a leading emoji or check mark ("✅ Configured …"), a
+# thanks or apology ("Good catch — thanks for the traceback."), a heading ("Fixes Applied.",
+# "🔍 Deep Dive: Prompt Injection Scanner."), and at its end the opening of a list it was cut before
+# ("Here's what was done: Changes Made; 1.", "What I fixed.").
+_LEAD_MARK_RE = re.compile(r"^[^\w\s`\"'(\[*#~/.$@-]+\s*")
+_ACK_RE = re.compile(r"^(?:thanks|thank\s+you|sorry|apologies|good\s+catch|great\s+catch|nice\s+catch|ah|oh|"
+                     r"understood|got\s+it|fixed|you're\s+right|you\s+are\s+right)\b", re.IGNORECASE)
+_RIGHT_RE = re.compile(r"^(?:you're|you\s+are)\s+(?:right|correct)\s*[:,—–-]+\s*(?=\S)", re.IGNORECASE)
+_AGREE_RE = re.compile(r"^(?:great|good|perfect|nice|excellent)\s*[—–-]+\s*(?=\S)", re.IGNORECASE)
+_SMALL_WORDS = {"of", "vs", "and", "the", "for", "to", "a", "an", "in", "on", "with", "&", "-", "—", "–", "&amp;"}
+_LIST_OPENING_RE = re.compile(r"^(?:(?:here's|here\s+is)\s+what\b.*|what\s+(?:i|we)\s+\w+|"
+                              r"(?:the\s+)?(?:changes|fixes|summary|details|steps)(?:\s+\w+)?)"
+                              r"\s*[:;.]?(?:\s*\d{1,2}[.;)]?)?\s*[.:]?$", re.IGNORECASE)
+_MAX_HEADING_WORDS = 7
+
+
+def _report_heading(sentence: str) -> bool:
+    """Whether a sentence of a report is a heading: a short Title Case label ("Fixes Applied",
+    "Deep Dive: Prompt Injection Scanner", "Analysis of Current Setup vs Production Needs"), no code."""
+    text = _LEAD_MARK_RE.sub("", sentence).strip().rstrip(".:!")
+    words = text.replace(":", " ").split()
+    if not 0 < len(words) <= _MAX_HEADING_WORDS or re.search(r"[`/=()\d]", text):
+        return False
+    return prompt_template.is_heading(sentence) or all(
+        w[:1].isupper() or w.lower() in _SMALL_WORDS for w in words if w[:1].isalpha() or w in _SMALL_WORDS)
+
+
+def _report_sentences(done: str) -> list[str]:
     kept = [s for s in prompt_template.sentences(prompt_template.strip_scaffolding(done)) if not _FILLER_RE.match(s)]
-    text = " ".join(kept)
+    kept = [_AGREE_RE.sub("", _RIGHT_RE.sub("", _LEAD_MARK_RE.sub("", s))) for s in kept]
+    kept = [s[:1].upper() + s[1:] for s in kept if s]
+    # In front: thanks, apologies and headings, while something follows them.
+    while len(kept) > 1 and ((_ACK_RE.match(kept[0]) and "`" not in kept[0] and len(kept[0].split()) <= 12)
+                             or _report_heading(kept[0])):
+        kept.pop(0)
+    # At the end: a heading or the opening of a list the report was cut before.
+    while len(kept) > 1 and ((_report_heading(kept[-1]) and len(kept[-1].split()) > 1)  # not "Blocked."
+                             or _LIST_OPENING_RE.match(kept[-1])):
+        kept.pop()
+    if len(kept) == 1 and _report_heading(kept[0]) and not re.search(r"\w{3,}ed\b", kept[0]):
+        return []  # only a heading ("Models Available.", "Spec & Checklist."): it says nothing done
+    if kept:  # "… was done: Changes Made; 1." inside the last sentence: what follows the colon goes
+        head, colon, tail = kept[-1].rpartition(": ")
+        if colon and head and _LIST_OPENING_RE.match(tail):
+            kept[-1] = head.rstrip() + "."
+    return kept
+
+
+def done_text(done: str) -> str:
+    """The agent's report without scaffolding, greetings, thanks, headings, an echo of "Done" and a
+    list opening it was cut before ("" when nothing is left: a report that was only "Hey Okarin!"
+    tells nothing)."""
+    text = " ".join(_report_sentences(done))
     echo = _DONE_ECHO_RE.match(text)
     if echo and text[echo.end():].strip():
         rest = text[echo.end():].strip()
