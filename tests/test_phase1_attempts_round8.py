@@ -54,3 +54,67 @@ def test_a_background_crash_never_restarted_is_not_fixed() -> None:
     log.say("It crashed; the settings need a worker count, which you will have to choose.")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "failure" and "not fixed" in attempt.result
+
+
+# ---------------------------------------------------------------- failures the user reports
+
+
+def test_a_failure_the_user_reports_still_happening_after_the_fix_is_not_fixed() -> None:
+    log = Log()
+    log.user("the export button writes an empty file, fix it")
+    log.edit("/w/export.js")
+    log.say("Fixed: the export now waits for the rows to load.")
+    report = log.user("I tried it again and it still writes an empty file.")
+    log.say("The rows come from a second request; I'll wait for that one too.")
+    log.edit("/w/export.js")
+    last = log.say("The export waits for both requests now.")
+    log.user("now add a CSV option to the same menu")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure" and attempt.range == (report, last)
+    assert "not fixed — after editing export.js; the user did not report back" in attempt.result
+
+
+def test_a_reported_failure_the_user_then_says_works_is_fixed() -> None:
+    log = Log()
+    log.user("add a dark theme toggle")
+    log.edit("/w/theme.css")
+    log.say("Added the toggle.")
+    report = log.user("The toggle doesn't work, the page stays light.")
+    log.edit("/w/theme.js")
+    log.say("The toggle now sets the class on the body.")
+    log.user("[image]")
+    log.user("Better, but the header is still not dark")  # the same failure, told again
+    log.edit("/w/header.css")
+    log.say("The header follows the theme now.")
+    confirmed = log.user("OK, that works now")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (report, confirmed)
+    assert "failed (2 times)" in attempt.result and "after editing theme.js, header.css" in attempt.result
+    assert "the user then reported: “OK, that works now”" in attempt.result
+
+
+def test_a_reported_failure_is_fixed_when_the_agents_check_passes_after_its_change() -> None:
+    log = Log()
+    log.user("write the importer")
+    log.edit("/w/importer.py")
+    log.say("Done.")
+    log.user("python -m importer fails:\nTraceback (most recent call last):\nImportError: cannot import name 'load'")
+    log.edit("/w/importer.py")
+    log.bash("git commit -am 'fix the import'")  # recording the work changes nothing the user runs
+    log.bash("pytest -q", "3 passed")
+    log.bash("git commit -am 'fix the import'")
+    log.say("Fixed the import; the tests pass.")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and "`pytest -q` then passed" in attempt.result
+
+
+def test_a_problem_stated_first_or_answered_in_words_is_no_attempt() -> None:
+    log = Log()
+    log.user("the build fails:\nerror: cannot find module 'left-pad'\nplease fix it")  # nothing tried yet
+    log.edit("/w/package.json")
+    log.say("Added the dependency.")
+    log.user("I still want the old lockfile kept")  # "still" without a failure
+    log.say("The old lockfile stays.")
+    log.user("it doesn't start on my machine")
+    log.say("Which Node version do you have?")  # answered in words: nothing tried for it
+    assert log.extract().attempts == []

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from rapidfuzz import fuzz
 
@@ -629,6 +630,7 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
     attempts = [a for a in attempts if a.outcome == "success" or not a.range or not any(
         start < a.range[0] < end for start, end in fixed_spans)]
     attempts.extend(_hook_attempts(entries, calls))
+    attempts.extend(_reported_attempts(entries, calls))
     attempts.sort(key=lambda a: a.range or (0, 0))
     return attempts, taken, still_open
 
@@ -676,4 +678,115 @@ def _hook_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                                    for c in calls):
             found.append(Attempt(trial=f"the {hook} hook", result=f"blocked{times}: {said}; not fixed in this range",
                                  outcome="failure", range=(entry.index, last.index)))
+    return found
+
+
+# ---------------------------------------------------------------- failures the user reports
+# The user ran what the agent made and tells it failed: a pasted traceback or error output, or words
+# ("it still goes from page 1 to 3", "it exited immediately", "doesn't work").
+_PASTED_ERROR_RE = re.compile(r"Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b\s*[:=]|\berror:|"
+                              r"\bfailed\b|\bpanicked at\b", re.IGNORECASE)
+_STILL_RE = re.compile(r"\bstill\b(?:(?!\bwant\b|\bneed\b|\bwould\b|\blike\b).){0,60}?\b(?:not|\w+n'?t|fails?|failing|"
+                       r"broken|errors?|issues?|problems?|the same|goes|skips?|skipping|crash(?:es|ing)?|happens|"
+                       r"happening|shows?|showing|getting|seeing|exits?|empty|blank|wrong|nothing)\b|\b(?:issue|problem|error|bug)s? still\b",
+                       re.IGNORECASE)
+_BROKEN_RE = re.compile(r"\b(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not|won'?t|will not|never)\s+"
+                        r"(?:\w+\s+)?(?:work|working|open|opened|start|started|load|loaded|show|showed|appear|"
+                        r"appeared|run|ran|build|compile|launch|launched)\b|\bnot working\b|"
+                        r"\bexit(?:s|ed)? immediately\b|\bsame (?:error|issue|problem)\b|"
+                        r"\bi (?:got|get|see|saw) (?:this |an |the following |these )?errors?\b", re.IGNORECASE)
+_WORKED_RE = re.compile(r"\b(?:this|that|it) (?:worked|works)\b|\b(?:works|working) now\b|\bthat (?:did it|fixed it)\b|"
+                        r"^\W*better\b|\bnow it works\b", re.IGNORECASE)
+_AGAIN_RE = re.compile(r"\bstill\b|\bsame\b|\bagain\b", re.IGNORECASE)
+
+
+def _user_messages(entries: list[Entry]) -> list[Entry]:
+    """What the user typed, an image sent on its own ("[image]", its words follow) left out."""
+    return [e for e in entries if e.role == "user" and e.kind in (None, "message") and e.text.strip()
+            and not re.fullmatch(r"(?:\[image[^\]]*\]\s*)+", e.text.strip(), re.IGNORECASE)]
+
+
+def reports_failure(text: str, worked_before: bool) -> bool:
+    """The user's message tells that what the agent made failed when they ran it: pasted error output
+    (a traceback, "Error: …") or, after the agent worked, words saying it still fails or does not work."""
+    words = text.strip()
+    if not worked_before:
+        return False  # the first thing the user says: a problem to work on, nothing the agent tried
+    if _PASTED_ERROR_RE.search(words) and "\n" in words:
+        return True
+    return bool(_STILL_RE.search(words) or _BROKEN_RE.search(words))
+
+
+def _records(call: Call) -> bool:
+    """A command that records or ships the work (``git commit``, ``git push``): it changes nothing the
+    user runs."""
+    from .commands import main_statement
+
+    program, args, _tail = main_statement(call.command())
+    return program == "git"
+
+
+def _reported_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
+    """Failures the user reports after running the agent's work, told with what the agent changed
+    then: fixed when the user then says it works, or when the agent's own check passed after its
+    change and the user reported nothing else failing; a report of the same failure again ("still",
+    "same") is the same story; otherwise not fixed (the user did not report back)."""
+    found: list[Attempt] = []
+    users = _user_messages(entries)
+    number = 0
+    while number < len(users):
+        report = users[number]
+        # The agent worked before the report: a call before it, or the window opens with the report
+        # well into the log (the work is in the chunk before).
+        worked_before = any(c.entry.index < report.index and c.succeeded and (c.is_edit or c.is_shell)
+                            for c in calls) or (entries[0].index >= report.index - 1 and report.index >= 20)
+        if not reports_failure(report.text, worked_before) or _WORKED_RE.search(report.text[:200]):
+            number += 1
+            continue
+        start, times, checked = report.index, 1, ""
+        edited: list[str] = []
+        ran: list[str] = []
+        end = report.index
+        outcome: Literal["success", "failure"] = "failure"
+        told = "the user did not report back"
+        following = number + 1
+        while True:
+            until = users[following].index if following < len(users) else 1 << 60
+            steps = [c for c in calls if report.index < c.entry.index < until and c.succeeded]
+            changes = [c for c in steps if c.is_edit or (c.is_shell and not _records(c) and (
+                _changes(c) or bool(written_files(c.command()))))]
+            if not changes:
+                break  # answered in words: nothing was tried (yet) for this report
+            edited.extend(f for c in changes if c.is_edit for f in c.files())
+            ran.extend(c.describe() for c in changes if c.is_shell and not _checks(c))
+            last_change = changes[-1].entry.index
+            passed = [c for c in steps if c.is_shell and c.entry.index > last_change and (_checks(c) or _tests(c))]
+            checked = passed[-1].describe() if passed else ""
+            end = max(c.end for c in steps)
+            end = max([end] + [e.index for e in entries if end < e.index < until and e.role == "assistant"
+                               and e.kind in (None, "message")])
+            nxt = users[following] if following < len(users) else None
+            if nxt is not None and _WORKED_RE.search(nxt.text[:300]) and not _STILL_RE.search(nxt.text):
+                outcome, told = "success", f"the user then reported: “{squash(nxt.text, 80)}”"
+                end = nxt.index
+                following += 1
+                break
+            if nxt is not None and reports_failure(nxt.text, True) and _AGAIN_RE.search(nxt.text):
+                times += 1
+                report = nxt
+                following += 1
+                continue
+            if checked:
+                outcome, told = "success", f"`{checked}` then passed"
+            break
+        number = following
+        if not edited and not ran:
+            continue
+        how = "; ".join(_steps(edited, ran))
+        said = squash(" ".join(report.text.split()), 140)  # the latest report: what still failed
+        again = f" ({times} times)" if times > 1 else ""
+        result = (f"failed{again}: {said}; fixed — {how}; {told}" if outcome == "success" else
+                  f"failed{again}: {said}; not fixed — {how}; {told}")
+        found.append(Attempt(trial="what the user ran after the agent's work", result=result, outcome=outcome,
+                             range=(start, end)))
     return found
