@@ -167,3 +167,11 @@ def test_a_report_says_only_words_the_agent_wrote(report: str) -> None:
     said = done_text(report)
     given_words = {w.strip(".,;:!").lower() for w in report.split()}
     assert all(w.strip(".,;:!").lower() in given_words for w in said.split()), (report, said)
+
+
+def test_an_unclosed_bracket_in_front_of_an_opener_is_debris() -> None:
+    from yoi_tui.core.store.titles import clean_title, strip_front
+
+    assert strip_front("( Please")[0] == ""  # found by hypothesis in test_record_titles
+    assert clean_title("( please rename the helper") == "Rename the helper"
+    assert clean_title("(draft) add the retry").startswith("(draft)")  # a closed bracket is the user's own

@@ -143,6 +143,9 @@ def strip_front(text: str) -> tuple[str, bool]:
         text = text.lstrip()
         for pattern in (_PLAN_RE, _TICKET_RE, _LABEL_RE, _MARK_RE, _POLITE_RE):
             text = pattern.sub("", text, count=1)
+        for opening, closing in ("()", "[]", "{}"):  # an opening bracket never closed: debris ("( Please")
+            if text.startswith(opening) and text.count(opening) > text.count(closing):
+                text = text[1:]
         fixed = _FIX_LABEL_RE.sub("", text, count=1)
         if fixed != text:
             fix, text = True, fixed
