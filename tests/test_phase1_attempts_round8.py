@@ -118,3 +118,30 @@ def test_a_problem_stated_first_or_answered_in_words_is_no_attempt() -> None:
     log.user("it doesn't start on my machine")
     log.say("Which Node version do you have?")  # answered in words: nothing tried for it
     assert log.extract().attempts == []
+
+
+# ---------------------------------------------------------------- a look run again that found it
+
+
+def _codex_shell(log: Log, command: str, output: str, exit_code: int, workdir: str) -> int:
+    return log.call("shell", {"command": ["bash", "-lc", command], "workdir": workdir}, output,
+                    error=exit_code != 0, exit_code=exit_code)
+
+
+def test_a_look_at_a_missing_file_that_the_same_command_later_reads_is_fixed() -> None:
+    log = Log()
+    log.user("follow the steps in notes/steps.md")
+    first = _codex_shell(log, "cat notes/steps.md", "cat: notes/steps.md: No such file or directory", 1, "notes")
+    _codex_shell(log, "ls notes", "steps.md\n", 0, "/w/repo")
+    again = _codex_shell(log, "cat notes/steps.md", "1. build\n2. test\n", 0, "/w/repo")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (first, again + 1)
+    assert "No such file or directory" in attempt.result and "run from /w/repo" in attempt.result
+
+
+def test_a_look_retried_with_another_path_is_no_attempt() -> None:
+    log = Log()
+    log.user("read the design doc")
+    _codex_shell(log, "cat docsDesign.md", "cat: docsDesign.md: No such file or directory", 1, "/w/repo")
+    _codex_shell(log, "cat docs/Design.md", "# Design\n", 0, "/w/repo")
+    assert log.extract().attempts == []

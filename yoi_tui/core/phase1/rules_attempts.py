@@ -631,6 +631,9 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         start < a.range[0] < end for start, end in fixed_spans)]
     attempts.extend(_hook_attempts(entries, calls))
     attempts.extend(_reported_attempts(entries, calls))
+    # (a look an earlier chunk carried here was told there)
+    attempts.extend(a for a in _look_again_attempts(calls) if a.range and a.range[0] not in taken
+                    and a.range[0] not in told)
     attempts.sort(key=lambda a: a.range or (0, 0))
     return attempts, taken, still_open
 
@@ -789,4 +792,46 @@ def _reported_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]
                   f"failed{again}: {said}; not fixed — {how}; {told}")
         found.append(Attempt(trial="what the user ran after the agent's work", result=result, outcome=outcome,
                              range=(start, end)))
+    return found
+
+
+# ---------------------------------------------------------------- a look run again that found it
+_LOOK_MISSING_RE = re.compile(r"no such file or directory|cannot find path|does not exist|cannot access", re.IGNORECASE)
+
+
+def _workdir(call: Call) -> str:
+    data = call.entry.tool_input
+    value = data.get("workdir") or data.get("cwd") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def _look_again_attempts(calls: list[Call]) -> list[Attempt]:
+    """A look at a path that was not there (``cat``, ``ls``, ``sed -n`` of a missing file: a look
+    around, no failure on its own) that the same command, run again later, read: it was run from the
+    wrong folder, or the path was made in between. The failure and what changed are a story, fixed.
+    A look retried with another path is none (a look-up, not a fix)."""
+    from .commands import _EXPLORE_PROGRAMS, main_statement
+
+    found: list[Attempt] = []
+    done: set[str] = set()
+    for position, call in enumerate(calls):
+        if not call.is_shell or not call.failed or call.result is None or call.command() in done:
+            continue
+        program = main_statement(call.command())[0].lower()
+        if not (program in _EXPLORE_PROGRAMS or program == "sed") or missing_tool(call.result.text, call.result.exit_code):
+            continue
+        if not _LOOK_MISSING_RE.search(call.result.text):
+            continue
+        again = next((c for c in calls[position + 1:] if c.is_shell and c.command() == call.command()
+                      and c.result is not None), None)
+        if again is None or not again.succeeded:
+            continue
+        done.add(call.command())
+        between = calls[position + 1:calls.index(again)]
+        edited = [f for c in between if c.is_edit and c.succeeded for f in c.files()]
+        moved = _workdir(again) != _workdir(call) and bool(_workdir(again))
+        how = "; ".join([*_steps(edited, None), *([f"run from {_workdir(again)}"] if moved else [])]) or \
+            "run again later"
+        found.append(Attempt(trial=f"`{call.describe()}`", result=f"failed: {error_line(call.result)}; fixed — {how}; "
+                             f"`{again.describe()}` then succeeded", outcome="success", range=(call.entry.index, again.end)))
     return found
