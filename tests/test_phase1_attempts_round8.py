@@ -145,3 +145,27 @@ def test_a_look_retried_with_another_path_is_no_attempt() -> None:
     _codex_shell(log, "cat docsDesign.md", "cat: docsDesign.md: No such file or directory", 1, "/w/repo")
     _codex_shell(log, "cat docs/Design.md", "# Design\n", 0, "/w/repo")
     assert log.extract().attempts == []
+
+
+# ---------------------------------------------------------------- a push that got through anyway
+
+
+def test_a_push_that_timed_out_but_reached_the_remote_is_fixed() -> None:
+    log = Log()
+    log.user("push the release branch")
+    push = log.bash("git push origin release", "", exit_code=124)
+    log.bash("git status -sb", "## release...origin/release [ahead 2]")  # before the push landed
+    log.bash("git push -v origin release", "Pushing to origin\n = [up to date]      release -> release", exit_code=124)
+    seen = log.bash("git status -sb", "## release...origin/release")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (push, seen + 1)
+    assert "the commits reached the remote all the same: `git status -sb`" in attempt.result
+
+
+def test_a_push_still_ahead_of_its_remote_is_not_fixed() -> None:
+    log = Log()
+    log.user("push the release branch")
+    log.bash("git push origin release", "fatal: Authentication failed", exit_code=128)
+    log.bash("git status -sb", "## release...origin/release [ahead 2]")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"

@@ -319,6 +319,33 @@ def _other_route(failed: Call, calls: list[Call], position: int) -> Call | None:
     return None
 
 
+_IN_SYNC_RE = re.compile(r"^## (?P<branch>[^\s.]+)\.\.\.\S+\s*$|\bYour branch is up to date with\b|"
+                         r"^Everything up-to-date$|^\s*= \[up to date\]", re.MULTILINE)
+
+
+def _pushed_after_all(failed: Call, calls: list[Call], position: int) -> Call | None:
+    """A ``git push`` that failed (a timeout, no output) whose commits reached the remote all the same:
+    a later ``git status`` says the branch is in step with its remote (no longer "ahead"), or a push run
+    again says "up to date" — the first later look that says so is where the push is seen done."""
+    from .commands import main_statement
+
+    program, args, _tail = main_statement(failed.command())
+    if program != "git" or args[:1] != ["push"]:
+        return None
+    for later in calls[position + 1:]:
+        if not later.is_shell or later.result is None:
+            continue
+        other, other_args, _rest = main_statement(later.command())
+        if other != "git" or other_args[:1] not in (["status"], ["push"]):
+            continue
+        if other_args[:1] == ["push"] and later.succeeded:
+            return None  # pushed again for real: the ordinary re-run is the check
+        if _IN_SYNC_RE.search(later.result.text.replace("\\n", "\n")) and (other_args[:1] == ["status"]
+                                                                             and later.succeeded):
+            return later
+    return None
+
+
 def _narrows(key: tuple[str, ...], later: tuple[str, ...], output: str) -> bool:
     """``later`` runs only the part of ``key``'s check that its output says failed: ``pytest`` failed
     on ``FAILED tests/test_io.py::test_reads``, then ``pytest tests/test_io.py`` ran."""
@@ -575,6 +602,7 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
                 between = calls[position + 1:calls.index(fix)]
                 edited = [f for c in between if c.is_edit and c.succeeded for f in c.files()]
                 ran = []
+        landed = fix is None and call.is_shell and (fix := _pushed_after_all(call, calls, position)) is not None
         if _is_mcp(call):
             if fix is None or not (edited or ran):
                 # An MCP tool's error the work never changed to get past: the service answering the
@@ -617,6 +645,11 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
                                     range=(call.entry.index, fix.end)))
             continue
         fixed_spans.append((call.entry.index, fix.entry.index))
+        if landed:
+            attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — the commits reached "
+                                    f"the remote all the same: `{fix.describe()}` shows the branch in step with it",
+                                    outcome="success", range=(call.entry.index, fix.end)))
+            continue
         how = _how(call, fix, edited, ran)
         attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — {how}; "
                                 f"`{fix.describe()}` then succeeded", outcome="success",
