@@ -169,3 +169,39 @@ def test_a_push_still_ahead_of_its_remote_is_not_fixed() -> None:
     log.bash("git status -sb", "## release...origin/release [ahead 2]")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "failure"
+
+
+# ---------------------------------------------------------------- an edit stuck on the same file
+
+
+def _patch(log: Log, body: str, output: str, *, error: bool) -> int:
+    return log.call("apply_patch", f"*** Begin Patch\n{body}\n*** End Patch", output, error=error)  # type: ignore[arg-type]
+
+
+_MISS = "apply_patch verification failed: Failed to find expected lines in web/form.jsx:\n  <label>Name</label>"
+
+
+def test_the_same_file_refusing_three_edits_then_rewritten_is_a_story_fixed() -> None:
+    log = Log()
+    log.user("make the form labels plain ASCII")
+    first = _patch(log, "*** Update File: web/form.jsx\n@@\n-  <label>Name</label>\n+  <label>Your name</label>", _MISS,
+                   error=True)
+    _patch(log, "*** Update File: web/form.jsx\n@@\n-<label>Name</label>\n+<label>Your name</label>", _MISS, error=True)
+    log.bash("cat -A web/form.jsx", "<label>Name</label>^M$")
+    _patch(log, "*** Update File: web/form.jsx\n@@\n <form>\n-<label>Name</label>", _MISS, error=True)
+    _patch(log, "*** Delete File: web/form.jsx", "Success. Updated the following files:\nD web/form.jsx", error=False)
+    added = _patch(log, "*** Add File: web/form.jsx\n+<form>\n+<label>Your name</label>\n+</form>",
+                   "Success. Updated the following files:\nA web/form.jsx", error=False)
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (first, added + 1)
+    assert "failed (3 times)" in attempt.result and "form.jsx deleted and written again whole" in attempt.result
+
+
+def test_one_edit_that_missed_its_lines_is_still_a_slip() -> None:
+    log = Log()
+    log.user("make the form labels plain ASCII")
+    _patch(log, "*** Update File: web/form.jsx\n@@\n-  <label>Name</label>\n+  <label>Your name</label>", _MISS,
+           error=True)
+    _patch(log, "*** Update File: web/form.jsx\n@@\n-<label>Name</label>\n+<label>Your name</label>",
+           "Success. Updated the following files:\nM web/form.jsx", error=False)
+    assert log.extract().attempts == []

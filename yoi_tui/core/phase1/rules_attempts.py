@@ -664,6 +664,7 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         start < a.range[0] < end for start, end in fixed_spans)]
     attempts.extend(_hook_attempts(entries, calls))
     attempts.extend(_reported_attempts(entries, calls))
+    attempts.extend(a for a in _stuck_edit_attempts(calls) if a.range and a.range[0] not in told)
     # (a look an earlier chunk carried here was told there)
     attempts.extend(a for a in _look_again_attempts(calls) if a.range and a.range[0] not in taken
                     and a.range[0] not in told)
@@ -867,4 +868,56 @@ def _look_again_attempts(calls: list[Call]) -> list[Attempt]:
             "run again later"
         found.append(Attempt(trial=f"`{call.describe()}`", result=f"failed: {error_line(call.result)}; fixed — {how}; "
                              f"`{again.describe()}` then succeeded", outcome="success", range=(call.entry.index, again.end)))
+    return found
+
+
+# ---------------------------------------------------------------- an edit stuck on the same file
+STUCK_EDITS = 3  # this many of the same edit mechanics failing on one file is no slip any more
+
+
+def _stuck_edit_attempts(calls: list[Call]) -> list[Attempt]:
+    """An edit that fails on its mechanics (apply_patch "Failed to find expected lines", "String to
+    replace not found") is a slip, fixed without learning anything — but the same file refusing edit
+    after edit (``STUCK_EDITS`` times, no edit of it landing between) is something the agent had to
+    get past: a story, fixed by the edit of that file that then landed (a rewrite, the file deleted and
+    added again), not fixed when none did."""
+    found: list[Attempt] = []
+    taken: set[int] = set()
+    for position, call in enumerate(calls):
+        if position in taken or not call.is_edit or not call.failed or call.result is None or not call.files():
+            continue
+        if not _MECHANICS_RE.search(call.result.text):
+            continue
+        target = call.files()[0]
+        fails = [position]
+        landed: list[int] = []
+        for offset in range(position + 1, len(calls)):
+            later = calls[offset]
+            if not later.is_edit or target not in later.files():
+                if landed:
+                    break
+                continue
+            if later.succeeded:
+                landed.append(offset)  # (a delete, then the add: one change)
+                continue
+            if landed:
+                break
+            if later.failed and later.result is not None and _MECHANICS_RE.search(later.result.text):
+                fails.append(offset)
+        taken.update(fails)
+        if len(fails) < STUCK_EDITS:
+            continue
+        error = error_line(call.result)
+        name = target.rsplit("/", 1)[-1]
+        if not landed:
+            found.append(Attempt(trial=f"`{call.describe()}`", result=f"failed ({len(fails)} times): {error}; not fixed "
+                                 f"in this range", outcome="failure", range=(call.entry.index, calls[fails[-1]].end)))
+            continue
+        patches = " ".join(calls[i].patch() for i in landed)
+        how = (f"{name} deleted and written again whole" if "*** Delete File:" in patches and "*** Add File:" in patches
+               else f"{name} written whole" if any(calls[i].name.lower() == "write" for i in landed)
+               else f"after editing {name} another way")
+        found.append(Attempt(trial=f"`{call.describe()}`", result=f"failed ({len(fails)} times): {error}; fixed — {how}; "
+                             f"`{calls[landed[-1]].describe()}` then succeeded", outcome="success",
+                             range=(call.entry.index, calls[landed[-1]].end)))
     return found
