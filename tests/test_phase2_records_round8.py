@@ -175,3 +175,12 @@ def test_an_unclosed_bracket_in_front_of_an_opener_is_debris() -> None:
     assert strip_front("( Please")[0] == ""  # found by hypothesis in test_record_titles
     assert clean_title("( please rename the helper") == "Rename the helper"
     assert clean_title("(draft) add the retry").startswith("(draft)")  # a closed bracket is the user's own
+
+
+def test_an_error_said_as_make_is_a_fix() -> None:
+    asked = "The app stops at start. ImportError: cannot import name 'Widget' from 'ui.core'."
+    assert request_title("Make ImportError: import name 'Widget' from 'ui.core'", asked, "") == \
+        "Fix ImportError: import name 'Widget' from 'ui.core'"
+    assert request_title("Make error pages friendlier", "Make error pages friendlier.", "") == \
+        "Make error pages friendlier"  # "error" as an adjective of what to make stays
+    assert request_title("Make the build faster", "Make the build faster.", "") == "Make the build faster"

@@ -230,6 +230,11 @@ def _verdict_problem(title: str, asked: str) -> str:
     return clean_title(f"Fix {problem}")
 
 
+# A problem statement said as "Make <an error>" ("Make ImportError: cannot import …"): its fix is asked.
+_MAKE_ERROR_RE = re.compile(r"^[Mm]ake\s+(?:an?\s+|the\s+)?(?:[\w.]*(?:Error|Exception)\b|Traceback\b|"
+                            r"(?:[Ee]rror|[Ee]xception|[Pp]anic)\s*:)")
+
+
 def request_title(title: str, asked: str, done: str) -> str:
     """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
     title that is no instruction ("I came from the future", an effort modifier "Think hard")
@@ -240,6 +245,8 @@ def request_title(title: str, asked: str, done: str) -> str:
         verdict = _verdict_problem(title, asked)  # "Fix better, we got X, but …": the problem after "but"
         if verdict:
             return verdict
+        if _MAKE_ERROR_RE.match(title):  # "Make ImportError: …": an error is fixed, not made
+            return "Fix" + title[4:]
         if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
             return title
         # "I came from the future" of "I came from the future … now add another section …".
