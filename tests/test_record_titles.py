@@ -216,11 +216,13 @@ def test_a_request_carries_what_the_agent_reported_before_the_next_request() -> 
     log.say("I'll remove it and commit.")
     log.call("Bash", {"command": "git rm root.txt"}, "rm 'root.txt'")
     log.say("Removed `root.txt` and committed it as 1a2b3c. I'm not pushing: the repo forbids pushes to main.")
-    log.user("what is in nested?")  # a question: what follows answers it, not the request
+    log.user("what is in nested?")  # a question: a request of its own, answered by what follows
     log.say("An empty gitlink.")
     log.user("add a retry")
     requests = log.extract().requests
-    assert [r.done for r in requests] == ["Removed `root.txt` and committed it as 1a2b3c.", None]
+    # the first request's "Done" stops at the next user line: the answer to the question is not in it
+    assert [r.done for r in requests] == [
+        "Removed `root.txt` and committed it as 1a2b3c.", "An empty gitlink.", None]
     assert requests[0].range == (0, 4)  # the record cites the message the report came from
 
 
