@@ -205,3 +205,27 @@ def test_one_edit_that_missed_its_lines_is_still_a_slip() -> None:
     _patch(log, "*** Update File: web/form.jsx\n@@\n-<label>Name</label>\n+<label>Your name</label>",
            "Success. Updated the following files:\nM web/form.jsx", error=False)
     assert log.extract().attempts == []
+
+
+# ---------------------------------------------------------------- unittest's start folder
+
+
+def test_unittest_discover_in_another_folder_is_another_check() -> None:
+    from yoi_tui.core.phase1.commands import check_key, same_check
+
+    whole = check_key("python3 -m unittest discover -s tests -p 'test_*.py'")
+    unit = check_key("python3 -m unittest discover -s tests/unit -p 'test_*.py'")
+    assert whole == ("unittest", "discover", "tests") and unit == ("unittest", "discover", "tests/unit")
+    assert not same_check(whole, unit) and not same_check(unit, whole)
+    assert same_check(unit, check_key("python -m unittest discover"))  # discovering everything covers a folder
+    log = Log()
+    log.user("write the tests first, then the code")
+    first = log.bash("python3 -m unittest discover -s tests", "Ran 0 tests in 0.000s\n\nNO TESTS RAN", exit_code=5)
+    red = log.bash("python3 -m unittest discover -s tests/unit", "ERROR: test_parse\nNotImplementedError", exit_code=1)
+    log.edit("/w/src/parse.py")
+    green = log.bash("python3 -m unittest discover -s tests/unit", "Ran 4 tests in 0.001s\n\nOK")
+    log.bash("touch tests/__init__.py tests/unit/__init__.py")
+    whole_run = log.bash("python3 -m unittest discover -s tests", "Ran 4 tests in 0.001s\n\nOK")
+    attempts = log.extract().attempts
+    assert [(a.range, a.outcome) for a in attempts] == [((first, whole_run + 1), "success"),
+                                                        ((red, green + 1), "success")]

@@ -239,6 +239,10 @@ def check_key(command: str) -> tuple[str, ...]:
     if (program in _SCRIPT_RUNNERS or program in _TEST_RUNNERS) and positional[:1] == ["run"] and (
             len(positional) > 1 or program in _TEST_RUNNERS):
         positional = positional[1:]  # `npm run test` is `npm test`, `vitest run` is `vitest`
+    if program == "unittest" and positional[:1] == ["discover"]:
+        # `python -m unittest discover -s tests/unit`: the folder it discovers in is the check's target
+        start = args[args.index("-s") + 1] if "-s" in args[:-1] else positional[1] if len(positional) > 1 else ""
+        return ("unittest", "discover", *([start.rstrip("/")] if start and start != "." else []))
     if script_name(program):
         return (script_name(program),)  # a script run by its path: the script is the check
     if program in _INTERPRETERS and positional[:1] and script_name(positional[0]):
