@@ -125,3 +125,33 @@ def test_streamed_phase1_memory_does_not_grow_with_the_log(tmp_path: Path) -> No
     assert len(load_session(large).entries) == 4 * len(load_session(small).entries)
     assert streamed_large < 1.5 * streamed_small
     assert whole_large > 3 * streamed_large
+
+
+@pytest.mark.parametrize("count", [0, 3, 255, 256, 257, 1000])
+def test_spool_gives_back_the_entries_after_a_bound_whether_or_not_it_spilled(count: int) -> None:
+    from yoi_tui.core.phase1 import spool as spool_module
+
+    with spool_module.EntrySpool() as spool:
+        for index in range(count):
+            spool.add(Entry(index=index, role="user", text=f"line {index}", input_tokens=index % 3 or None))
+        # A log that fits in one batch is never written to disk (the cost of a small log's Phase 1).
+        assert (spool._file is None) == (count < spool_module._BATCH)
+        assert [e.index for e in spool.entries_after(-1)] == list(range(count))
+        assert [e.index for e in spool.entries_after(count // 2)] == list(range(count // 2 + 1, count))
+        assert spool.tokens_after(-1) == sum(i % 3 for i in range(count))
+
+
+def test_rules_engine_forgets_a_chunks_prose_after_reading_it() -> None:
+    # The prose and sentences kept while rules read one chunk belong to that chunk: none outlives it,
+    # so memory stays bounded by the chunk (the streaming bound), whatever the log's length.
+    from yoi_tui.core.phase1 import text
+    from yoi_tui.core.phase1.rules_engine import extract_chunk
+
+    entries = [Entry(index=0, role="user", text="Please keep the retry loop, because the API times out."),
+               Entry(index=1, role="assistant", text="I'll keep the loop since the API is slow. Done.")]
+    extract_chunk(entries, None, last=True)
+    assert text.prose.cache_info().currsize == 0
+    assert text._sentences.cache_info().currsize == 0
+    text.prose("a sentence of its own.")
+    assert text.prose.cache_info().currsize == 1
+    text.forget_chunk()

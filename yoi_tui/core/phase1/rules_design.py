@@ -259,10 +259,11 @@ _LINT_RE = re.compile(r"\b[A-Z]{1,4}\d{3,5}\b|\S+\.\w+:\d+(?::\d+)?|\((?:staticc
 def reasoned_choice(sentence: str) -> tuple[str, str] | None:
     """(chosen, why) when ``sentence`` states a choice of the agent's with its reason."""
     plain = sentence.replace("\u2019", "'").strip().rstrip(".!")
-    if plain.endswith("?") or len(plain.split()) < 5 or _LINT_RE.search(plain):
+    if plain.endswith("?") or len(plain.split()) < 5:
         return None
+    # The anchored openers first: most sentences fail them at once, the linter search reads it all.
     match = _FUTURE_RE.match(plain) or _PAST_CHOICE_RE.match(plain) or _USING_RE.match(plain)
-    if match is None:
+    if match is None or _LINT_RE.search(plain):
         return None
     chosen = match.group("chosen")
     why = _WHY_RE.search(chosen)
@@ -286,6 +287,11 @@ def reasoned_choice(sentence: str) -> tuple[str, str] | None:
     return chosen, reason
 
 
+# A message with a choice told with its reason or a contrast has one of these (lowercase) strings.
+_REASON_WORDS = ("because", "since", "so that", "to avoid", "to keep", "to prevent", "to preserve", "to ensure",
+                 "to stay", "given that", " as ", " so ", " (", "instead of", "rather than")
+
+
 def reasoned_accounts(entries: list[Entry]) -> list[Decision]:
     """The agent's commentary or final summary stating a choice with its reason (one a message)."""
     decisions: list[Decision] = []
@@ -293,9 +299,7 @@ def reasoned_accounts(entries: list[Entry]) -> list[Decision]:
         if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
             continue
         lowered = entry.text.lower()
-        if not any(w in lowered for w in ("because", "since", "so that", "to avoid", "to keep", "to prevent",
-                                          "to preserve", "to ensure", "to stay", "given that", " as ", " so ", " (",
-                                          "instead of", "rather than")):
+        if not any(w in lowered for w in _REASON_WORDS):
             continue  # cheap test first
         for sentence in sentences(prose(entry.text)):
             found = reasoned_choice(sentence)

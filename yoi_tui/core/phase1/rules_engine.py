@@ -51,7 +51,7 @@ from .rules_evidence import (
     weighed_options,
 )
 from .rules_requests import extract_requests, is_question, is_trivial
-from .text import prose, sentences, short_title, squash
+from .text import forget_chunk, prose, sentences, short_title, squash
 
 _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 _CHOICE_RE = re.compile(
@@ -705,12 +705,15 @@ def extract_chunk(entries: list[Entry], carry: AttemptCarry | None, *, last: boo
     """One chunk of a log cut into chunks: its items, and the attempts still open at its end, to hand
     to the next chunk (``rules_attempts.chunk_attempts``; ``None`` when nothing is open). Every other
     item comes from the chunk alone."""
-    calls = pair_calls(entries)
-    attempts, carry = (extract_attempts(entries, calls), None) if carry is None and last else \
-        chunk_attempts(entries, carry, last)
-    return Activity(
-        decisions=extract_decisions(entries, calls),
-        discussions=extract_discussions(entries),
-        attempts=attempts,
-        requests=extract_requests(entries),
-    ), carry
+    try:
+        calls = pair_calls(entries)
+        attempts, carry = (extract_attempts(entries, calls), None) if carry is None and last else \
+            chunk_attempts(entries, carry, last)
+        return Activity(
+            decisions=extract_decisions(entries, calls),
+            discussions=extract_discussions(entries),
+            attempts=attempts,
+            requests=extract_requests(entries),
+        ), carry
+    finally:
+        forget_chunk()

@@ -4,7 +4,8 @@ Phase 1 learns which entries are new (the session's pointer) only once the log h
 session, and whether to extract at all only once every new entry's tokens are counted. Rather than
 keeping the whole log in memory until then, each entry goes to an anonymous temporary file as it is
 read (pickled in small batches) and is read back, one batch at a time, for cleaning and chunking.
-What stays in memory is one batch, plus the (index, input tokens) pairs the token clock needs.
+What stays in memory is one batch, plus the (index, input tokens) pairs the token clock needs. A log
+that fits in one batch never touches the disk: the file is made when the first batch is full.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class EntrySpool:
     """Entries written in order, then read back in order (once), entries at or below a bound skipped."""
 
     def __init__(self) -> None:
-        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="yoi-phase1-")
+        self._file: IO[bytes] | None = None  # made once a batch is full
         self._batch: list[Entry] = []
         self.tokens: list[tuple[int, int]] = []  # (index, input tokens) of the entries that have tokens
         self.last_index = -1
@@ -40,6 +41,8 @@ class EntrySpool:
 
     def _flush(self) -> None:
         if self._batch:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="yoi-phase1-")
             pickle.dump(self._batch, self._file, protocol=pickle.HIGHEST_PROTOCOL)
             self._batch = []
 
@@ -48,6 +51,9 @@ class EntrySpool:
 
     def entries_after(self, index: int) -> Iterator[Entry]:
         """The entries whose index is above ``index``, in order."""
+        if self._file is None:  # never spilled: the one batch is all there is
+            yield from [entry for entry in self._batch if entry.index > index]
+            return
         self._flush()
         self._file.seek(0)
         while True:
@@ -64,7 +70,8 @@ class EntrySpool:
         return index + 1 if self.count and self.last_index > index else None
 
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
 
     def __enter__(self) -> EntrySpool:
         return self

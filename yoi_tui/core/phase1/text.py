@@ -8,6 +8,7 @@ never mid-word, never ending on a dangling "of the".
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..store.titles import IMPERATIVE_VERBS, clean_title, one_line, strip_front
 
@@ -38,6 +39,18 @@ def squash(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
+# Several rules read the same message's prose and sentences; the rules engine reads them once per
+# chunk and forgets them after it (``forget_chunk``), the cap bounds any other caller.
+_MEMO = 4096
+
+
+def forget_chunk() -> None:
+    """Drop the prose and sentences kept while one chunk was read (their memory is the chunk's)."""
+    prose.cache_clear()
+    _sentences.cache_clear()
+
+
+@lru_cache(maxsize=_MEMO)
 def prose(text: str) -> str:
     """``text`` without fenced code, pasted code/log lines and quoted temp-file paths."""
     text = _FENCE_RE.sub(" ", text)
@@ -55,8 +68,13 @@ def prose(text: str) -> str:
 
 
 def sentences(text: str) -> list[str]:
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=_MEMO)
+def _sentences(text: str) -> tuple[str, ...]:
     parts = [" ".join(p.split()) for p in _SENTENCE_RE.split(text)]
-    return [p.lstrip("-*> ").strip() for p in parts if p and p.strip(" -*>")]
+    return tuple(p.lstrip("-*> ").strip() for p in parts if p and p.strip(" -*>"))
 
 
 def strip_polite(sentence: str) -> str:

@@ -12,6 +12,7 @@ bytes (and of this module) in ``.yoi/state/config-valid.json``, so the next run 
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -247,12 +248,15 @@ def _remember(cache_dir: Path | None, key: str, config: Config) -> None:
             pass
 
 
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # a control character TOML rejects
+
+
 def _sets_nothing(text: str) -> bool:
     """True when every line is blank or a comment (then the file is valid TOML meaning {}).
 
     A control character (other than tab and CRLF) is left to tomllib, which rejects it.
     """
-    if any(ord(c) < 32 and c not in "\t\n\r" or c == "\x7f" for c in text) or \
+    if _CONTROL_RE.search(text) or \
             text.count("\r") != text.count("\r\n"):
         return False
     # TOML whitespace is space and tab only; anything else on a line is left to tomllib.
