@@ -229,7 +229,10 @@ def test_a_command_the_codex_sandbox_refused_to_start_failed_with_the_code_it_re
     log.user("commit the constitution")
     failed = log.call("exec_command", {"cmd": 'git commit -m "docs: constitution"'}, refused, error=True,
                       exit_code=128)
-    log.call("exec_command", {"cmd": 'git commit -m "docs: constitution"'}, "Process running with session ID 9\n"
+    # (run again with the escalation the agent asked for: the same command run again by the harness
+    # with nothing asked for is no story since the ninth round, tests/test_phase1_attempts_round9.py)
+    log.call("exec_command", {"cmd": 'git commit -m "docs: constitution"', "sandbox_permissions": "require_escalated"},
+             "Process running with session ID 9\n"
              "Output:\n[STARTED] vp check --fix")
     fixed = log.call("write_stdin", {"session_id": 9, "chars": ""}, "Process exited with code 0\nOutput:\n"
                      "[main 563a869] docs: constitution", exit_code=0)

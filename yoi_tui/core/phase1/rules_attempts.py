@@ -94,8 +94,15 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not _NOISE_LINE_RE.match(line.strip())]
 
 
+# Codex >= 0.11x wraps a refused command's output in a Rust debug print; its stderr is what failed.
+_DENIED_STDERR_RE = re.compile(r'stderr: StreamOutput \{ text: \\"(?P<text>(?:[^"\\]|\\[^"])*)\\"')
+
+
 def error_line(result: Entry) -> str:
-    lines = _lines(result.text.replace("\\n", "\n"))
+    text = result.text
+    if text.startswith("exec_command failed: CreateProcess") and (denied := _DENIED_STDERR_RE.search(text[:4000])):
+        text = "sandbox denied: " + denied.group("text").replace("\\\\", "\\")
+    lines = _lines(text.replace("\\n", "\n"))
     hits = [line for line in lines if _ERROR_HINT_RE.search(line)]
     # What failed says more than the runner's verdict: a diagnostic (path:line: ...) or a failing
     # test line comes before "[lint] ERROR task failed".
@@ -228,7 +235,32 @@ def _cause(entries: list[Entry], after: int, before: int) -> str:
     return ""
 
 
+# Codex's sandbox refusing a command: "failed in sandbox: …" (0.4x), "failed in sandbox MacosSeatbelt
+# with execution error: sandbox denied exec error, …" (0.3x), "exec_command failed: CreateProcess {
+# message: "Codex(Sandbox(Denied { …" (>= 0.11x). Anchored at the output's start: a plain prefix test.
+_SANDBOX_PREFIXES = ("failed in sandbox", "exec_command failed: createprocess")
+
+
+def sandbox_refused(result: Entry) -> bool:
+    """The harness's sandbox refused (or broke) the command: what failed was the sandbox, not the work."""
+    head = result.text.lstrip()[:160].lower()
+    return head.startswith(_SANDBOX_PREFIXES) and ("sandbox" in head)
+
+
+def escalated(call: Call) -> bool:
+    """The agent asked to run the call outside the sandbox (Codex's ``with_escalated_permissions`` /
+    ``sandbox_permissions: require_escalated``): the user's approval, not a change, lets it through."""
+    data = call.entry.tool_input
+    if not isinstance(data, dict):
+        return False
+    value = data.get("sandbox_permissions")
+    return data.get("with_escalated_permissions") is True or (isinstance(value, str) and "escalat" in value)
+
+
 def _how(failed: Call, fix: Call, edited: list[str], ran: list[str] | None = None) -> str:
+    if (not edited and not ran and escalated(fix) and not escalated(failed)
+            and signature(failed.command()) == signature(fix.command())):
+        return "run again outside the sandbox, with the escalated permissions the agent asked for"
     if failed.is_shell and fix.is_shell and signature(failed.command()) != signature(fix.command()):
         changed = f"ran `{fix.describe()}` instead"
     elif not failed.is_shell and isinstance(fix.entry.tool_input, dict) and isinstance(failed.entry.tool_input, dict):
@@ -634,6 +666,12 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         if _is_probe(call) and fix.is_shell and signature(fix.command()) == signature(call.command()) and not (
                 edited or ran):
             continue  # the same probe asked again with nothing done in between: it waited, nothing was fixed
+        if sandbox_refused(call.result) and fix.is_shell and not escalated(fix) and not (edited or ran) and \
+                signature(fix.command()) == signature(call.command()):
+            # The sandbox refused it and the same command then ran with nothing changed and nothing asked
+            # for: the harness got the user's approval and ran it again (Codex's on-failure approval).
+            # The work never failed; nothing was tried or fixed.
+            continue
         flag = check_bypass(fix.command(), call.command()) if call.is_shell and fix.is_shell else ""
         if flag:
             # It got through only by skipping the check (`git commit --no-verify` after the hook
