@@ -287,6 +287,35 @@ def reasoned_choice(sentence: str) -> tuple[str, str] | None:
     return chosen, reason
 
 
+# The reason told first and the choice after it: "The pull response carries serverTime, so I'll add
+# clock-skew detection in the engine", "X isn't requested, so I'll leave it out" - never a look-up
+# ("…, so I'll check the logs") or a bare "so I'll do it".
+_SO_CHOICE_RE = re.compile(
+    rf"^(?P<why>[^;]{{10,240}}?),?\s+so\s+(?:{_AGENT}(?:'ll| will|'m going to| am going to)|let's|let me)\s+"
+    rf"(?:also\s+|just\s+|simply\s+)?(?!{_LOOKUP}\b|{_LOOKUP_ING}\b|be\b|need\b|have\b|get\b|want\b|do\b|"
+    r"make sure\b|look into\b|handle (?:it|that|this)\b)(?P<chosen>[^;]{8,240})$", re.IGNORECASE)
+
+
+def reason_then_choice(sentence: str) -> tuple[str, str] | None:
+    """(chosen, why) when ``sentence`` gives a reason and then the agent's choice ("<fact>, so I'll X")."""
+    plain = sentence.replace("\u2019", "'").strip().rstrip(".!")
+    if " so " not in plain or plain.endswith("?"):
+        return None  # cheap test first
+    match = _SO_CHOICE_RE.match(plain)
+    if match is None:
+        return None
+    chosen, why = match.group("chosen").strip(" ,;:"), match.group("why").strip(" ,;:")
+    if _WHY_RE.search(chosen):
+        return None  # "… so I'll X to keep Y": the stated intention with its purpose (the engine's own rule)
+    if len(chosen.split()) < 3 or _TACTIC_RE.search(chosen) or _LINT_RE.search(plain) \
+            or re.match(r"(?:it|this|that|them)\b", chosen, re.IGNORECASE):
+        return None
+    if re.match(r"(?:i'm|i am|we're|we are)\s+(?:\w+ly\s+)?\w+ing\b", why, re.IGNORECASE) \
+            or re.search(r"\bbut\b", why, re.IGNORECASE):
+        return None  # "I'm considering X, but …, so I'll keep it minimal": the agent's own weighing, no fact
+    return chosen, why
+
+
 # A message with a choice told with its reason or a contrast has one of these (lowercase) strings.
 _REASON_WORDS = ("because", "since", "so that", "to avoid", "to keep", "to prevent", "to preserve", "to ensure",
                  "to stay", "given that", " as ", " so ", " (", "instead of", "rather than")

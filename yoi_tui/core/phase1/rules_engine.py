@@ -32,6 +32,7 @@ from .rules_attempts import AttemptCarry, chunk_attempts, extract_attempts
 from .rules_design import (
     document_designs,
     heading_recommendations,
+    reason_then_choice,
     reasoned_accounts,
     reasoned_comments,
     taken_up_corrections,
@@ -306,6 +307,11 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         other = step.group("other")
         return Decision(title=short_title(chosen, 12), options=[chosen, squash(other, 200)] if other else [],
                         chosen=chosen, rationale=squash(step.group("why"), 200), range=(index, index))
+    told = reason_then_choice(sentence) if role == "assistant" and " so " in lowered else None
+    if told is not None:
+        chosen, why = squash(told[0], 200), told[1]
+        return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(why, 200),
+                        range=(index, index))
     kept = _AS_IS_RE.match(sentence.rstrip(".")) if lowered.startswith(("since", "because", "as ")) else None
     if kept is not None and not _TOOLISH_RE.search(kept.group("kept")):
         chosen = squash(f"keep {kept.group('kept').strip()}", 200)
