@@ -224,10 +224,33 @@ def _refines_previous(body: str, previous: Request | None, said: str) -> bool:
     words = body.split()
     if len(words) <= 15 and _ACCEPT_RE.match(body) and bool(said) and bool(_PROPOSAL_RE.search(prose(said))):
         return True
-    if len(words) <= 3 and _verb(body) is None and not body.rstrip().endswith("?"):
-        return True
+    if len(words) <= 3 and _verb(body) is None and not body.rstrip().endswith("?") and not _DOCUMENT_RE.match(body.strip()):
+        return True  # (a document's path alone is handed over to be followed: a run of its own)
     first = previous.summary.split(_REFINED)[0]  # the request as first typed
     return _same_words(body, first) or _same_words(summary_of(body, MAX_SUMMARY), first)
+
+
+# The agent asking the user for something it needs: a question, or a plain ask ("Please share the
+# email address to use", "I need your project ID", "let me know which environment").
+_ASKS_FOR_RE = re.compile(r"\?|\b(?:please (?:provide|share|send|tell me|give me|paste|confirm|let me know)|let me know|"
+                          r"(?:could|can|would) you (?:provide|share|send|tell me|give me|paste|confirm)|"
+                          r"i (?:need|'ll need|will need) (?:your|the|a|an|to know))\b", re.IGNORECASE)
+# A reply that hands over a value ("My email is …", "our project id is …", "It's the staging one",
+# "the second one"): an answer, not an instruction.
+_GIVES_RE = re.compile(r"^(?:(?:yes|yeah|yep|no|ok(?:ay)?|sure)[,.!]?\s+)?(?:(?:my|our)\s+\S+(?:\s+\S+){0,3}?\s+"
+                       r"(?:is|are|=)\s+\S|(?:it'?s|it is|that'?s|that is|they'?re|they are)\s+\S|the\s+[\w-]+\s+one\b)",
+                       re.IGNORECASE)
+
+
+def answers_ask(body: str, said: str) -> bool:
+    """The user's reply hands over what the agent just asked for ("My email is …" after "What email
+    should I use for the commits?" or "Please share your email"): it refines the request the agent
+    asked it for. A reply with an instruction sentence of its own, or telling a problem, is a request still."""
+    if not said or len(body.split()) > 25 or not _GIVES_RE.match(body.strip()) or _PROBLEM_RE.search(body):
+        return False  # ("it's still broken": a report on the work, a request of its own)
+    if not _ASKS_FOR_RE.search(prose(said)[-400:]):
+        return False
+    return all(_verb(sentence) is None for sentence in sentences(body))
 
 
 def names_nothing(body: str) -> bool:
@@ -697,7 +720,8 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
         acted = False
         # A short reply to the agent's question ("option 2", "the second one") answers it; an
         # instruction ("continue until all are done") is still a request.
-        answer = asked and ((words <= 8 and _verb(body) is None) or _picks_option(body, said))
+        answer = (asked and ((words <= 8 and _verb(body) is None) or _picks_option(body, said))) or \
+            answers_ask(body, said)
         interrupted = asked = False
         if answer and not requests:
             continue
