@@ -1,5 +1,6 @@
 """What a decision record says, from what Phase 1 staged: the choice, its options, whether it is one.
 
+* ``chosen_text`` and ``option_text``: no Markdown bold marks ("**Option B**");
 * ``chosen_text``: a choice stated in the first person is said as the choice ("I believe we should
   keep the doctor command as it serves …" → "Keep the doctor command as it serves …"), whole;
 * ``option_text``: an option cut on a dangling word ("attempting a login when") loses that word;
@@ -22,9 +23,17 @@ from ..store.titles import (
     starts_with_verb,
 )
 
+_BOLD_RE = re.compile(r"(?<!\w)\*\*|\*\*(?!\w)")  # a bold mark at a word's edge
+
+
+def without_emphasis(text: str) -> str:
+    """``text`` (one line) without Markdown bold marks ("**Option B** — keep …"): debris in a
+    record's field, which says the choice in plain words."""
+    return one_line(_BOLD_RE.sub("", text).replace("**", " "))  # not "__": "__init__.py" is a name
+
 
 def chosen_text(chosen: str) -> str:
-    flat = one_line(chosen)
+    flat = without_emphasis(one_line(chosen))
     body = _FIRST_PERSON_RE.sub("", flat, count=1)
     if body == flat or not re.search(r"[^\W_]", body):
         return flat
@@ -35,7 +44,7 @@ def chosen_text(chosen: str) -> str:
 
 
 def option_text(option: str) -> str:
-    words = one_line(option).split()
+    words = without_emphasis(one_line(option)).split()
     while len(words) > 2 and words[-1].lower().strip(",;:.") in STOP_TAIL:
         words.pop()
     return " ".join(words).rstrip(",;:")

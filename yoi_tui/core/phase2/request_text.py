@@ -25,6 +25,7 @@ import re
 from ..store import prompt_template
 from ..store.titles import (
     COMMAND_WORDS,
+    IMPERATIVE_VERBS,
     capitalise,
     clean_title,
     embedded_instruction,
@@ -39,6 +40,7 @@ _FILLER_RE = re.compile(r"^(?:hey|hi|hello|sure|done|ok(?:ay)?|alright|great|per
                         r"of course|certainly|absolutely)(?:[,!.]*\s+[A-Z][\w-]*)?\s*[!.]*$", re.IGNORECASE)
 _DONE_ECHO_RE = re.compile(r"^(?:all\s+)?done(?:[,!.]+\s*(?:[A-Z][\w-]*[!.]\s*)?|\s*[-—–:]\s*)", re.IGNORECASE)
 _REFINED = " — refined: "
+REFINED = _REFINED  # how Phase 1 joins a later part of the same request to its summary
 _SAVED_RE = re.compile(r"^(?P<what>[A-Z][\w -]{2,40}?)\s+(?:saved|written|created|generated|added)\s+(?:to|at|in|as)\s+"
                        r"`?(?P<path>[\w./-]+\.\w{1,5})(?::\d+)?`?", re.IGNORECASE)
 
@@ -121,8 +123,15 @@ def _report_heading(sentence: str) -> bool:
         w[:1].isupper() or w.lower() in _SMALL_WORDS for w in words if w[:1].isalpha() or w in _SMALL_WORDS)
 
 
+# A greeting with the user's name in front of the report's first words ("Alright La Boeuf, here's the
+# plan …", "Hey Okarin, I added …"): said to the user, not what was done.
+_GREETING_LEAD_RE = re.compile(r"^(?:hey|hi|hello|alright|all\s+right|ok(?:ay)?|sure|great|perfect|well|so|right)"
+                               r"(?:\s+(?:[A-Z][\w'-]*|there|again|then|now)){0,3}\s*[,!—–-]+\s*(?=\S)", re.IGNORECASE)
+
+
 def _report_sentences(done: str) -> list[str]:
     kept = [s for s in prompt_template.sentences(prompt_template.strip_scaffolding(done)) if not _FILLER_RE.match(s)]
+    kept = [_GREETING_LEAD_RE.sub("", s, count=1) if at == 0 else s for at, s in enumerate(kept)]
     kept = [_AGREE_RE.sub("", _RIGHT_RE.sub("", _LEAD_MARK_RE.sub("", s))) for s in kept]
     kept = [s[:1].upper() + s[1:] for s in kept if s]
     # In front: thanks, apologies and headings, while something follows them.
@@ -235,6 +244,138 @@ _MAKE_ERROR_RE = re.compile(r"^[Mm]ake\s+(?:an?\s+|the\s+)?(?:[\w.]*(?:Error|Exc
                             r"(?:[Ee]rror|[Ee]xception|[Pp]anic)\s*:)")
 
 
+# A title that is the user's report of a problem with a verb put in front ("Fix they're cute, but the
+# drag handle also doesn't work", "Make getting a blank screen …", "Fix i'm thinking of …"): what
+# follows the verb opens a clause (a subject and its verb, a gerund of seeing), not a thing to change.
+_REPORT_OPENER_RE = re.compile(
+    r"^(?:fix|make|try)\s+(?:(?:i|we|they|it|this|that|you|he|she)(?:'m|'re|'s|'ve|'d|\s+(?:am|are|is|was|were|"
+    r"have|had|think|thought|guess|feel|wonder|noticed|see|saw|get|got|tried|want|don't|do|did|still|also|just))\b|"
+    r"(?:im|ive|its|theyre|thats|theres)\b|(?:getting|seeing|having|receiving|hitting|running\s+into)\b|"
+    r"(?:the\s+)?same\s+(?:error|issue|problem|thing)\b)", re.IGNORECASE)
+_THOUGHT_RE = re.compile(r"^(?:fix|make|try)\s+(?:i|we)(?:'m|\s+am|\s+are|'re)?\s+(?:thinking|wondering|think|guess|"
+                         r"feel|want|wanted|was|were)\b", re.IGNORECASE)
+_REPORT_LEAD_RE = re.compile(r"^(?:(?:but|and|so|also|now|still)[\s,]+)*(?:(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+"
+                             r"(?:still\s+|now\s+|also\s+)*)?(?:getting|seeing|having|receiving|hitting|get|got|see|saw|"
+                             r"have)\s+", re.IGNORECASE)
+_NOT_WORKING_RE = re.compile(r"^(?P<what>.+?)\s+(?:(?:also|still|just|now)\s+)*(?:doesn't|does\s+not|don't|do\s+not|"
+                             r"won't|will\s+not|can't|cannot|(?P<be>isn't|is\s+not|aren't|are\s+not))\s+(?:\w+ly\s+)?"
+                             r"(?P<verb>[a-z]+)\b(?P<rest>.*)$", re.IGNORECASE)
+_ERROR_WORDS_RE = re.compile(r"\b\w*(?:Error|Exception)\b|\b(?:error|exception|traceback|panic)\s*:", re.IGNORECASE)
+
+
+def _gerund(verb: str) -> str:
+    """"work" → "working", "move" → "moving", "run" → "running" (the form "not <verb>ing" takes)."""
+    low = verb.lower()
+    if low.endswith("ie"):
+        return low[:-2] + "ying"
+    if low.endswith("e") and not low.endswith(("ee", "ye", "oe")) and len(low) > 2:
+        return low[:-1] + "ing"
+    if len(low) == 3 and low[1] in "aeiou" and low[0] not in "aeiou" and low[2] not in "aeiouwxy":
+        return low + low[2] + "ing"
+    return low + "ing"
+
+
+def _reported_problem(sentence: str) -> str:
+    """The problem a sentence of the user's reports, said as its fix: "the drag handle also doesn't
+    work" → "Fix the drag handle not working", "getting a blank screen: Uncaught ReferenceError: global
+    is not defined" → "Fix a blank screen: Uncaught ReferenceError: global is not defined"; "" when it
+    names none in a dozen words."""
+    text = _REPORT_LEAD_RE.sub("", one_line(sentence).strip(" .!"), count=1)
+    broken = _NOT_WORKING_RE.match(text)
+    if _ERROR_WORDS_RE.search(text):
+        problem = text  # the error said after a colon is the problem ("a blank screen: Uncaught …")
+    elif broken and broken["verb"].lower() not in {"be", "sure", "know", "see", "think", "want", "like", "have"}:
+        what = _CLAUSE_END_RE.sub("", broken["what"]).strip()
+        rest = _CLAUSE_END_RE.sub("", broken["rest"]).strip()
+        verb = broken["verb"].lower() if broken["be"] else _gerund(broken["verb"])  # "isn't loading", "doesn't load"
+        problem = f"{what} not {verb} {rest}"
+    else:
+        problem = _CLAUSE_END_RE.sub("", text)
+    problem = _STILL_RE.sub("", problem.strip()).strip()
+    words = problem.split()
+    if not 1 <= len(words) <= 2 * _MAX_WORDS or not re.search(r"[^\W\d_]", problem):
+        return ""
+    return clean_title(f"Fix {problem}")
+
+
+def _report_title(title: str, asked: str) -> str:
+    """For a title that is a problem report with a verb pasted in front ("Fix they're cute, but the
+    drag handle also doesn't work"), the instruction the user said in the first sentences, else the
+    problem reported (after "but" when the report opens with a verdict), said as its fix; "" when
+    the title is no such report or names nothing."""
+    if not _REPORT_OPENER_RE.match(title):
+        return ""
+    inner = _instruction_in(asked, first_too=True)
+    if inner:
+        return inner
+    if _THOUGHT_RE.match(title):
+        return ""  # "I'm thinking of …" with no instruction: no problem to name either
+    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+    but = _BUT_RE.search(first)
+    return _reported_problem(but["rest"] if but else first)
+
+
+# "Python3 should point to python 3.11. Please make it so.": the instruction is the wish before it.
+_MAKE_IT_SO_RE = re.compile(r"^(?:please\s+|ok(?:ay)?\s+|so\s+)*(?:make|do)(?:\s+(?:it|that|this)(?:\s+so|\s+happen)?)?"
+                            r"(?:\s+please)?[\s.!]*$", re.IGNORECASE)
+_WISH_RE = re.compile(r"^(?P<subject>.+?)\s+(?:should|must|needs?\s+to|has\s+to|ought\s+to)\s+(?:be\s+)?"
+                      r"(?P<rest>\S.*)$", re.IGNORECASE)
+
+
+def _wished_title(title: str, asked: str) -> str:
+    """For a bare "Make" / "Do it" title, the wish said before "Please make it so" ("Python3 should
+    point to python 3.11" → "Make python3 point to python 3.11"); "" when there is none."""
+    if not _MAKE_IT_SO_RE.match(title):
+        return ""
+    said = prompt_template.sentences(asked.split(_REFINED, 1)[0])
+    for at, sentence in enumerate(said):
+        if not _MAKE_IT_SO_RE.match(sentence) or not at:
+            continue
+        wish = _WISH_RE.match(said[at - 1].rstrip(" .!"))
+        if wish and len(wish["subject"].split()) <= 4:
+            subject = wish["subject"]
+            subject = subject if subject[:2].isupper() else subject[:1].lower() + subject[1:]
+            return clean_title(f"Make {subject} {wish['rest']}")
+    return ""
+
+
+# "There is a file called nul in the work tree … Can you find it and remove that for me?": the
+# thing reported, with the verbs the user asked for in place of their pronouns.
+_THERE_IS_RE = re.compile(r"^there(?:'s|\s+is|\s+are)\s+", re.IGNORECASE)
+_PRONOUN_VERBS_RE = re.compile(r"^(?P<first>[A-Za-z]+)\s+(?:it|that|this|them)(?:\s+(?:and|&)\s+(?P<second>[A-Za-z]+)"
+                               r"(?:\s+(?:it|that|this|them))?)?(?:\s+(?:for\s+(?:me|us)|please))?$", re.IGNORECASE)
+
+
+def _there_is_title(title: str, asked: str) -> str:
+    """For a "Fix <thing>" title read off "There is <thing> …", the instruction said later when its
+    objects are pronouns for the thing ("find it and remove that" → "Find and remove a file called
+    nul in the work tree"), or said whole; "" when no later sentence asks anything."""
+    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+    if not title.lower().startswith("fix ") or not _THERE_IS_RE.match(first):
+        return ""
+    thing = title[4:]
+    if thing.lower() not in _THERE_IS_RE.sub("", first, count=1).lower():
+        return ""
+    inner = _instruction_in(asked, first_too=False)
+    verbs = _PRONOUN_VERBS_RE.match(inner) if inner else None
+    if not verbs or not all(v.lower() in IMPERATIVE_VERBS for v in (verbs["first"], verbs["second"] or "fix")):
+        return inner
+    said = verbs["first"] + (f" and {verbs['second'].lower()}" if verbs["second"] else "")
+    return clean_title(f"{said} {thing}")
+
+
+def _whole_question(title: str, asked: str) -> str:
+    """The question the user asked, whole, for a title that is its first words ("Which conda
+    environment am" of "Which conda environment am i in?": its last words were taken as dangling);
+    "" when the title is no such cut."""
+    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+    words, said = title.lower().split(), re.findall(r"\S+", first.lower().rstrip("?"))
+    if not first.endswith("?") or not words or len(words) >= len(said) or said[: len(words)] != words:
+        return ""
+    question = clean_title(first)
+    return question if len(question.split()) > len(words) else ""
+
+
 def request_title(title: str, asked: str, done: str) -> str:
     """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
     title that is no instruction ("I came from the future", an effort modifier "Think hard")
@@ -247,6 +388,11 @@ def request_title(title: str, asked: str, done: str) -> str:
             return verdict
         if _MAKE_ERROR_RE.match(title):  # "Make ImportError: …": an error is fixed, not made
             return "Fix" + title[4:]
+        # A problem the user reported, a wish before "make it so", a "there is X" with its ask later.
+        said = (_report_title(title, asked) or _wished_title(title, asked) or _there_is_title(title, asked)
+                or _whole_question(title, asked))
+        if said:
+            return said
         if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
             return title
         # "I came from the future" of "I came from the future … now add another section …".
@@ -267,12 +413,17 @@ def request_title(title: str, asked: str, done: str) -> str:
     return "Follow the prompt template"
 
 
+# The label of output the user pasted ("Stderr: error: …"), never the thing the request is about.
+_OUTPUT_LABELS = {"stderr", "stdout", "output", "log", "logs", "console", "terminal", "traceback", "error", "errors",
+                  "result", "results", "trace", "stack", "stacktrace"}
+
+
 def names_a_target(target: str, summary: str) -> bool:
     """Whether a staged target names a thing: not a template heading ("## User Input"), not a
     polite or harness opener ("ultrathink"), not the first words the request opens with ("Hello I
     want" of "Hello I want to have some test conversation …")."""
     words = re.findall(r"[\w.'-]+", target.lower())
-    if not words or is_template_title(target.lstrip("#* ")):
+    if not words or is_template_title(target.lstrip("#* ")) or set(words) <= _OUTPUT_LABELS:
         return False
     rest, _fix = strip_front(target)
     if not re.search(r"[^\W_]", rest):
@@ -312,3 +463,26 @@ def resolve_pronoun(title: str, before_done: str) -> str:
         return title
     name = made["path"].rsplit("/", 1)[-1]
     return f"{match['verb']} {name}{title[match.end():]}"
+
+
+# A follow-up that only says the last problem is back ("same error", "Still the same issue.", "same
+# error again: <the paste>"): no request of its own, the request before it not yet done.
+_SAME_AGAIN_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|nope|no|sadly|unfortunately)[\s,.!]+)*(?:(?:it's|it\s+is|i'm|i\s+am|"
+                            r"i|we|still)\s+)*(?:(?:still\s+)?(?:getting|seeing|get|got|see|have)\s+)?(?:the\s+)?same\s+"
+                            r"(?:error|issue|problem|thing|failure|result|exception|crash|message)s?"
+                            r"(?:\s+(?:again|still|as\s+before|here|now))*\s*(?:[.!:;,-]|$)", re.IGNORECASE)
+
+
+def is_same_again(summary: str) -> bool:
+    """Whether a request only reports that the problem of the request before it happened again."""
+    return bool(_SAME_AGAIN_RE.match(one_line(summary)))
+
+
+def is_resume_of(request: object, before: object) -> bool:
+    """Whether ``request`` takes up ``before`` again after it stopped ("continue" staged as
+    "Continue: <what was asked>") while ``before`` reported nothing done: one request, not two."""
+    summary = one_line(getattr(request, "summary", "") or "")
+    asked = one_line(getattr(before, "summary", "") or "").split(_REFINED)[0]
+    return (getattr(request, "intent", "") == "continue" and not one_line(getattr(before, "done", None) or "")
+            and summary.lower().startswith("continue:") and bool(asked)
+            and summary[len("continue:"):].strip().startswith(asked[:60]))

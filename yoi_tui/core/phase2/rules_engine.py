@@ -57,7 +57,16 @@ from ..store.writer import new_record_text, render_record
 from .attempt_text import bypassed_by, truthful_result
 from .decision_text import chosen_text, is_change_summary, option_text, rationale_text
 from .record_fields import defang, one_line, summary_line
-from .request_text import asked_text, done_text, names_a_target, request_title, resolve_pronoun
+from .request_text import (
+    REFINED,
+    asked_text,
+    done_text,
+    is_resume_of,
+    is_same_again,
+    names_a_target,
+    request_title,
+    resolve_pronoun,
+)
 from .request_text import slug_text as request_slug_text
 from .run_context import Phase2Context
 
@@ -350,7 +359,7 @@ class RulesEngine:
             if target is not None:
                 targets.append(replace(target, start=decision.range[0] if decision.range else None))
         before: Request | None = None
-        for request in activity.requests:
+        for request in folded_requests(activity.requests):
             earlier = [t for t in targets if t.kind is RecordKind.REQUEST]
             with ctx.from_items(staging, [("requests", request)]):
                 if earlier and is_vcs_step(request.summary):
@@ -722,6 +731,24 @@ _TARGET_EDGE_WORDS = {"and", "or", "but", "also", "then", "so", "it", "this", "t
 
 
 _PHRASE_OPENERS = {"a", "an", "the", "this", "that"}  # "the build command", "this dump": a phrase may open so
+
+
+def folded_requests(requests: list[Request]) -> list[Request]:
+    """``requests`` with each that only continues the one before folded into it: a "continue" after
+    the work stopped (its report is the record's "Done:") and a follow-up that only says "same
+    error" (a "— refined:" part of what was asked, its report the newer one)."""
+    kept: list[Request] = []
+    for request in requests:
+        before = kept[-1] if kept else None
+        if before is not None and is_resume_of(request, before):
+            kept[-1] = before.model_copy(update={"done": request.done, "range": _span(before.range, request.range)})
+        elif before is not None and is_same_again(request.summary):
+            summary = f"{before.summary}{REFINED}{one_line(request.summary)}"
+            kept[-1] = before.model_copy(update={"summary": summary, "done": request.done or before.done,
+                                                 "range": _span(before.range, request.range)})
+        else:
+            kept.append(request)
+    return kept
 
 
 def is_vcs_step(summary: str) -> bool:

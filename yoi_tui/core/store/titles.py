@@ -41,7 +41,15 @@ STOP_TAIL = {"the", "a", "an", "of", "to", "in", "on", "for", "with", "and", "or
              "at", "from", "as", "into", "it", "its", "it's", "this", "so", "but", "if", "when", "be", "we", "i", "you",
              "who", "was", "were", "not", "no", "my", "our", "your", "their", "then", "up", "out", "also", "please",
              "like", "than", "can", "will", "would", "should", "could", "just", "very", "e.g", "i.e", "etc", "via",
-             "whether", "because", "since", "about", "some", "any", "all", "more", "me", "us", "them", "these", "those"}
+             "whether", "because", "since", "about", "some", "any", "all", "more", "me", "us", "them", "these", "those",
+             "rather"}
+# Words that dangle only at the end of a title that was shortened ("… the existing voice system through"):
+# a title the user said whole may end on them ("Walk me through").
+CUT_TAIL = {"through", "over", "across", "between", "within", "without", "after", "before", "under", "using", "toward",
+            "towards", "around", "against", "among", "along", "onto", "upon", "until", "while", "where", "how", "what",
+            "whose", "instead", "inside", "outside", "beyond", "during", "per", "except", "unless", "although"}
+# An object pronoun keeps its verb company when the verb would be left alone ("Fix it", "… to run this").
+_OBJECT_PRONOUNS = {"it", "this", "that", "them", "these", "those", "me", "us"}
 # A first word that is a command keeps its case ("git push ..."), unless English follows ("make a ...").
 COMMAND_WORDS = {"cd", "git", "npm", "pnpm", "yarn", "ls", "make", "mix", "cargo", "pip", "uv", "docker", "kubectl",
                  "gh", "bd", "yoi", "pytest", "python", "node", "bun", "npx", "mise", "rg", "go"}
@@ -118,14 +126,26 @@ def _balanced(text: str) -> str:
     return text
 
 
-def _strip_tail(text: str) -> str:
-    """Trailing punctuation and dangling function words off the end, until nothing changes."""
+def _dangles(words: list[str], cut: bool) -> bool:
+    """Whether the last of ``words`` dangles: a function word (or, in a shortened title, a
+    preposition), but not an object pronoun right after an instruction verb ("Fix it")."""
+    last = words[-1].lower().strip(",;:.!?")
+    if (last in _OBJECT_PRONOUNS and words[-2].lower().strip(",;:") in IMPERATIVE_VERBS
+            and (len(words) == 2 or words[-3].lower() == "to")):
+        return False  # "Fix it", "… to run this"; "… and merge this" reads whole without it
+    return last in STOP_TAIL or (cut and last in CUT_TAIL)
+
+
+def _strip_tail(text: str, *, cut: bool = False, question: bool = False) -> str:
+    """Trailing punctuation and dangling function words off the end, until nothing changes;
+    ``cut``: the text was shortened, so a preposition at its end lost its object too; ``question``:
+    a whole question, whose last words never dangle ("Which environment am I in?"): punctuation only."""
     while True:
         before = text
         text = text.rstrip(_TAIL_CHARS).rstrip()
         text = _balanced(text)
         words = text.split()
-        while len(words) > 1 and words[-1].lower().strip(",;:.!?") in STOP_TAIL:
+        while not question and len(words) > 1 and _dangles(words, cut):
             words.pop()
         text = " ".join(words)
         if len(text) > 1 and text[-1] in "'’" and text.count(text[-1]) % 2 and not re.search(r"\w'$", text[-3:]):
@@ -168,9 +188,12 @@ def clean_title(text: str, *, is_instruction: Callable[[str], bool] = starts_wit
     An input with nothing left after cleaning keeps its own words (never an empty title)."""
     flat = one_line(_EMPHASIS_EDGE_RE.sub("", one_line(without_box_drawing(text))).replace("**", " ").replace("__", " "))
     body, fix = strip_front(flat)
+    # A whole question asked (not "Can you add a retry?"): its last words never dangle ("am I in?").
+    question = body.rstrip().endswith("?") and len(one_line(body)) <= limit and not starts_with_verb(body)
     while True:  # the end's cleaning can bare a new front (an unpaired "`" taken out), and back
         before = body
-        body, more = strip_front(_strip_tail(fit(body, limit)))
+        shortened = fit(body, limit)
+        body, more = strip_front(_strip_tail(shortened, cut=shortened != one_line(body), question=question))
         fix = fix or more
         if body == before:
             break
@@ -191,6 +214,11 @@ _FIRST_PERSON_RE = re.compile(
     re.IGNORECASE)
 # A reason inside a title ("Keep the doctor command as it serves …", "… because …").
 _REASON_RE = re.compile(r"\s+(?:because|since|so\s+that|as\s+(?:it|this|that|they)\s+\w{3,}s)\b.*$", re.IGNORECASE)
+# A gerund's verdict after it ("Keeping the explicit flag is clearer"): the reason, not the choice.
+_VERDICT_TAIL_RE = re.compile(r"\s+(?:is|are|was|would\s+be|will\s+be|seems|feels|looks)\s+(?:much\s+|a\s+bit\s+|"
+                              r"far\s+|way\s+)?(?:the\s+)?(?:\w+er|\w+est|better|best|worse|safer|simpler|"
+                              r"cleaner|clearer|easier|fine|enough|ok(?:ay)?|right|correct|preferable|"
+                              r"more\s+\w+|less\s+\w+)\b.*$", re.IGNORECASE)
 
 
 def _imperative(word: str) -> str | None:
@@ -218,6 +246,8 @@ def decision_title(text: str, limit: int = MAX_TITLE) -> str:
     verb = _imperative(words[0]) if words and words[0] else None
     if verb:
         body = verb + (" " + words[1] if len(words) > 1 else "")
+        said = _VERDICT_TAIL_RE.sub("", body)
+        body = said if len(said.split()) >= 2 else body
     head = _REASON_RE.sub("", body)
     if len(head.split()) >= 2:
         body = head

@@ -1,0 +1,179 @@
+"""Phase 2's records on development sessions (round 9, 2026-12-04): a problem the user reports is
+titled as its fix (never a verb pasted in front of the report), a "same error" follow-up and a
+"continue" belong to the request before, a title never ends on a dangling word nor loses a
+question's last words, a report opens with what was done (no greeting), a choice has no Markdown
+debris. Small constructed staging and requests, run through the real Phase 2 code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from phase2_fixtures import stage
+from support import make_ws
+
+from yoi_tui.core.phase2.decision_text import chosen_text, option_text
+from yoi_tui.core.phase2.request_text import (
+    asked_text,
+    done_text,
+    is_same_again,
+    names_a_target,
+    request_title,
+)
+from yoi_tui.core.phase2.runner import run_phase2
+from yoi_tui.core.store.staging import Decision, Request
+from yoi_tui.core.store.titles import clean_title, decision_title
+
+# --- a problem the user reports is titled as its fix ----------------------------------------------
+
+
+def test_a_report_with_a_verb_pasted_in_front_is_titled_as_fixing_the_problem() -> None:
+    asked = asked_text("They're cute, but the drag handle also doesn't work. I can't move the nodes at all.")
+    assert request_title("Fix they're cute, but the drag handle also doesn't work", asked, "") == \
+        "Fix the drag handle not working"
+    asked = asked_text("getting a blank screen: Uncaught ReferenceError: global is not defined")
+    assert request_title("Make getting a blank screen uncaught ReferenceError global", asked, "") == \
+        "Fix a blank screen: Uncaught ReferenceError: global is not defined"
+    asked = asked_text("I'm getting a 500 on the login page, the logs say nothing.")
+    assert request_title("Fix i'm getting a 500 on the login page", asked, "") == "Fix a 500 on the login page"
+    # a fix of a thing, and a thing to make, are no reports: kept as they are
+    assert request_title("Fix the login page", asked_text("The login page is broken."), "") == "Fix the login page"
+    assert request_title("Make error pages friendlier", "Make error pages friendlier.", "") == \
+        "Make error pages friendlier"
+
+
+def test_a_thought_with_a_verb_in_front_takes_the_instruction_said_or_stays() -> None:
+    asked = asked_text("i'm thinking of other neurodivergent users. Can you add a calm mode toggle?")
+    assert request_title("Fix i'm thinking of other neurodivergent users", asked, "") == "Add a calm mode toggle"
+    # nothing asked and no problem named: the title is not made into an invented one
+    asked = asked_text("i'm thinking of other neurodivergent users who may want a calmer layout.")
+    assert request_title("Fix i'm thinking of other neurodivergent users", asked, "") == \
+        "Fix i'm thinking of other neurodivergent users"
+
+
+def test_a_wish_before_make_it_so_is_the_instruction() -> None:
+    asked = asked_text("Python3 should point to python 3.11. Please make it so.")
+    assert request_title("make", asked, "") == "Make python3 point to python 3.11"
+    assert request_title("Do it", asked_text("The cache must be cleared on logout. Do it."), "") == \
+        "Make the cache cleared on logout"
+    assert request_title("make", "make", "") == "make"  # no wish said: nothing invented
+
+
+def test_a_thing_reported_then_asked_about_with_pronouns_is_named_in_the_title() -> None:
+    asked = asked_text("There is a file called nul in the work tree here that I'm unable to remove. It has zero "
+                       "bytes. Can you find it and remove that for me?")
+    assert request_title("Fix a file called nul in the work tree", asked, "") == \
+        "Find and remove a file called nul in the work tree"
+
+
+def test_a_question_keeps_its_last_words() -> None:
+    assert request_title("Which conda environment am", "Which conda environment am i in?", "") == \
+        "Which conda environment am i in"
+    assert clean_title("Which conda environment am i in?") == "Which conda environment am i in"
+    assert clean_title("Can you add a retry?") == "Add a retry"  # an instruction asked politely: no question
+
+
+# --- a follow-up that only repeats the problem, and a "continue", belong to the request before -----
+
+
+def test_same_error_follow_ups_are_recognised() -> None:
+    for said in ("same error", "Same error.", "still the same error", "I still get the same error: Traceback …",
+                 "Nope, same issue again", "same problem"):
+        assert is_same_again(said), said
+    for said in ("Same error handling should apply to the upload route", "Fix the error", "same as before, but "
+                 "add a retry"):
+        assert not is_same_again(said), said
+
+
+def test_a_same_error_follow_up_joins_the_request_before(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 20, requests=[
+        Request(intent="fix", target="", summary="The dashboard shows a blank page after login.",
+                title="Fix the blank dashboard after login", done="Reset the store on login.", range=(0, 8)),
+        Request(intent="fix", target="", summary="same error", title="Fix same error",
+                done="The store was reset twice; now it is reset once and the dashboard renders.", range=(9, 20))])
+    run_phase2(ws, flush=True)
+    names = sorted(p.name for p in ws.requests_dir.glob("*.md"))
+    assert names == ["fix-the-blank-dashboard-after-login.md"], names
+    text = (ws.requests_dir / names[0]).read_text()
+    assert "refined: same error" in text and "the dashboard renders" in text
+    assert "range: [0, 20]" in text
+
+
+def test_a_continue_after_a_stop_is_the_same_request(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    asked = "Validate this code from several perspectives and open issues for what you find."
+    stage(ws, "s1", 0, 40, requests=[
+        Request(intent="other", target="", summary=asked, title="Validate this code from several perspectives",
+                range=(0, 0)),
+        Request(intent="continue", target="", summary=f"Continue: {asked}",
+                title="Continue: Validate this code from several perspectives",
+                done="Opened five issues: two security, three tests.", range=(1, 40))])
+    run_phase2(ws, flush=True)
+    names = sorted(p.name for p in ws.requests_dir.glob("*.md"))
+    assert names == ["validate-this-code-from-several-perspectives.md"], names
+    text = (ws.requests_dir / names[0]).read_text()
+    assert "Done: Opened five issues" in text and "range: [0, 40]" in text and "Continue:" not in text
+
+
+# --- titles end on a whole thought ------------------------------------------------------------------
+
+
+def test_a_title_keeps_the_object_of_its_verb_and_loses_a_dangling_preposition() -> None:
+    assert clean_title("Create a conda environment to run this") == "Create a conda environment to run this"
+    assert clean_title("Fix it") == "Fix it"
+    assert clean_title("Follow the guidelines to always use branches and PRs rather") == \
+        "Follow the guidelines to always use branches and PRs"
+    # shortened: the preposition lost its object with the cut
+    long = "Use the existing voice announcement system through the speaker module on every platform we support"
+    assert clean_title(long, limit=60) == "Use the existing voice announcement system"
+    assert clean_title("Walk me through") == "Walk me through"  # said whole: nothing lost
+
+
+_WORDS = st.lists(st.sampled_from(["use", "the", "system", "through", "fix", "it", "run", "this", "rather", "than",
+                                   "which", "am", "i", "in", "?", "over", "voice", "a", "branch"]),
+                  min_size=1, max_size=30).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_WORDS, st.integers(min_value=10, max_value=100))
+def test_a_title_holds_whole_words_of_its_text_and_never_ends_on_a_function_word(text: str, limit: int) -> None:
+    title = clean_title(text, limit=limit)
+    assert set(title.lower().split()) <= set(text.lower().split()) | {"untitled"}
+    words = title.split()
+    if len(words) > 1 and not text.rstrip().endswith("?"):
+        assert words[-1].lower() not in {"the", "a", "rather", "than", "which", "in"}, (text, title)
+
+
+# --- a report opens with what was done; fields hold no debris ---------------------------------------
+
+
+def test_a_report_loses_a_greeting_with_the_users_name() -> None:
+    assert done_text("Alright La Boeuf, here is the PoC plan: a SwiftUI app with three screens.") == \
+        "Here is the PoC plan: a SwiftUI app with three screens."
+    assert done_text("Hey Okarin, I added the section to test-file.txt.") == "I added the section to test-file.txt."
+    assert done_text("So the cache was stale; I cleared it.") == "So the cache was stale; I cleared it."
+
+
+def test_a_target_that_labels_pasted_output_is_no_target() -> None:
+    assert not names_a_target("stderr", "I got this issue. Stderr: error: invalid value")
+    assert names_a_target("the stderr parser", "Fix it.")
+
+
+def test_a_choice_has_no_bold_marks_and_a_gerund_verdict_is_no_title() -> None:
+    assert chosen_text("**Option B** — keep the **cache** warm") == "Option B — keep the cache warm"
+    assert chosen_text("I will use __init__.py for the version") == "Use __init__.py for the version"
+    assert option_text("**SQLite** with WAL") == "SQLite with WAL"
+    assert decision_title("Keeping the explicit flag is clearer") == "Keep the explicit flag"
+    assert decision_title("Making it a single source of truth") == "Make it a single source of truth"
+
+
+def test_a_decision_record_written_from_bold_staging_reads_plainly(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 4, decisions=[
+        Decision(title="Keeping the explicit flag is clearer", options=["**keep the flag**", "drop it"],
+                 chosen="**keep the flag**", rationale="`--full-auto` already implies it, but the flag says so.")])
+    run_phase2(ws, flush=True)
+    text = (ws.decisions_dir / "keep-the-explicit-flag.md").read_text()
+    assert "# Keep the explicit flag\n" in text and "**" not in text
