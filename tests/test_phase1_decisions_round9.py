@@ -50,3 +50,44 @@ def test_a_look_up_a_bare_so_ill_do_it_and_the_agents_own_weighing_are_none() ->
         _thinking(log, f"**Reviewing the upload route**\n\n{text}")
         log.bash("sed -n '1,80p' src/upload.ts")
         assert log.extract().decisions == [], text
+
+
+# ---------------------------------------------------------------- a choice told in Chinese or Japanese
+
+
+def _said_choice(text: str) -> list[tuple[str, str]]:
+    log = Log()
+    log.user("帮我初始化项目的发布配置")
+    log.bash("ls", "package.json")
+    log.say(text)
+    return [(d.chosen, d.rationale) for d in log.extract().decisions]
+
+
+def test_a_chinese_contrast_with_its_reason_is_a_decision() -> None:
+    [(chosen, why)] = _said_choice("配置已经写好。这是第一个正式版本，没有旧的发布记录，所以采用 1.0.0 作为初始版本，"
+                                   "而不是从 0.x 继续递增。")
+    assert chosen == "采用 1.0.0 作为初始版本"
+    assert why == "这是第一个正式版本，没有旧的发布记录"
+    [(chosen, why)] = _said_choice("发布流程会放在独立的 workflow 里，而不是混进现有的测试任务。")
+    assert chosen == "发布流程会放在独立的 workflow 里" and why == "rather than 混进现有的测试任务"
+    [(chosen, _why)] = _said_choice("我们不是重写整个解析模块，而是只修改读取引号的函数。")
+    assert chosen == "只修改读取引号的函数"
+
+
+def test_a_chinese_choice_with_what_it_avoids_or_after_its_reason_is_a_decision() -> None:
+    [(chosen, why)] = _said_choice("我把生成的文件单独放进第二个提交，避免和配置改动混在一起。")
+    assert chosen == "把生成的文件单独放进第二个提交" and why == "避免和配置改动混在一起"
+    [(chosen, why)] = _said_choice("远程仓库在沙箱里无法访问，所以改用本地分支列表来确定编号。")
+    assert chosen == "改用本地分支列表来确定编号" and why == "远程仓库在沙箱里无法访问"
+
+
+def test_a_japanese_contrast_is_a_decision() -> None:
+    [(chosen, why)] = _said_choice("毎回ダウンロードするのではなく、永続ディスクにモデルを保存します。")
+    assert chosen == "永続ディスクにモデルを保存します" and why == "rather than 毎回ダウンロードするの"
+
+
+def test_a_chinese_look_up_or_a_reported_step_after_so_is_none() -> None:
+    assert _said_choice("提交被沙箱拦住了，所以我先检查一下 git 的权限设置。") == []
+    assert _said_choice("这个目录不存在，所以我在报告里标成了 pending。") == []
+    assert _said_choice("测试都通过了，构建也成功。") == []
+    assert _said_choice("这里的缓存并不是可选的，而是所有请求都要经过的一层。") == []  # a description

@@ -24,6 +24,7 @@ import re
 from ..sessions.model import Entry
 from ..store.staging import Decision
 from .calls import Call
+from .rules_cjk import CJK_CUES, cjk_choice
 from .rules_evidence import COMMENT_TAG_RE, _added_text, _first_change_after, answered_user_turns
 from .text import prose, sentences, short_title, squash
 
@@ -328,16 +329,16 @@ def reasoned_accounts(entries: list[Entry]) -> list[Decision]:
         if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
             continue
         lowered = entry.text.lower()
-        if not any(w in lowered for w in _REASON_WORDS):
-            continue  # cheap test first
-        for sentence in sentences(prose(entry.text)):
-            found = reasoned_choice(sentence)
-            if found is None:
-                continue
-            chosen, why = found
-            decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
-                                      rationale=squash(why, 240), range=(entry.index, entry.index)))
-            break
+        found = None
+        if any(w in lowered for w in _REASON_WORDS):  # cheap test first
+            found = next((f for s in sentences(prose(entry.text)) for f in (reasoned_choice(s),) if f), None)
+        if found is None and any(cue in entry.text for cue in CJK_CUES):
+            found = cjk_choice(prose(entry.text))  # the same choice told in Chinese or Japanese
+        if found is None:
+            continue
+        chosen, why = found
+        decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
+                                  rationale=squash(why, 240), range=(entry.index, entry.index)))
     return decisions
 
 
