@@ -66,3 +66,60 @@ def test_a_newer_codex_sandbox_denial_is_told_by_its_stderr() -> None:
     assert "sandbox denied: fatal: Unable to create '/w/repo/.git/index.lock': Operation not permitted;" in attempt.result
     assert "CreateProcess" not in attempt.result
     assert "escalated permissions" in attempt.result
+
+
+# ---------------------------------------------------------------- a search that printed nothing
+def test_a_codex_search_that_failed_silently_with_no_exit_code_found_nothing() -> None:
+    log = Log()
+    log.user("find where the retry limit is set")
+    _shell(log, "rg -n 'RETRY_LIMIT' src", "failed in sandbox: ", error=True)
+    log.say("No RETRY_LIMIT in src; the limit must come from the config file.")
+    log.edit("/w/config.toml")
+    assert log.extract().attempts == []
+
+
+def test_a_codex_command_that_failed_with_output_and_no_exit_code_still_failed() -> None:
+    log = Log()
+    log.user("run the unit tests")
+    _shell(log, "pytest tests -q", "failed in sandbox: FAILED tests/test_io.py::test_reads - KeyError\n", error=True)
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"
+
+
+# ---------------------------------------------------------------- a route aimed at the same thing
+_COUNT = "python - <<'PY'\nfrom pathlib import Path\nprint(Path('/w/specs/checklist.md').read_text().count('- [x]'))\nPY"
+
+
+def test_a_missing_program_is_not_fixed_by_an_unrelated_next_command() -> None:
+    log = Log()
+    log.user("count the checked items of the checklist")
+    log.bash(_COUNT, "zsh:1: command not found: python", exit_code=127)
+    log.bash("git status --short", " M README.md")
+    [attempt] = log.extract().attempts
+    assert "git status" not in attempt.result and attempt.outcome == "failure"
+
+
+def test_a_missing_program_is_fixed_by_the_next_command_aimed_at_the_same_file() -> None:
+    log = Log()
+    log.user("count the checked items of the checklist")
+    log.bash(_COUNT, "zsh:1: command not found: python", exit_code=127)
+    log.bash("awk '/^- \\[x\\]/{c++} END{print c}' /w/specs/checklist.md", "7")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and "ran `awk" in attempt.result
+
+
+def test_a_failed_look_is_fixed_by_another_look_of_the_same_program_only_when_aimed_alike() -> None:
+    log = Log()
+    log.user("which feature branches exist?")
+    log.bash("git ls-remote --heads origin", "fatal: unable to access 'https://example.invalid/r.git/': "
+             "Could not resolve host", exit_code=128)
+    log.bash("git for-each-ref refs/remotes/origin --format='%(refname:short)'", "origin/001-search")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success"
+    other = Log()
+    other.user("which feature branches exist?")
+    other.bash("git ls-remote --heads origin", "fatal: unable to access 'https://example.invalid/r.git/': "
+               "Could not resolve host", exit_code=128)
+    other.bash("git stash list", "stash@{0}: WIP on main")
+    [attempt] = other.extract().attempts
+    assert attempt.outcome == "failure" and "stash" not in attempt.result

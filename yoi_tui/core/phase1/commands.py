@@ -290,6 +290,10 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         if args[:1] == ["grep"]:
             program, args = "git-grep", args[1:]
     last = tail[-1] if tail else program
+    if exit_code is None and _silent(output):
+        # A failure that printed nothing and whose code the log does not give (Codex 0.4x: "failed in
+        # sandbox: " and nothing after it) is what exit 1 is for a search, a diff, a test: "no".
+        exit_code = 1
     if exit_code == 1 and (last in _NO_MATCH_PROGRAMS or (program in _NO_MATCH_PROGRAMS and not tail)):
         return False
     if exit_code == 1 and (program in _DIFF_PROGRAMS or program in _TEST_PROGRAMS):
@@ -316,6 +320,21 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
     if program in _NO_MATCH_PROGRAMS and exit_code == 2 and _only_missing_paths(program, output):
         return False  # the search ran; one of the folders it was pointed at is not there (a look around)
     return True
+
+
+_SILENT_PREFIXES = ("failed in sandbox:", "exit code: 1", "exit code 1")
+
+
+def _silent(output: str) -> bool:
+    """The command printed nothing of its own (at most the harness's "failed in sandbox:" prefix)."""
+    text = output.strip()
+    if len(text) > 40:
+        return False
+    lowered = text.lower()
+    for prefix in _SILENT_PREFIXES:
+        if lowered.startswith(prefix):
+            lowered = lowered[len(prefix):].strip()
+    return not lowered
 
 
 # Commands whose exit status 1 is their answer (a yes/no question), not a failure.

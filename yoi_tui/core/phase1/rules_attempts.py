@@ -411,11 +411,35 @@ def _next_route(failed: Call, calls: list[Call], position: int, missing: bool) -
     if not program or not other:
         return None
     if missing:
-        return later if other != program and not script_name(program) else None
+        return later if other != program and not script_name(program) and _aimed_alike(failed, later) else None
     if program == other and other_args[:1] != args[:1] and not _changes(failed) and not _changes(later) and \
-            not _checks(failed):
+            not _checks(failed) and _aimed_alike(failed, later):
         return later
     return None
+
+
+_PATHISH_RE = re.compile(r"[\w.~-]*[/.][\w./~-]+")
+_CD_RE = re.compile(r"^\s*(?:cd|pushd|Set-Location)\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*(?:&&|;)\s*", re.IGNORECASE)
+
+
+def _aimed_alike(failed: Call, later: Call) -> bool:
+    """``later`` is aimed at what ``failed`` was: a path one names appears in the other (``python -
+    <<EOF`` reading a checklist, then ``awk … checklist.md``), or most of their words are shared
+    (``python - <<EOF`` then ``python3 - <<EOF``). The next command after a missing program that is
+    about something else (``git status``) met no need of the failed one."""
+    one, two = (_CD_RE.sub("", c.command()) for c in (failed, later))  # (the folder both run in says nothing)
+    if fuzz.token_set_ratio(one, two) >= 60:
+        return True
+    mine = {p.rstrip("/.") for p in _PATHISH_RE.findall(one) if len(p) > 3}
+    theirs = {p.rstrip("/.") for p in _PATHISH_RE.findall(two) if len(p) > 3}
+    if any(p in two for p in mine) or any(p in one for p in theirs):
+        return True
+    from .commands import main_statement
+
+    # An operand of the failed command named again (`git ls-remote --heads origin`, then `git
+    # for-each-ref refs/remotes/origin`).
+    _program, args, _tail = main_statement(failed.command())
+    return any(len(a) >= 4 and not a.startswith("-") and a in two for a in args[1:])
 
 
 _UNIT_TEST_MODULES = {"unittest", "pytest", "nose2", "doctest"}
