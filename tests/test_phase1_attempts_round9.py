@@ -123,3 +123,51 @@ def test_a_failed_look_is_fixed_by_another_look_of_the_same_program_only_when_ai
     other.bash("git stash list", "stash@{0}: WIP on main")
     [attempt] = other.extract().attempts
     assert attempt.outcome == "failure" and "stash" not in attempt.result
+
+
+# ---------------------------------------------------------------- a fetch is a check of one site
+def test_a_failed_fetch_is_not_fixed_by_a_fetch_of_another_site() -> None:
+    log = Log()
+    log.user("look up the flood zone service")
+    log.call("WebFetch", {"url": "https://maps.example.invalid/gis/FloodZones/MapServer/28", "prompt": "fields"},
+             "Request failed with status code 404", error=True)
+    log.call("WebFetch", {"url": "https://docs.other.invalid/changelog", "prompt": "latest release"}, "v2.1 ...")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure" and "other.invalid" not in attempt.result
+
+
+def test_a_failed_fetch_is_fixed_by_a_later_fetch_of_the_same_site() -> None:
+    log = Log()
+    log.user("look up the flood zone service")
+    log.call("WebFetch", {"url": "https://maps.example.invalid/gis/FloodZones/MapServer/28", "prompt": "fields"},
+             "Request failed with status code 404", error=True)
+    log.call("WebFetch", {"url": "https://maps.example.invalid/arcgis/FloodZones/MapServer/28", "prompt": "fields"},
+             "FLD_ZONE, ZONE_SUBTY")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success"
+
+
+# ---------------------------------------------------------------- a poll of a task the harness no longer knows
+def _lost_poll(log: Log) -> int:
+    return log.call("TaskOutput", {"task_id": "t42", "block": False},
+                    "<tool_use_error>No task found with ID: t42</tool_use_error>", error=True)
+
+
+def test_a_poll_of_a_task_the_harness_no_longer_knows_is_no_story() -> None:
+    log = Log()
+    log.user("write the three poems in the background")
+    _lost_poll(log)
+    log.call("Read", {"file_path": "/tmp/tasks/t42.output"}, "The poem ...")
+    assert log.extract().attempts == []
+
+
+def test_a_lost_poll_got_past_by_launching_the_work_again_is_fixed() -> None:
+    log = Log()
+    log.user("write the three poems in the background")
+    start = _lost_poll(log)
+    log.say("The task is gone; I will start the green curry poem again.")
+    launch = log.call("Task", {"description": "Poem about green curry", "prompt": "Write a poem",
+                               "run_in_background": True}, "Async agent launched successfully.")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (start, launch + 1)
+    assert "fixed — launched the work again" in attempt.result

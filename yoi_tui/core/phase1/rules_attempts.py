@@ -156,7 +156,17 @@ def _key(call: Call) -> tuple[str, ...]:
     if call.is_shell:
         return check_key(call.command())
     files = call.files()
-    return (call.name, *files[:1]) if files else (call.name,)
+    if files:
+        return (call.name, *files[:1])
+    data = call.entry.tool_input
+    url = data.get("url") if isinstance(data, dict) else None
+    if isinstance(url, str) and (host := _HOST_RE.match(url)):
+        # A fetch is a check of one site: a later fetch of another site about something else is no re-run.
+        return (call.name, host.group(1).lower())
+    return (call.name,)
+
+
+_HOST_RE = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#]+)", re.IGNORECASE)
 
 
 _LOOK_PROGRAMS = {"ls", "cat", "head", "tail", "find", "grep", "rg", "wc", "stat", "file", "which", "pwd", "echo", "tree",
@@ -452,6 +462,21 @@ def _tests(call: Call) -> bool:
                           any(word in ("test", "tests") for word in key[1:2]))
 
 
+_GONE_TASK_RE = re.compile(r"\bno (?:task|shell|agent|background (?:task|shell)) found\b", re.IGNORECASE)
+_LAUNCH_TOOLS = {"Task", "Agent"}
+
+
+def _relaunch(calls: list[Call], position: int) -> Call | None:
+    """The next call, when it launched work again (a ``Task``/``Agent`` that started, a shell command
+    started in the background) after a poll of a task the harness no longer knows."""
+    later = calls[position + 1] if position + 1 < len(calls) else None
+    if later is None or not later.succeeded:
+        return None
+    data = later.entry.tool_input
+    background = later.is_shell and isinstance(data, dict) and data.get("run_in_background") is True
+    return later if later.name in _LAUNCH_TOOLS or background else None
+
+
 def _other_runner(failed: Call, calls: list[Call], position: int) -> Call | None:
     """A test runner that is not installed (and could not be installed) is got past by running the tests
     with another runner: the first later test run of another kind that ran — passed, or failed on
@@ -646,8 +671,17 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         taken[call.entry.index] = {call.entry.index, *(calls[p].entry.index for p in mine)}
         if last_failure > call.entry.index:
             loops.append((call.entry.index, last_failure))
+        relaunched = False
         if fix is None and tool_missing and _tests(call):
             fix = _other_runner(call, calls, position)
+        if call.name in BACKGROUND_POLL_TOOLS and not call.is_shell and _GONE_TASK_RE.search(call.result.text[:300]):
+            # A poll of a task or shell the harness no longer knows: mechanics, no story — unless the
+            # agent then launched the work again (the launch that succeeded got past it).
+            fix = _relaunch(calls, position)
+            if fix is None:
+                continue
+            edited, ran = [], []
+            relaunched = True
         if fix is None and call.is_shell:
             fix = _next_route(call, calls, position, tool_missing)
             if fix is not None:
@@ -712,7 +746,7 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
                                     f"the remote all the same: `{fix.describe()}` shows the branch in step with it",
                                     outcome="success", range=(call.entry.index, fix.end)))
             continue
-        how = _how(call, fix, edited, ran)
+        how = "launched the work again" if relaunched else _how(call, fix, edited, ran)
         attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — {how}; "
                                 f"`{fix.describe()}` then succeeded", outcome="success",
                                 range=(call.entry.index, fix.end)))
