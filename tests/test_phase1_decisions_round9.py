@@ -91,3 +91,39 @@ def test_a_chinese_look_up_or_a_reported_step_after_so_is_none() -> None:
     assert _said_choice("这个目录不存在，所以我在报告里标成了 pending。") == []
     assert _said_choice("测试都通过了，构建也成功。") == []
     assert _said_choice("这里的缓存并不是可选的，而是所有请求都要经过的一层。") == []  # a description
+
+
+# ---------------------------------------------------------------- what a commit leaves out
+
+_STATUS = " D NOTES.md\n M README.md\n M src/app.py\n?? .cache/\n"
+
+
+def _commit_log(said: str, add: str, status: str = _STATUS) -> tuple[Log, int]:
+    log = Log()
+    log.user("commit the work")
+    start = log.bash("git status --short", status)
+    log.say(said)
+    log.bash(f"{add} && git commit -m 'Add the export'", "[main 1a2b3c4] Add the export")
+    return log, start
+
+
+def test_a_commit_that_leaves_out_a_path_the_agent_spoke_of_is_a_decision() -> None:
+    log, start = _commit_log("NOTES.md was deleted outside this task, so it stays out of this commit; staging the "
+                             "two source files only.", "git add README.md src/app.py")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "commit only README.md, src/app.py; leave out NOTES.md, .cache/"
+    assert decision.rationale.startswith("NOTES.md was deleted outside this task")
+    assert decision.range == (start, len(log.entries) - 1)
+
+
+def test_staging_everything_or_only_its_own_files_without_a_word_is_no_decision() -> None:
+    said = "NOTES.md was deleted outside this task, but everything goes in."
+    log, _ = _commit_log(said, "git add -A")
+    assert log.extract().decisions == []
+    log, _ = _commit_log(said, "git add NOTES.md README.md src/app.py .cache/")
+    assert log.extract().decisions == []
+    log, _ = _commit_log("Committing the change now.", "git add README.md src/app.py")
+    assert log.extract().decisions == []
+    # A tool's own listing, indented, is no `git status --short` output.
+    log, _ = _commit_log(said, "git add README.md", status="Modified: 2 files\n   README.md\n   NOTES.md\n")
+    assert log.extract().decisions == []

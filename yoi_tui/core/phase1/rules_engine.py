@@ -29,6 +29,7 @@ from ..sessions.model import Entry
 from ..store.staging import Activity, Decision, Discussion
 from .calls import EDIT_TOOLS, Call, pair_calls
 from .rules_attempts import AttemptCarry, chunk_attempts, extract_attempts
+from .rules_commits import commit_scopes
 from .rules_design import (
     document_designs,
     heading_recommendations,
@@ -606,7 +607,8 @@ def _to_first_step(entries: list[Entry], decision: Decision) -> Decision:
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     evidence = (refused_then_redirected(entries, calls) + accepted_proposals(entries, calls)
                 + conflict_resolutions(entries, calls) + stated_constraints(entries, calls)
-                + commit_rationales(calls) + user_corrections(entries, calls) + weighed_options(entries))
+                + commit_rationales(calls) + commit_scopes(entries, calls) + user_corrections(entries, calls)
+                + weighed_options(entries))
     # The user's steer the agent agreed to, a name the user gave, a step made in place of a failed
     # one: each told once (a correction already read from the same message is that decision).
     starts = {d.range[0] for d in evidence if d.range}
