@@ -177,3 +177,76 @@ def test_a_decision_record_written_from_bold_staging_reads_plainly(tmp_path: Pat
     run_phase2(ws, flush=True)
     text = (ws.decisions_dir / "keep-the-explicit-flag.md").read_text()
     assert "# Keep the explicit flag\n" in text and "**" not in text
+
+
+# --- second change: a summary holds what was asked; one request sent twice is one record ------------
+
+
+def test_a_summary_cut_before_its_instruction_ends_with_it(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.request_text import with_instruction
+
+    context = ("In the `themes-svg` branch, commit 5cf09a5f accidentally committed two stray scratch files that "
+               "don't belong in the repo: `website/_scratch_schema.json` and `website/_scratch_templates.txt`.")
+    assert with_instruction(context, "Remove them with a small cleanup commit") == \
+        context + " Remove them with a small cleanup commit."
+    # the instruction said in the summary, a short summary, a slash command: as they are
+    assert with_instruction("Add a retry to the upload client and log each attempt with its delay in "
+                            "seconds, so we can see the backoff.", "Add a retry to the upload client").endswith("backoff.")
+    assert with_instruction("conda activate aie311", "Run `conda activate aie311`") == "conda activate aie311"
+    assert with_instruction("/init", "Write the project instructions (/init)") == "/init"
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 3, requests=[Request(intent="remove", target="them", summary=context,
+                                            title="Remove them with a small cleanup commit", range=(0, 3))])
+    run_phase2(ws, flush=True)
+    text = (ws.requests_dir / "remove-them-with-a-small-cleanup-commit.md").read_text()
+    assert "`website/_scratch_templates.txt`. Remove them with a small cleanup commit.\n" in text
+
+
+def test_a_request_sent_again_word_for_word_is_one_record_with_the_later_outcome(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 20, requests=[
+        Request(intent="run", target="", summary="conda activate aie311", title="Run `conda activate aie311`",
+                done="Environment activated.", range=(0, 4)),
+        Request(intent="explain", target="", summary="Which conda environment am i in?",
+                title="Which conda environment am i in", done="You're in `base`.", range=(5, 8)),
+        Request(intent="run", target="", summary="conda activate aie311", title="Run `conda activate aie311`",
+                done="The activation didn't persist in the bash session; run it in your own terminal.",
+                range=(9, 12)),
+        Request(intent="commit", target="", summary="commit", title="Commit", range=(13, 14)),
+        Request(intent="commit", target="", summary="commit", title="Commit", range=(15, 20))])
+    run_phase2(ws, flush=True)
+    text = (ws.requests_dir / "run-conda-activate-aie311.md").read_text()
+    assert "Environment activated." not in text and "didn't persist" in text
+    assert text.count("conda activate aie311 Done:") == 1 and "range: [0, 12]" in text
+
+
+# --- second change: a title cut before an object, a question's header, an aside ---------------------
+
+
+def test_a_title_cut_before_a_prepositions_object_loses_the_preposition(tmp_path: Path) -> None:
+    from yoi_tui.core.store.titles import trim_cut
+
+    said = "Yes, we'll use the existing voice announcement system through the speaker module."
+    assert trim_cut("Use the existing voice announcement system through", said) == \
+        "Use the existing voice announcement system"
+    assert trim_cut("Walk me through", "Walk me through") == "Walk me through"  # said whole
+    assert trim_cut("Create a conda environment to run this", "Create a conda environment to run this. Name it.") == \
+        "Create a conda environment to run this"
+    assert decision_title("Voice system - Yes, we'll use the existing voice announcement system") == \
+        "Use the existing voice announcement system"
+    assert decision_title("API key - I have a key") == "API key - I have a key"  # no answer word: as it is
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 3, decisions=[Decision(
+        title="Voice system - Yes, we'll use the existing voice announcement system through", options=[],
+        chosen=said, rationale="it already speaks on every platform")])
+    run_phase2(ws, flush=True)
+    assert (ws.decisions_dir / "use-the-existing-voice-announcement-system.md").exists()
+
+
+def test_a_fix_named_as_a_noun_and_an_aside_after_the_instruction() -> None:
+    assert request_title("Fix for the C1 issuem i don't want", "fix for the C1 issuem i don't want a modal", "") == \
+        "Fix the C1 issuem"
+    assert request_title("Make the page load faster I think it is the images", "Make the page load faster I "
+                         "think it is the images.", "") == "Make the page load faster"
+    assert request_title("Remove the files i don't use", "Remove the files i don't use.", "") == \
+        "Remove the files i don't use"

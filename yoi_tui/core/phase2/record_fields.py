@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from ..retrieval.slugrefs import iter_slug_refs
 from ..store.models import Source
 from ..store.staging import StagingFile
-from .request_text import asked_text, done_text
+from .request_text import asked_text, done_text, with_instruction
 
 SECTIONS = (("decisions", "decision"), ("requests", "request"), ("discussions", "discussion"),
             ("attempts", "attempt"))
@@ -139,8 +139,9 @@ def fields_model(item_ids: list[str], update_paths: list[str] | None, candidates
 def summary_line(request: Any) -> str:
     """A request's Summary line: what was asked and, when the agent reported it, what was done
     ("Remove the stray files and push. Done: Removed `root.txt`; pushed to a PR branch."), without
-    template scaffolding, openers and a report that says nothing (``request_text``)."""
-    asked = asked_text(one_line(request.summary))
+    template scaffolding, openers and a report that says nothing (``request_text``). A summary cut
+    before the instruction its staged title was read from ends with that instruction."""
+    asked = with_instruction(asked_text(one_line(request.summary)), one_line(getattr(request, "title", None) or ""))
     done = done_text(one_line(getattr(request, "done", None) or ""))
     if not done:
         return asked

@@ -376,12 +376,32 @@ def _whole_question(title: str, asked: str) -> str:
     return question if len(question.split()) > len(words) else ""
 
 
+# "Fix for the C1 issue": a fix named as a noun ("a fix for …"), the thing to fix is its object.
+_FIX_FOR_RE = re.compile(r"^(?P<verb>Fix|fix)\s+for\s+(?=(?:the|this|that|these|those|a|an|my|our|its|their)\s)")
+# The user's aside after the instruction ("… the C1 issue i don't want …", "… faster I think it's the
+# images"): what they feel about it, not what is asked; the title ends before it.
+_ASIDE_RE = re.compile(r"[,;]?\s+(?:i|we)\s+(?:(?:don't|do\s+not|didn't)\s+(?:want|think|know|like|care)|think|thought|guess|"
+                       r"feel|hope|wonder|believe|'m\s+not\s+sure|am\s+not\s+sure)\b.*$", re.IGNORECASE)
+_MIN_BEFORE_ASIDE = 3  # words an instruction keeps before an aside is cut off
+
+
+def _without_aside(title: str) -> str:
+    """``title`` with "Fix for the …" said as "Fix the …" and the user's aside after the
+    instruction cut off ("Fix for the C1 issuem i don't want" → "Fix the C1 issuem")."""
+    title = _FIX_FOR_RE.sub(lambda m: f"{m['verb']} ", title, count=1)
+    aside = _ASIDE_RE.search(title)
+    if aside and len(title[: aside.start()].split()) >= _MIN_BEFORE_ASIDE:
+        return clean_title(title[: aside.start()])
+    return title
+
+
 def request_title(title: str, asked: str, done: str) -> str:
     """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
     title that is no instruction ("I came from the future", an effort modifier "Think hard")
     takes the instruction said in the first sentences of ``asked`` when there is one."""
     if is_effort_modifier(title):
         return _instruction_in(asked, first_too=True) or title
+    title = _without_aside(title)
     if not is_template_title(title):
         verdict = _verdict_problem(title, asked)  # "Fix better, we got X, but …": the problem after "but"
         if verdict:
@@ -486,3 +506,35 @@ def is_resume_of(request: object, before: object) -> bool:
     return (getattr(request, "intent", "") == "continue" and not one_line(getattr(before, "done", None) or "")
             and summary.lower().startswith("continue:") and bool(asked)
             and summary[len("continue:"):].strip().startswith(asked[:60]))
+
+
+_CONTENT_RE = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+_FUNCTION_WORDS = {"the", "a", "an", "of", "to", "in", "on", "for", "with", "and", "or", "it", "this", "that", "them",
+                   "these", "those", "is", "are", "be", "as", "at", "by", "from", "into", "me", "us", "my", "our"}
+_MIN_CUT_WORDS = 15  # a summary this long may have been cut before the instruction; a short one was said whole
+
+
+def with_instruction(asked: str, title: str) -> str:
+    """``asked``, ending with the instruction its title was read from when Phase 1's summary was cut
+    before it ("… two stray scratch files …: `a.json` and `b.txt`." + "Remove them with a small cleanup
+    commit."): a summary that never says what was asked is no summary of a request. Unchanged when
+    the title is no instruction, a slash command's, or its words are in ``asked``."""
+    said = clean_title(title) if title else ""
+    if (not said or not starts_with_verb(said) or "(" in said or asked.lstrip().startswith("/")
+            or len(asked.split()) < _MIN_CUT_WORDS or _REFINED in asked):
+        return asked
+    words = [w.lower() for w in _CONTENT_RE.findall(said)[1:] if w.lower() not in _FUNCTION_WORDS]
+    present = {w.lower() for w in _CONTENT_RE.findall(asked)}
+    if not words or sum(w in present for w in words) * 2 >= len(words):
+        return asked
+    return f"{asked.rstrip()} {said}."
+
+
+_MIN_SENT_AGAIN = 3
+
+
+def is_sent_again(request: object, earlier: object) -> bool:
+    """Whether ``request`` is ``earlier`` sent again: the same words asked (case and spacing aside)."""
+    said = one_line(getattr(request, "summary", "") or "").lower()
+    # Three words at least: "continue" or "try again" said twice are two turns of work, not one.
+    return len(said.split()) >= _MIN_SENT_AGAIN and said == one_line(getattr(earlier, "summary", "") or "").lower()

@@ -52,7 +52,7 @@ from ..store.reader import is_record_text, read_frontmatter_bytes
 from ..store.records import Record
 from ..store.slug_names import naming_difference
 from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
-from ..store.titles import clean_title, decision_title
+from ..store.titles import clean_title, decision_title, trim_cut
 from ..store.writer import new_record_text, render_record
 from .attempt_text import bypassed_by, truthful_result
 from .decision_text import chosen_text, is_change_summary, option_text, rationale_text
@@ -63,6 +63,7 @@ from .request_text import (
     done_text,
     is_resume_of,
     is_same_again,
+    is_sent_again,
     names_a_target,
     request_title,
     resolve_pronoun,
@@ -380,6 +381,8 @@ class RulesEngine:
         if is_change_summary(decision):
             return None  # a commit or PR subject and the list of what it changed: no choice told
         title = self._line(decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
+        # A title cut before a preposition's object ("… the voice system through"): the preposition goes.
+        title = trim_cut(title, one_line(decision.chosen), one_line(decision.rationale), *decision.options)
         chosen = self._line(chosen_text(decision.chosen))
         has_choice = _has_choice(decision.chosen)
         parts = [f"\n# {title}\n"]
@@ -412,6 +415,7 @@ class RulesEngine:
                                              done_text(one_line(request.done or ""))))
             # "Edit it and add some content": "it" is what the request before made (its report names it).
             title = self._line(resolve_pronoun(title, one_line(before.done or "") if before else ""))
+            title = trim_cut(title, one_line(request.summary))
         elif target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
             # A bare verb ("fix", as the rules extractor gives) reads as a title only with its object.
             title = f"{intent} {target}" if len(intent.split()) <= 3 else f"{intent} ({target})"
@@ -736,11 +740,20 @@ _PHRASE_OPENERS = {"a", "an", "the", "this", "that"}  # "the build command", "th
 def folded_requests(requests: list[Request]) -> list[Request]:
     """``requests`` with each that only continues the one before folded into it: a "continue" after
     the work stopped (its report is the record's "Done:") and a follow-up that only says "same
-    error" (a "— refined:" part of what was asked, its report the newer one)."""
+    error" (a "— refined:" part of what was asked, its report the newer one); and a request sent
+    again word for word, later in the same range, folded into its first sending."""
     kept: list[Request] = []
     for request in requests:
         before = kept[-1] if kept else None
-        if before is not None and is_resume_of(request, before):
+        again = None if is_vcs_step(request.summary) else next(
+            (at for at, k in enumerate(kept) if is_sent_again(request, k)), None)  # "commit" twice: two "Then" lines
+        if again is not None:
+            # The same words sent again later ("conda activate aie311" twice): one request, the
+            # later report its outcome (the first one's may have been wrong).
+            first = kept[again]
+            kept[again] = first.model_copy(update={"done": request.done or first.done,
+                                                   "range": _span(first.range, request.range)})
+        elif before is not None and is_resume_of(request, before):
             kept[-1] = before.model_copy(update={"done": request.done, "range": _span(before.range, request.range)})
         elif before is not None and is_same_again(request.summary):
             summary = f"{before.summary}{REFINED}{one_line(request.summary)}"

@@ -234,11 +234,21 @@ def _imperative(word: str) -> str | None:
     return None
 
 
+# A question's header with the user's answer after it ("Voice system - Yes, we'll use the existing
+# voice system …"): the answer is the choice, the header only what it is about.
+_ANSWERED_RE = re.compile(r"^[^\W\d_][\w /&+.'-]{0,40}?\s+[-—–:]\s+(?:yes|yeah|yep|sure|ok(?:ay)?|no|nope)\b[,.!:;]?\s+"
+                          r"(?P<rest>\S.*)$", re.IGNORECASE)
+
+
 def decision_title(text: str, limit: int = MAX_TITLE) -> str:
-    """A decision's title as what was chosen, said as an instruction: a first-person opener off the
-    front ("I believe we should keep X" → "Keep X"), a gerund made the verb ("Making it …" →
-    "Make it …"), a reason clause off the end; then ``clean_title``."""
+    """A decision's title as what was chosen, said as an instruction: a question's header and a
+    "Yes," in front of the answer off ("Voice system - Yes, we'll use …" → "Use …"), a first-person
+    opener off the front ("I believe we should keep X" → "Keep X"), a gerund made the verb
+    ("Making it …" → "Make it …"), a reason clause off the end; then ``clean_title``."""
     flat = one_line(text)
+    answered = _ANSWERED_RE.match(flat)
+    if answered and len(answered["rest"].split()) >= 2:
+        flat = answered["rest"]
     body = _FIRST_PERSON_RE.sub("", flat, count=1)
     if body != flat and not re.search(r"[^\W_]", body):
         body = flat
@@ -271,3 +281,27 @@ def embedded_instruction(sentence: str) -> str:
         if (match.group(1) or match.group(2)).lower() in IMPERATIVE_VERBS:
             return flat[match.end():]
     return ""
+
+
+def _words_of(text: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[^\W_]+(?:['’.-][^\W_]+)*", text)]
+
+
+_CUT_PROBE = 4  # the last words of a title looked for in the text it was cut from
+
+
+def trim_cut(title: str, *texts: str) -> str:
+    """``title`` without the prepositions it ends on when it is a piece of one of ``texts`` cut
+    before their object ("… the existing voice announcement system through" of "… system through the
+    speaker"); as it is when it ends where the text it came from ends, or is no piece of it."""
+    words = title.split()
+    tail = _words_of(" ".join(words[-_CUT_PROBE:]))
+    if len(words) <= 2 or not tail or words[-1].lower().strip(",;:.!?") not in CUT_TAIL:
+        return title
+    for said in (_words_of(s) for text in texts for s in re.split(r"[.!?;:](?:\s|$)", one_line(text))):
+        for at in range(len(said) - len(tail)):
+            if said[at: at + len(tail)] == tail:  # found, and the text goes on after it: it was cut
+                while len(words) > 2 and words[-1].lower().strip(",;:.!?") in CUT_TAIL | STOP_TAIL:
+                    words.pop()
+                return " ".join(words).rstrip(_TAIL_CHARS)
+    return title
