@@ -171,3 +171,24 @@ def test_a_lost_poll_got_past_by_launching_the_work_again_is_fixed() -> None:
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and attempt.range == (start, launch + 1)
     assert "fixed — launched the work again" in attempt.result
+
+
+# ---------------------------------------------------------------- a look-up's "no"
+def test_a_look_up_that_answers_not_found_is_no_failure() -> None:
+    log = Log()
+    log.user("open a pull request for this branch if there is none")
+    log.bash("gh pr view --json url", "no pull requests found for branch \"feat/export\"", exit_code=1)
+    log.bash("gh pr create --fill", "https://example.invalid/o/r/pull/7")
+    log.bash("git show main:docs/EXPORT.md", "fatal: path 'docs/EXPORT.md' does not exist in 'main'", exit_code=128)
+    log.bash("docker inspect export-worker", "Error: No such object: export-worker", exit_code=1)
+    assert log.extract().attempts == []
+
+
+def test_a_look_up_that_crashed_or_a_script_with_a_look_up_word_still_failed() -> None:
+    log = Log()
+    log.user("check the cli's inspect command")
+    log.bash("bun apps/cli/src/cli.ts inspect --help",
+             "SyntaxError: Export named 'grade' not found in module 'dist/index.js'", exit_code=1)
+    log.bash("go get example.invalid/lib@v1.2.0", "go: example.invalid/lib@v1.2.0: not found", exit_code=1)
+    outcomes = [a.outcome for a in log.extract().attempts]
+    assert outcomes == ["failure", "failure"]

@@ -319,7 +319,37 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False  # a look at a local server (health check, port probe) that is not up yet
     if program in _NO_MATCH_PROGRAMS and exit_code == 2 and _only_missing_paths(program, output):
         return False  # the search ran; one of the folders it was pointed at is not there (a look around)
+    if _looks_up(program, args) and _NO_SUCH_RE.search(output[:2000]) and not missing_tool(output, exit_code) \
+            and not _CRASH_RE.search(output[:2000]):
+        return False  # `gh pr view` "no pull requests found", `git show ref:path` "does not exist": its "no"
     return True
+
+
+# A look-up's subcommand (``gh pr view``, ``git show``, ``docker inspect``, ``kubectl get``, ``npm
+# view``, ``brew info``): it asks whether something is there, and "not found" is its answer.
+_LOOKUP_VERBS = {"view", "show", "list", "ls", "get", "describe", "info", "inspect", "status", "log", "search",
+                 "cat-file", "ls-tree", "rev-list", "blame", "doc", "whoami"}
+_CHECK_PROGRAMS = {"pytest", "jest", "vitest", "tsc", "eslint", "ruff", "mypy", "make", "just", "task"}
+_NO_SUCH_RE = re.compile(r"\bnot found\b|\b404\b|\bno such\b|\bdoes ?n[o']t exist\b|\bcould ?n[o']t find\b|"
+                         r"\bcan(?:no|')t find\b|\bno (?:\w+ ){1,2}found\b|\binvalid object name\b|\bunknown revision\b|"
+                         r"\bbad revision\b|\bdid not match any\b|\(NotFound\)|\bno matching\b", re.IGNORECASE)
+
+
+def _looks_up(program: str, args: list[str]) -> bool:
+    """A command whose subcommand (first or second word: ``git show``, ``gh pr view``) is a look-up."""
+    if program in _CHECK_PROGRAMS or program in _TEST_RUNNERS or script_name(program):
+        return False
+    words = _positionals(args)[:2]
+    if words[:1] and words[0] in _LOOKUP_VERBS:
+        return not (program == "go" and words[0] in ("get", "list"))  # `go get`: an install
+    # `gh pr view`, `docker image inspect`: a noun, then the look-up (not a script's path or a file)
+    return len(words) == 2 and words[1] in _LOOKUP_VERBS and words[0].isalpha() and program in _NOUN_VERB_PROGRAMS
+
+
+_NOUN_VERB_PROGRAMS = {"gh", "glab", "docker", "podman", "kubectl", "az", "gcloud", "aws", "heroku", "fly", "flyctl",
+                       "vercel", "netlify", "supabase", "stripe", "doctl", "hcloud", "oc", "helm"}
+# A program that crashed says so whatever it was asked: no look-up's "no".
+_CRASH_RE = re.compile(r"Traceback \(most recent call last\)|\b\w+Error\b|\bexception\b|\bpanicked\b", re.IGNORECASE)
 
 
 _SILENT_PREFIXES = ("failed in sandbox:", "exit code: 1", "exit code 1")
