@@ -127,3 +127,34 @@ def test_staging_everything_or_only_its_own_files_without_a_word_is_no_decision(
     # A tool's own listing, indented, is no `git status --short` output.
     log, _ = _commit_log(said, "git add README.md", status="Modified: 2 files\n   README.md\n   NOTES.md\n")
     assert log.extract().decisions == []
+
+
+# ---------------------------------------------------------------- a refused step taken after the user's "why not?"
+
+
+def test_the_step_the_agent_refused_taken_after_the_user_challenges_it_is_a_decision() -> None:
+    log = Log()
+    log.user("/share-report")
+    log.say("That looks like a local command; I won't run it myself, but you can run it to share the report.")
+    log.bash("ls reports", "weekly.md")
+    challenge = log.user("why won't you run it?")
+    log.say("You're right to ask. Looking at it again, it only uploads the report you generated, so there is no "
+            "reason not to. Let me run it for you:")
+    run = log.bash("python3 scripts/share_report.py weekly.md", "shared: https://example.test/r/1")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "run it for you"
+    assert decision.range == (challenge, run + 1)
+
+
+def test_a_look_after_a_challenge_or_a_plain_question_is_no_decision() -> None:
+    for question, reply in (("why won't you run it?", "You're right. Let me check what the script does first."),
+                            ("why won't you run it?", "You're right to ask. Let me check it before anything runs."),
+                            ("what does the script do?", "Good point. Let me run it to see.")):
+        log = Log()
+        log.user("/share-report")
+        log.say("That looks like a local command; I won't run it myself.")
+        log.bash("ls reports", "weekly.md")
+        log.user(question)
+        log.say(reply)
+        log.bash("cat scripts/share_report.py", "print('share')")
+        assert log.extract().decisions == [], question

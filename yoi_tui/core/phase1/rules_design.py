@@ -14,7 +14,8 @@ Owns four kinds of decision evidence, each a general mechanism:
   a docs tool) is a tactic, not a decision;
 - **the agent taking up the user's correction**: "You're right! I'll read the path from the config
   instead" right after the user's message — the agent's restated plan is the choice, the user's words
-  its reason.
+  its reason; after the user challenges a step the agent refused ("why won't you run it?"), the
+  conceding reply's "let me run it" is the choice too (a look, "let me check it", is not).
 """
 
 from __future__ import annotations
@@ -364,6 +365,14 @@ def taken_up_corrections(entries: list[Entry], calls: list[Call]) -> list[Decisi
     return decisions
 
 
+# The user challenging what the agent refused or left undone: "why won't you run it?", "why not?".
+_CHALLENGE_RE = re.compile(r"^(?:but\s+|so\s+)?why (?:not\b|(?:won'?t|wouldn'?t|can'?t|didn'?t|don'?t|did not|will not|"
+                           r"would not|cannot) you\b)", re.IGNORECASE)
+_DO_IT_RE = re.compile(rf"^(?:(?:so|then),?\s+)?(?:{_AGENT}(?:'ll| will)|let me|let's)\s+(?!(?:check|look|verify|inspect|review|"
+                       r"investigate|examine|see|read|explain|think|reconsider)\b)(?P<chosen>(?:go ahead and\s+)?\w+ "
+                       r"(?:it|that|this|them)\b.*)$", re.IGNORECASE)
+
+
 def _taken_up(entries: list[Entry], position: int, reply: Entry, calls: list[Call]) -> Decision | None:
     user = entries[position]
     said = prose(reply.text).replace("\u2019", "'").strip()
@@ -373,8 +382,14 @@ def _taken_up(entries: list[Entry], position: int, reply: Entry, calls: list[Cal
     body = prose(user.text)
     if not body or len(body.split()) > 80:
         return None
+    challenged = bool(_CHALLENGE_RE.match(body.replace("\u2019", "'")))
     chosen = ""
     for sentence in sentences(said[opener.end():]):
+        if challenged and (done := _DO_IT_RE.match(sentence.rstrip(".!:"))) is not None:
+            # "Why won't you run it?" - "You're right to question that … Let me run it": the step the
+            # agent had refused, now taken (a look-up verb is the choice here, not a look around).
+            chosen = done.group("chosen")
+            break
         match = _TAKE_UP_RE.match(sentence.rstrip(".!"))
         if match is None:
             continue
