@@ -192,3 +192,25 @@ def test_a_look_up_that_crashed_or_a_script_with_a_look_up_word_still_failed() -
     log.bash("go get example.invalid/lib@v1.2.0", "go: example.invalid/lib@v1.2.0: not found", exit_code=1)
     outcomes = [a.outcome for a in log.extract().attempts]
     assert outcomes == ["failure", "failure"]
+
+
+# ---------------------------------------------------------------- a noun-verb CLI's check is both words
+def test_a_noun_verb_cli_command_is_not_re_run_by_another_verb_of_the_same_noun() -> None:
+    log = Log()
+    log.user("open the pull request")
+    log.bash("gh pr create --fill", "pull request create failed: GraphQL: No commits between main and feat",
+             exit_code=1)
+    log.bash("gh pr view --json url", '{"url": "https://example.invalid/o/r/pull/3"}')
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure" and "gh pr view" not in attempt.result
+
+
+def test_a_noun_verb_cli_command_run_again_after_a_change_is_fixed() -> None:
+    log = Log()
+    log.user("open the pull request")
+    log.bash("gh pr create --fill", "pull request create failed: GraphQL: No commits between main and feat",
+             exit_code=1)
+    log.bash("git push -u origin feat", "branch 'feat' set up to track 'origin/feat'.")
+    log.bash("gh pr create --fill", "https://example.invalid/o/r/pull/4")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and "after running `git push -u origin feat`" in attempt.result

@@ -247,6 +247,10 @@ def check_key(command: str) -> tuple[str, ...]:
         return (script_name(program),)  # a script run by its path: the script is the check
     if program in _INTERPRETERS and positional[:1] and script_name(positional[0]):
         return (script_name(positional[0]),)
+    if program in _NOUN_VERB_PROGRAMS and len(positional) >= 2 and positional[0].isalpha() and \
+            positional[1].replace("-", "").isalpha():
+        # `gh pr create` and `gh pr view`, `docker compose up` and `docker compose logs`: two checks
+        return (program, positional[0], positional[1])
     if program in _SUBCOMMAND:
         key: tuple[str, ...] = (program, *positional[:1])
         if positional[:1] and positional[0] in _TEST_WORDS and len(positional) > 1 and program != "git":
