@@ -250,3 +250,21 @@ def test_a_fix_named_as_a_noun_and_an_aside_after_the_instruction() -> None:
                          "think it is the images.", "") == "Make the page load faster"
     assert request_title("Remove the files i don't use", "Remove the files i don't use.", "") == \
         "Remove the files i don't use"
+
+
+# --- third change: a document's heading staged as a choice makes no decision record ------------------
+
+
+def test_a_documents_heading_makes_no_decision_record(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    heading = "Feature Specification: Extension Injection Platform (specs/001-extension-system/spec.md)"
+    stage(ws, "s1", 0, 9, decisions=[
+        Decision(title=heading, options=[], chosen=heading, rationale=""),
+        Decision(title="Implementation Plan: Editable Task Viewer Inputs", options=[],
+                 chosen="Implementation Plan: Editable Task Viewer Inputs", rationale=""),
+        # a choice about a document is one: it has a reason
+        Decision(title="Keep the plan in docs/plan.md", options=[], chosen="Keep the plan in docs/plan.md",
+                 rationale="one place the team already reads")])
+    run_phase2(ws, flush=True)
+    names = sorted(p.name for p in ws.decisions_dir.glob("*.md"))
+    assert names == ["keep-the-plan-in-docs-plan-md.md"], names

@@ -4,6 +4,8 @@
 * ``chosen_text``: a choice stated in the first person is said as the choice ("I believe we should
   keep the doctor command as it serves …" → "Keep the doctor command as it serves …"), whole;
 * ``option_text``: an option cut on a dangling word ("attempting a login when") loses that word;
+* ``is_document_heading``: a document's heading staged as a choice ("Feature Specification: …
+  (specs/…/spec.md)") is no choice either;
 * ``is_change_summary``: a commit or PR subject whose "rationale" is the list of what it changed
   ("Phase 2 Performance Optimization (#377)", "Enhanced tracking - Early ID validation - …") tells
   no choice — the request record says what was done — so it makes no decision record.
@@ -62,6 +64,24 @@ def is_change_summary(decision: Any) -> bool:
         return False
     items = [i for i in _LIST_SPLIT_RE.split(one_line(decision.rationale)) if i.strip()]
     return len(items) >= 3
+
+
+# A document's heading ("Feature Specification: Extension Injection Platform (specs/001-…/spec.md)",
+# "Implementation Plan: …", a spec-kit `plan.md`'s title): the name of a file the agent wrote, no choice.
+_DOC_KIND_RE = re.compile(r"^(?:feature\s+)?(?:specification|spec|implementation\s+plan|plan|tasks?|task\s+list|"
+                          r"research|data\s+model|quickstart|checklist|constitution|design(?:\s+doc(?:ument)?)?|"
+                          r"requirements|prd|rfc|adr|proposal)\s*:\s+\S", re.IGNORECASE)
+_DOC_PATH_RE = re.compile(r"\(\s*`?[\w./-]+\.(?:md|mdx|rst|txt|adoc)`?\s*\)\s*$", re.IGNORECASE)
+
+
+def is_document_heading(decision: Any) -> bool:
+    """A decision that is only a document's heading: no options, no rationale, a chosen that
+    repeats its title, and a title that is a document's kind and name ("Feature Specification: X")
+    or ends with the document's path ("… (specs/001-extension-system/spec.md)")."""
+    title = one_line(decision.title)
+    if decision.options or one_line(decision.rationale) or one_line(decision.chosen).lower() != title.lower():
+        return False
+    return bool(_DOC_KIND_RE.match(title) or _DOC_PATH_RE.search(title))
 
 
 # The agent saying what it does next ("Next, I'll locate the table definitions", "Let me check …",

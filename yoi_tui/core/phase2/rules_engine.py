@@ -55,7 +55,7 @@ from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.titles import clean_title, decision_title, trim_cut
 from ..store.writer import new_record_text, render_record
 from .attempt_text import bypassed_by, truthful_result
-from .decision_text import chosen_text, is_change_summary, option_text, rationale_text
+from .decision_text import chosen_text, is_change_summary, is_document_heading, option_text, rationale_text
 from .record_fields import defang, one_line, summary_line
 from .request_text import (
     REFINED,
@@ -378,8 +378,8 @@ class RulesEngine:
         self._attempts(staging, activity.attempts, targets)
 
     def _decision(self, staging: StagingFile, decision: Decision) -> Target | None:
-        if is_change_summary(decision):
-            return None  # a commit or PR subject and the list of what it changed: no choice told
+        if is_change_summary(decision) or is_document_heading(decision):
+            return None  # a commit or PR subject and what it changed, a document's heading: no choice told
         title = self._line(decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
         # A title cut before a preposition's object ("… the voice system through"): the preposition goes.
         title = trim_cut(title, one_line(decision.chosen), one_line(decision.rationale), *decision.options)
