@@ -158,3 +158,32 @@ def test_a_look_after_a_challenge_or_a_plain_question_is_no_decision() -> None:
         log.say(reply)
         log.bash("cat scripts/share_report.py", "print('share')")
         assert log.extract().decisions == [], question
+
+
+# ---------------------------------------------------------------- a solution announced with its parts
+
+
+def test_a_solution_announced_with_its_parts_is_a_decision() -> None:
+    log = Log()
+    log.user("the app must run on the server and on my laptop")
+    log.bash("cat config.yml", "cache_dir: null")
+    said = log.say("Found it. The loader accepts a `cache_dir` option. Now let me create a solution that:\n"
+                   "1. Downloads the index once to the mounted volume\n"
+                   "2. Points the loader at it through `CACHE_DIR`\n"
+                   "3. Falls back to the default path on a laptop")
+    log.edit("config.yml")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("Downloads the index once to the mounted volume; Points the loader at it")
+    assert decision.rationale == "The loader accepts a `cache_dir` option."
+    assert decision.range == (said, said)
+
+
+def test_a_single_step_or_a_list_of_findings_is_no_announced_solution() -> None:
+    for text in ("Now let me create a fix that:\n1. Reads the path from the config",
+                 "Here is what I found:\n1. The loader ignores `cache_dir`\n2. The volume is mounted read-only"):
+        log = Log()
+        log.user("the app must run on the server and on my laptop")
+        log.bash("cat config.yml", "cache_dir: null")
+        log.say(text)
+        log.edit("config.yml")
+        assert log.extract().decisions == [], text

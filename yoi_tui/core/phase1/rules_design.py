@@ -1,8 +1,10 @@
 """Decisions the rules extractor reads where no choice cue word is ("instead of", "we'll use"): the
 shape of the text says a choice was made (issue 26: decisions on unseen sessions).
 
-Owns four kinds of decision evidence, each a general mechanism:
+Owns five kinds of decision evidence, each a general mechanism:
 
+- **a solution announced with its parts**: "Now let me create a solution that:" and the list under
+  it ("1. Downloads the model to the disk 2. …") — the parts are the choice;
 - **a recommendation under its own heading** in the agent's message ("## Recommendation" /
   "**Decision:**" followed by "Stick with the SDK, no GraphQL") — the line under it is the choice;
 - **a design written into a document**: an edit or a write of a prose file (a plan, a design note,
@@ -107,6 +109,49 @@ def heading_recommendations(entries: list[Entry]) -> list[Decision]:
         decisions.append(Decision(title=short_title(chosen, 10), options=[], chosen=squash(chosen, 200),
                                   rationale=squash(why, 240),
                                   range=(entry.index, entry.index)))
+    return decisions
+
+
+# ---------------------------------------------------------------- a solution announced with its parts
+
+# "Now let me create a solution that:" / "I'll implement an approach which will:" closing a line, the
+# list under it naming what the solution does - the agent's design, told before it is built.
+_ANNOUNCED_RE = re.compile(r"^(?:(?:now|so|ok(?:ay)?|next|then),?\s+)?(?:let me|let's|i'll|i will|we'll|we will|i'm going to)\s+"
+                           r"(?:create|implement|build|write|put together|set up|go with)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}"
+                           r"(?:solution|approach|fix|setup|design)\s+(?:that|which)(?:\s+will)?\s*:\s*$", re.IGNORECASE)
+_ITEM_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?P<item>\S.*)$")
+
+
+def announced_solutions(entries: list[Entry]) -> list[Decision]:
+    """A solution the agent announces with its parts ("Let me create a solution that:" and a list)."""
+    decisions: list[Decision] = []
+    for entry in entries:
+        if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
+            continue
+        lowered = entry.text.lower()
+        if not any(w in lowered for w in ("solution", "approach", "fix", "setup", "design")) or ":" not in lowered:
+            continue  # cheap test first
+        lines = prose(entry.text).splitlines()
+        for number, line in enumerate(lines):
+            if not line.rstrip().endswith(":"):
+                continue
+            parts = sentences(_clean_line(line)) or [""]
+            if _ANNOUNCED_RE.match(parts[-1] + ":") is None:  # the line's last sentence introduces the list
+                continue
+            before = [p for p in parts[:-1] if len(p.split()) >= 4]  # "The scanner supports X." (not "Perfect!")
+            items = []
+            for below in lines[number + 1:]:
+                item = _ITEM_RE.match(below)
+                if item is None:
+                    break
+                items.append(_clean_line(item.group("item")).rstrip(".;"))
+            if len(items) < 2:
+                continue  # one line is a step, not a solution's parts
+            chosen = "; ".join(items[:4])
+            decisions.append(Decision(title=short_title(items[0], 10), options=[], chosen=squash(chosen, 200),
+                                      rationale=squash(before[-1], 240) if before else "",
+                                      range=(entry.index, entry.index)))
+            break
     return decisions
 
 

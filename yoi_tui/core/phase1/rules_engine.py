@@ -31,6 +31,7 @@ from .calls import EDIT_TOOLS, Call, pair_calls
 from .rules_attempts import AttemptCarry, chunk_attempts, extract_attempts
 from .rules_commits import commit_scopes
 from .rules_design import (
+    announced_solutions,
     document_designs,
     heading_recommendations,
     reason_then_choice,
@@ -631,7 +632,8 @@ def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]
     # document, a reasoned choice in the agent's account) counts where no other decision is told within
     # a few entries (a long turn holds several choices; the same one is told once).
     near = 3
-    for quiet in heading_recommendations(entries) + document_designs(calls, entries) + reasoned_accounts(entries):
+    for quiet in heading_recommendations(entries) + document_designs(calls, entries) + reasoned_accounts(entries) \
+            + announced_solutions(entries):
         if quiet.range and not any(d.range and d.range[0] - near <= quiet.range[1] and quiet.range[0] <= d.range[1] + near
                                    for d in found):
             found.append(quiet)
