@@ -214,3 +214,23 @@ def test_a_noun_verb_cli_command_run_again_after_a_change_is_fixed() -> None:
     log.bash("gh pr create --fill", "https://example.invalid/o/r/pull/4")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and "after running `git push -u origin feat`" in attempt.result
+
+
+# ---------------------------------------------------------------- the agent's own time limit
+def test_a_server_ended_by_the_agents_own_time_limit_is_no_failure() -> None:
+    log = Log()
+    log.user("check the dev server starts")
+    log.bash("cd web && timeout 15 npm run dev", "VITE v5.0.0  ready in 300 ms\n  Local: http://localhost:5173/",
+             exit_code=124)
+    log.bash("timeout 10 uvicorn app:app --port 8100", "INFO: Application startup complete.", exit_code=143)
+    assert log.extract().attempts == []
+
+
+def test_a_check_ended_by_a_time_limit_failed_and_its_wrapper_is_no_part_of_the_check() -> None:
+    log = Log()
+    log.user("run the tests")
+    start = log.bash("timeout 60 pytest -q", "", exit_code=124)
+    log.edit("/w/tests/conftest.py")
+    fixed = log.bash("pytest -q", "12 passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (start, fixed + 1)

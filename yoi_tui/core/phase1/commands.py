@@ -97,10 +97,22 @@ def normalise_program(word: str) -> str:
     return re.sub(r"(?<=[a-z])\d+(?:\.\d+)*$", "", base)  # python3.11 -> python, pip3 -> pip
 
 
+# A wrapper's own operand before the command it runs: `timeout 10 npm run dev`, `nice -n 5 make`.
+_DURATION_RE = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
+_VALUE_WRAPPERS = {"timeout", "gtimeout"}
+
+
 def _program_and_args(tokens: list[str]) -> tuple[str, list[str]]:
     rest = list(tokens)
-    while rest and (_ENV_RE.match(rest[0]) or rest[0] in _WRAPPERS):
-        rest.pop(0)
+    while rest and (_ENV_RE.match(rest[0]) or rest[0] in _WRAPPERS or rest[0] in _VALUE_WRAPPERS):
+        word = rest.pop(0)
+        if word in _VALUE_WRAPPERS or word in ("nice", "timeout"):
+            while rest and rest[0].startswith("-"):  # `timeout -s KILL 10 …`, `nice -n 5 …`
+                flag = rest.pop(0)
+                if flag in ("-s", "-k", "-n", "--signal", "--kill-after") and rest:
+                    rest.pop(0)
+            if word != "nice" and rest and _DURATION_RE.match(rest[0]):
+                rest.pop(0)
     if not rest:
         return "", []
     return normalise_program(rest[0]), rest[1:]
@@ -323,10 +335,31 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False  # a look at a local server (health check, port probe) that is not up yet
     if program in _NO_MATCH_PROGRAMS and exit_code == 2 and _only_missing_paths(program, output):
         return False  # the search ran; one of the folders it was pointed at is not there (a look around)
+    if exit_code in (124, 137, 143) and _TIME_LIMIT_RE.search(command) and _serves(program, args):
+        return False  # `timeout 10 npm run dev`: the agent's own limit ended a server meant to keep running
     if _looks_up(program, args) and _NO_SUCH_RE.search(output[:2000]) and not missing_tool(output, exit_code) \
             and not _CRASH_RE.search(output[:2000]):
         return False  # `gh pr view` "no pull requests found", `git show ref:path` "does not exist": its "no"
     return True
+
+
+_TIME_LIMIT_RE = re.compile(r"(?:^|[;&|(]\s*)g?timeout\s", re.MULTILINE)
+_SERVER_PROGRAMS = {"uvicorn", "gunicorn", "hypercorn", "daphne", "flask", "vite", "next", "nuxt", "astro", "nodemon",
+                    "http-server", "serve", "live-server", "webpack-dev-server", "wrangler", "hugo", "jekyll"}
+_SERVER_WORDS = {"dev", "start", "serve", "server", "preview", "watch", "up", "runserver", "s", "http.server"}
+
+
+def _serves(program: str, args: list[str]) -> bool:
+    """A command that runs a server or a watcher, which only stops when it is stopped."""
+    words = _positionals(args)[:3]
+    if program in ("npm", "pnpm", "yarn", "bun", "deno") and words[:1] == ["run"]:
+        words = words[1:]  # `npm run dev`: the script is the word after `run`
+    if program in _SERVER_PROGRAMS:
+        return not (words[:1] and words[0] in ("build", "export", "check", "test", "lint"))
+    if program == "python" and "-m" in args and args[args.index("-m") + 1:][:1] in (["http.server"], ["uvicorn"]):
+        return True
+    return bool(words[:1]) and words[0] in _SERVER_WORDS and program not in ("git", "docker") or (
+        program == "docker" and words[:2] == ["compose", "up"] and "-d" not in args)
 
 
 # A look-up's subcommand (``gh pr view``, ``git show``, ``docker inspect``, ``kubectl get``, ``npm
