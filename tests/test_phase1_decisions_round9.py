@@ -187,3 +187,28 @@ def test_a_single_step_or_a_list_of_findings_is_no_announced_solution() -> None:
         log.say(text)
         log.edit("config.yml")
         assert log.extract().decisions == [], text
+
+
+# ---------------------------------------------------------------- "I'm adding X as Y" under a design heading
+
+
+def test_a_change_told_in_the_present_under_a_planning_heading_is_a_decision() -> None:
+    log = Log()
+    log.user("sync the saved searches too")
+    thought = _thinking(log, "**Planning version columns**\n\nI'm adding version columns as integer fields to "
+                             "saved_searches and tags, defaulting to zero. Next, I'll open the schema module.")
+    step = log.bash("sed -n '1,80p' src/schema.ts")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("adding version columns as integer fields")
+    assert decision.title == "Version columns"
+    assert decision.range == (thought, step)
+
+
+def test_a_look_or_a_stopgap_told_in_the_present_under_a_planning_heading_is_none() -> None:
+    for body in ("I'm checking the schema files to see where the columns are defined. Next, I'll open them.",
+                 "I'm adding the helpers but leaving them unused for now, focusing on the schema. Then I'll test."):
+        log = Log()
+        log.user("sync the saved searches too")
+        _thinking(log, f"**Planning version columns**\n\n{body}")
+        log.bash("sed -n '1,80p' src/schema.ts")
+        assert log.extract().decisions == [], body

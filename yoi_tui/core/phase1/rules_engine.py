@@ -497,8 +497,11 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
 # / I'm planning to add an engine event that …" - the section's first sentence is the design.
 _DESIGN_HEAD_RE = re.compile(r"^\*\*(?:planning|designing|deciding(?: on)?|choosing|defining|selecting|settling on)\s+(?P<topic>[^*\n]{4,120})"
                              r"\*\*\s*\n+(?P<body>[^\n]{12,})", re.IGNORECASE | re.MULTILINE)
+# (Under a design heading "I'm adding X as Y" lays the change down too: the verb stays in the choice.)
 _PLAN_LEAD_RE = re.compile(r"^(?:i'?m |i am |i )?(?:now )?(?:planning|going|intending|aiming|deciding|choosing|opting)"
-                           r"(?: to| on| for)?\s+|^(?:i'll|i will|we'll|we will)\s+", re.IGNORECASE)
+                           r"(?: to| on| for)?\s+|^(?:i'll|i will|we'll|we will)\s+|^(?:i'?m|i am|we'?re|we are)\s+(?:now\s+)?"
+                           r"(?=(?:adding|implementing|introducing|storing|keeping|switching|moving|wrapping|replacing|"
+                           r"defining|extending|making)\b)", re.IGNORECASE)
 # How the agent works, not what the project becomes: a script, a command, a way to read, count or patch.
 _HOW_I_WORK_RE = re.compile(r"\b(?:scripts?|commands?|one-?liners?|patch(?:es|ing)?|file creation|counting|parsing|"
                             r"reading|search(?:ing)?|lookup|regex(?:es)?|shell|terminal|tool|plan tool)\b", re.IGNORECASE)
