@@ -234,3 +234,35 @@ def test_a_check_ended_by_a_time_limit_failed_and_its_wrapper_is_no_part_of_the_
     fixed = log.bash("pytest -q", "12 passed")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and attempt.range == (start, fixed + 1)
+
+
+# ---------------------------------------------------------------- harness mechanics and denials
+def test_a_read_too_large_and_a_kill_of_an_ended_shell_are_mechanics() -> None:
+    log = Log()
+    log.user("summarise the server log")
+    log.call("Read", {"file_path": "/w/logs/server.log"}, "File content (48213 tokens) exceeds maximum allowed tokens "
+             "(25000). Please use offset and limit parameters to read specific portions of the file.", error=True)
+    log.call("Read", {"file_path": "/w/logs/server.log", "offset": 1, "limit": 400}, "1\tINFO boot ...")
+    log.call("KillShell", {"shell_id": "bash_2"}, "Shell bash_2 is not running, so cannot be killed (status: "
+             "completed)", error=True)
+    assert log.extract().attempts == []
+
+
+def test_a_permission_the_harness_denied_is_no_failure() -> None:
+    log = Log()
+    log.user("clean the build folder")
+    log.call("Bash", {"command": "rm -rf build"}, "Permission to use Bash with command rm -rf build has been denied.",
+             error=True)
+    log.call("Bash", {"command": "cd /etc"}, "cd to '/etc' was blocked. For security, Claude Code may only change "
+             "directories to child directories of the allowed working directories for this session.", error=True)
+    log.bash("npm run clean", "removed build/")
+    assert log.extract().attempts == []
+
+
+def test_a_read_that_failed_on_the_file_itself_is_still_a_failure() -> None:
+    log = Log()
+    log.user("read the notebook")
+    log.call("NotebookEdit", {"notebook_path": "/w/a.ipynb", "new_source": "x"}, "Notebook is not valid JSON: "
+             "Expecting value at line 1", error=True)
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"

@@ -63,24 +63,29 @@ _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Proces
                             r"Chunk ID: .*|Original token count: .*|Total output lines: .*|[⎯─━=\-_ ]+.*[⎯─━]+|"
                             r"\(eval\):\d+:?)$")
 # Tool errors that are the agent's mechanics, not something tried: it fixes them without learning
-# anything about the project (edit before read, stale read, a bad tool argument).
+# anything about the project (edit before read, stale read, a bad tool argument, a read too large for
+# one call, a kill of a shell that already ended).
 _MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|string to replace not found|"
                            r"found \d+ matches of the string|inputvalidationerror|invalid tool parameters|"
                            r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
                            r"sibling tool call errored|tool_use_error>cancelled|"
                            r"failed to find (?:expected lines|context)|apply_patch verification failed|invalid patch|"
-                           r"invalid hunk",
+                           r"invalid hunk|exceeds maximum allowed tokens|file is too large to read|"
+                           r"shell \S+ is not running|no shell found with id",
                            re.IGNORECASE)
 # Tool errors the client itself returns, the tool never ran (issue 23): an MCP server still starting
 # (Claude Code: "Still connecting (try again or proceed without)"; Codex: "unsupported call: <tool>"),
 # a permission the harness denied with nobody to ask (claude -p: "This command requires approval",
-# "Claude requested permissions to ... but you haven't granted it yet"; Codex: "rejected by user"), a
+# "Claude requested permissions to ... but you haven't granted it yet", "Permission to use Bash with
+# command … has been denied", "cd to … was blocked. For security, …"; Codex: "rejected by user"), a
 # call cut off by an interrupt (Codex writes "aborted"). Nothing was tried, so nothing is learned.
 _HARNESS_NOISE_RE = re.compile(r"still connecting \(try again or proceed without\)|^\s*unsupported call: |"
                                r"this command requires approval|requested permissions to .{0,400}?but you haven't "
                                r"granted it yet|rejected by user|^\s*aborted(?: by user)?\s*$|"
                                r"the user doesn't want to take this action right now|"
-                               r"sandbox error: command was killed by a signal",
+                               r"sandbox error: command was killed by a signal|"
+                               r"permission to use \S+ (?:with command .{0,300}?)?has been denied|"
+                               r"was blocked\. for security, claude code may only",
                                re.IGNORECASE | re.DOTALL)
 # A read tool aimed at nothing readable (a missing path, a directory): a look around, not an attempt.
 _MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent|eisdir|is a directory", re.IGNORECASE)
