@@ -212,3 +212,27 @@ def test_a_look_or_a_stopgap_told_in_the_present_under_a_planning_heading_is_non
         _thinking(log, f"**Planning version columns**\n\n{body}")
         log.bash("sed -n '1,80p' src/schema.ts")
         assert log.extract().decisions == [], body
+
+
+# ---------------------------------------------------------------- "Key design decisions" in the agent's account
+
+
+def test_a_key_design_decisions_heading_in_the_account_is_a_decision() -> None:
+    log = Log()
+    log.user("make the export resumable")
+    log.edit("src/export.ts")
+    said = log.say("The export now resumes after a crash.\n\n**Key design decisions:**\n"
+                   "- The cursor lives in the jobs table, next to the job's status\n"
+                   "- Batches stay at 500 rows")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "The cursor lives in the jobs table, next to the job's status"
+    assert decision.range == (said, said)
+
+
+def test_decisions_left_to_the_user_are_no_decision() -> None:
+    log = Log()
+    log.user("make the export resumable")
+    log.edit("src/export.ts")
+    log.say("The export now resumes after a crash.\n\n## Design decisions needed\n"
+            "- Whether the cursor lives in the jobs table or in its own table\n- How large a batch is")
+    assert log.extract().decisions == []

@@ -46,7 +46,11 @@ _EXPLORE_PROGRAMS = {"ls", "cat", "head", "tail", "find", "stat", "file", "wc", 
                      "more", "tree", "which", "type", "whereis", "pwd", "bat", "exa", "eza", "fd", "locate",
                      # PowerShell's looks (cat, ls, test -e, grep), as Codex on Windows runs them
                      "get-content", "gc", "get-childitem", "gci", "dir", "test-path", "select-string",
-                     "get-item", "resolve-path"}
+                     "get-item", "resolve-path",
+                     # reading a file another way (Codex's `nl -ba f | sed -n …`, a dump, a checksum, a
+                     # query of a JSON/YAML file): a look too
+                     "nl", "tac", "sort", "uniq", "cut", "column", "xxd", "hexdump", "od", "strings", "df", "uname",
+                     "sha256sum", "shasum", "md5sum", "md5", "basename", "dirname", "jq", "yq", "awk"}
 _INLINE_RUNNERS = {"python", "node", "ruby", "perl", "jq", "php"}
 _MISSING_RE = re.compile(r"no such file or directory|cannot access|does not exist|not a directory|cannot open",
                          re.IGNORECASE)
