@@ -38,7 +38,7 @@ def test_a_sandbox_refusal_run_again_with_escalated_permissions_is_told_as_such(
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success" and attempt.range is not None and attempt.range[0] == start
     assert "outside the sandbox, with the escalated permissions the agent asked for" in attempt.result
-    assert "succeeded on retry" not in attempt.result
+    assert "passed when run again" not in attempt.result
 
 
 def test_a_sandbox_failure_fixed_by_a_change_is_still_a_story() -> None:
@@ -266,3 +266,26 @@ def test_a_read_that_failed_on_the_file_itself_is_still_a_failure() -> None:
              "Expecting value at line 1", error=True)
     [attempt] = log.extract().attempts
     assert attempt.outcome == "failure"
+
+
+# ---------------------------------------------------------------- more ways to read a file
+def test_reading_a_missing_file_another_way_is_a_look_around() -> None:
+    log = Log()
+    log.user("explain the sync service")
+    _shell(log, "nl -ba src/services/sync.ts | sed -n '1,200p'", "nl: src/services/sync.ts: No such file or directory",
+           error=True)
+    _shell(log, "jq '.scripts' web/package.json", "jq: error: Could not open file web/package.json: No such file",
+           error=True)
+    _shell(log, "ls src/services", "device.ts\nsync-engine.ts\n", error=False)
+    assert log.extract().attempts == []
+
+
+def test_a_failure_that_passed_when_run_again_unchanged_is_told_as_transient() -> None:
+    log = Log()
+    log.user("push the branch")
+    log.bash("git push origin feat", "fatal: unable to access 'https://example.invalid/r.git/': Operation timed out",
+             exit_code=128)
+    log.bash("git push origin feat", "To https://example.invalid/r.git\n * [new branch] feat -> feat")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success"
+    assert "nothing changed in between, the same call passed when run again (transient)" in attempt.result

@@ -284,7 +284,8 @@ def _how(failed: Call, fix: Call, edited: list[str], ran: list[str] | None = Non
     else:
         changed = ""
     parts = [*_steps(edited, ran), changed] if changed else _steps(edited, ran)
-    return "; ".join(parts) if parts else "the same call succeeded on retry"
+    # Nothing was changed in between: a transient failure (a timeout, a flaky run), said as what happened.
+    return "; ".join(parts) if parts else "nothing changed in between, the same call passed when run again (transient)"
 
 
 def _steps(edited: list[str], ran: list[str] | None) -> list[str]:
