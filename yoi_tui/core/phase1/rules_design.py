@@ -6,7 +6,8 @@ Owns five kinds of decision evidence, each a general mechanism:
 - **a solution announced with its parts**: "Now let me create a solution that:" and the list under
   it ("1. Downloads the model to the disk 2. …") — the parts are the choice;
 - **a recommendation under its own heading** in the agent's message ("## Recommendation" /
-  "**Decision:**" followed by "Stick with the SDK, no GraphQL") — the line under it is the choice;
+  "**Decision:**" / "**Key design decisions:**" followed by "Stick with the SDK, no GraphQL") — the
+  line under it is the choice ("## Decisions needed" asks, it has chosen nothing);
 - **a design written into a document**: an edit or a write of a prose file (a plan, a design note,
   an ADR) whose added text has a Decision / Approach / Recommendation heading or a "Decision:" line;
 - **a choice with its reason in the agent's account** (its commentary or its final summary): "bumped
@@ -35,7 +36,8 @@ from .text import prose, sentences, short_title, squash
 
 _VERDICT_HEAD_RE = re.compile(
     r"^\s*(?:#{1,4}\s*|[-*]\s+)?(?:\*\*|__)?\s*(?:\d+[.)]\s*)?(?:my |our |the |final )?(?:recommendations?|recommended(?: "
-    r"(?:approach|option|path|fix|solution|choice))?|decisions?|verdict|bottom line|my take|proposed (?:approach|solution|fix|design)|"
+    r"(?:approach|option|path|fix|solution|choice))?|(?:(?:key|main|design|technical|architectural|architecture|"
+    r"implementation|important) ){0,2}(?:decisions?|choices)|verdict|bottom line|my take|proposed (?:approach|solution|fix|design)|"
     r"suggested (?:approach|solution|fix)|chosen (?:approach|option|solution|design)|my (?:suggestion|pick))\s*"
     r"(?:\*\*|__)?\s*[:—–-]?\s*(?:\*\*|__)?\s*(?P<rest>.*)$", re.IGNORECASE)
 # A review's or a triage's verdict ("Approve", "LGTM", "keep #12 open") answers a question; it designs nothing.
@@ -81,6 +83,9 @@ def _verdict(text: str) -> tuple[str, str] | None:
         if not heading or (rest and not re.match(r"^\s*(?:#{1,4}\s*)?(?:\*\*|__)?[^:]{0,40}(?:\*\*|__)?\s*[:—–-]",
                                                    line) and not line.lstrip().startswith("#")):
             continue  # "Decisions are made by the team" is a sentence, not a heading
+        if re.match(r"(?:needed|required|pending|open|outstanding|to (?:make|be made)|for (?:you|the user|review))\b",
+                    rest, re.IGNORECASE):
+            continue  # "## Decisions needed": questions left to the user, nothing chosen yet
         chosen, why = (rest, "") if len(rest.split()) >= 2 else _under_heading(lines, number)
         if len(re.findall(r"[A-Za-z]{2,}", chosen)) < 3 or chosen.endswith("?") or _VERDICT_RE.search(chosen):
             continue  # "APPROVE ✓", "Don't close #12 yet": a review's verdict, not a design
@@ -99,7 +104,7 @@ def heading_recommendations(entries: list[Entry]) -> list[Decision]:
         if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
             continue
         lowered = entry.text.lower()
-        if not any(w in lowered for w in ("recommend", "decision", "verdict", "proposed", "suggest", "chosen",
+        if not any(w in lowered for w in ("recommend", "decision", "choices", "verdict", "proposed", "suggest", "chosen",
                                           "my pick", "bottom line", "my take")):
             continue  # cheap test first
         found = _verdict(entry.text)
