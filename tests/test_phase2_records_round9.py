@@ -268,3 +268,67 @@ def test_a_documents_heading_makes_no_decision_record(tmp_path: Path) -> None:
     run_phase2(ws, flush=True)
     names = sorted(p.name for p in ws.decisions_dir.glob("*.md"))
     assert names == ["keep-the-plan-in-docs-plan-md.md"], names
+
+
+# --- fourth change (a second set of development sessions): names, ids, questions, debris --------------
+
+
+def test_a_choice_named_as_a_noun_phrase_is_said_as_an_instruction() -> None:
+    assert decision_title("Homebrew_casks instead of brews") == "Use homebrew_casks instead of brews"
+    assert decision_title("Vitest over Jest") == "Use Vitest over Jest"
+    assert decision_title("Merge conflict in manual_commit_git.go") == \
+        "Resolve the merge conflict in manual_commit_git.go"
+    assert decision_title("Uses identify endpoint for raster layer instead of feature query") == \
+        "Use identify endpoint for raster layer instead of feature query"
+    # a choice said with its verb, a subject and its verb: as they are
+    assert decision_title("Use X instead of Y") == "Use X instead of Y"
+    assert decision_title("Tests pass in CI") == "Tests pass in CI"
+
+
+def test_a_title_that_is_a_command_an_id_or_a_path_says_what_was_asked() -> None:
+    asked = asked_text("Mise run lint throws issues. However, i want the parameters retained.")
+    assert request_title("mise run lint throws issues", asked, "") == "Fix the issues `mise run lint` reports"
+    assert request_title("FND-001", "FND-001.", done_text("Implemented `FND-001` end-to-end with TDD.")) == \
+        "Implement FND-001"
+    assert request_title("FND-001", "FND-001.", "") == "FND-001"  # nothing reported: nothing invented
+    assert request_title(".codex/prompts/implement.md", ".codex/prompts/implement.md.", "") == \
+        "Follow the instructions in `.codex/prompts/implement.md`"
+    assert request_title("How can I install the casks so i can test", asked_text(
+        "How can I install the casks so i can test it."), "") == "How can I install the casks so i can test it"
+
+
+def test_a_part_asked_again_is_said_once_and_targets_that_repeat_the_opening_go() -> None:
+    assert asked_text("Fix tests. — refined: Fix tests. — refined: Fix the test, the code is right.") == \
+        "Fix tests. — refined: Fix the test, the code is right."
+    assert not names_a_target("brews is being phased (goreleaser.com, homebrew_casks)",
+                              "Brews is being phased out in favor of homebrew_casks, check the docs")
+    assert not names_a_target("that file", "Delete that file.")
+    assert names_a_target("a spec (docsOrchestratorArchitecture.md)", "Create a spec which will implement it")
+
+
+def test_records_name_the_file_meant_and_hold_no_bold_debris(tmp_path: Path) -> None:
+    from yoi_tui.core.store.staging import Discussion
+
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 12, requests=[
+        Request(intent="add", target="a file about geese", summary="Write a file about geese in docs.",
+                title="Write a file about geese in docs", done="Created `docs/geese.md` with an overview.",
+                range=(0, 5)),
+        Request(intent="remove", target="that file", summary="Delete that file.", title="Delete that file",
+                done="`docs/geese.md` has been deleted.", range=(6, 12))],
+        discussions=[Discussion(topic="how can I install the casks?", range=(6, 12),
+                                points=["Generate the cask without publishing:**", "**Install** from the file:**"])])
+    run_phase2(ws, flush=True)
+    text = (ws.requests_dir / "delete-geese-md.md").read_text()
+    assert "# Delete geese.md\n" in text and "Target:" not in text
+    written = "".join(p.read_text() for p in ws.requests_dir.glob("*.md"))
+    assert "Generate the cask without publishing. Install from the file." in written and "**" not in written
+
+
+def test_a_document_with_its_path_makes_no_decision_whatever_its_rationale(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    heading = "Tasks: IdeaVault MVP (specs/001-build-a-lightweight/tasks.md)"
+    stage(ws, "s1", 0, 3, decisions=[Decision(title=heading, options=[], chosen=heading,
+                                              rationale="Tests precede implementation per TDD.")])
+    run_phase2(ws, flush=True)
+    assert not list(ws.decisions_dir.glob("*.md"))

@@ -75,13 +75,16 @@ _DOC_PATH_RE = re.compile(r"\(\s*`?[\w./-]+\.(?:md|mdx|rst|txt|adoc)`?\s*\)\s*$"
 
 
 def is_document_heading(decision: Any) -> bool:
-    """A decision that is only a document's heading: no options, no rationale, a chosen that
-    repeats its title, and a title that is a document's kind and name ("Feature Specification: X")
-    or ends with the document's path ("… (specs/001-extension-system/spec.md)")."""
+    """A decision that is only a document's heading: no options, a chosen that repeats its title,
+    and a title that is a document's kind and name ("Feature Specification: X") or ends with the
+    document's path ("… (specs/001-extension-system/spec.md)") with no rationale — or both, whatever
+    the rationale (then it is a line of the document)."""
     title = one_line(decision.title)
-    if decision.options or one_line(decision.rationale) or one_line(decision.chosen).lower() != title.lower():
+    if decision.options or one_line(decision.chosen).lower() != title.lower():
         return False
-    return bool(_DOC_KIND_RE.match(title) or _DOC_PATH_RE.search(title))
+    if _DOC_KIND_RE.match(title) and _DOC_PATH_RE.search(title):
+        return True  # "Tasks: IdeaVault MVP (specs/…/tasks.md)": its "rationale" is the document's own text
+    return not one_line(decision.rationale) and bool(_DOC_KIND_RE.match(title) or _DOC_PATH_RE.search(title))
 
 
 # The agent saying what it does next ("Next, I'll locate the table definitions", "Let me check …",

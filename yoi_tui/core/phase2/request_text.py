@@ -91,8 +91,8 @@ def asked_text(summary: str) -> str:
             # A template's own steps ("Setup: Run the prerequisites script") are not what was asked.
             kept = [s for s in kept if not _STEP_LABEL_RE.match(s)] or [_NO_INPUT]
         said = " ".join(_asked_sentence(s) for s in kept)
-        if said:
-            parts.append(said)
+        if said and not any(said.lower().rstrip(".!") == p.lower().rstrip(".!") for p in parts):
+            parts.append(said)  # a part said again ("Fix tests. — refined: Fix tests.") is said once
     return _REFINED.join(parts)
 
 
@@ -364,15 +364,22 @@ def _there_is_title(title: str, asked: str) -> str:
     return clean_title(f"{said} {thing}")
 
 
+# A question said without its mark ("How can I install the generated casks so i can test it.").
+_QUESTION_OPENER_RE = re.compile(r"^(?:how|what|why|which|where|when|who|whose|is\s+there|are\s+there|"
+                                 r"(?:can|could|should|would|do|does|did|am|is|are)\s+(?:i|we|you|it|this|that|they))\b",
+                                 re.IGNORECASE)
+
+
 def _whole_question(title: str, asked: str) -> str:
     """The question the user asked, whole, for a title that is its first words ("Which conda
     environment am" of "Which conda environment am i in?": its last words were taken as dangling);
     "" when the title is no such cut."""
     first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
-    words, said = title.lower().split(), re.findall(r"\S+", first.lower().rstrip("?"))
-    if not first.endswith("?") or not words or len(words) >= len(said) or said[: len(words)] != words:
+    words, said = title.lower().split(), re.findall(r"\S+", first.lower().rstrip("?. "))
+    asks = first.endswith("?") or bool(_QUESTION_OPENER_RE.match(first))
+    if not asks or not words or len(words) >= len(said) or said[: len(words)] != words:
         return ""
-    question = clean_title(first)
+    question = clean_title(first.rstrip(". ") + "?")
     return question if len(question.split()) > len(words) else ""
 
 
@@ -395,6 +402,46 @@ def _without_aside(title: str) -> str:
     return title
 
 
+# A command said to report problems ("mise run lint throws issues"): fixing what it reports is asked.
+_COMMANDS = "|".join(sorted(COMMAND_WORDS))
+_COMMAND_REPORTS_RE = re.compile(r"^(?P<cmd>(?:" + _COMMANDS + r")\b[^,.;:]{0,40}?)\s+(?:throws|gives|shows|reports|returns|produces|"
+                                 r"outputs|prints|spits\s+out|has|is\s+(?:throwing|giving|showing|reporting))\s+"
+                                 r"(?:some\s+|a\s+few\s+|many\s+|lots\s+of\s+|a\s+lot\s+of\s+)?"
+                                 r"(?P<what>issues|errors|warnings|failures|problems|an?\s+error|an?\s+warning)\s*$",
+                                 re.IGNORECASE)
+# A title that is only an id or a path ("FND-001", ".codex/prompts/implement.md"): no words of intent.
+_ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*-\d+$|^#\d+$")
+_PATH_RE = re.compile(r"^[\w.~/-]*/[\w.-]+\.(?:md|mdx|txt|prompt)$|^[\w.-]+\.(?:md|mdx|prompt)$", re.IGNORECASE)
+_PAST_RE = re.compile(r"^(?:I've\s+|I\s+have\s+|I\s+)?(?P<verb>[A-Za-z]+ed)\b", re.IGNORECASE)
+
+
+def _present(past: str) -> str:
+    """"Implemented" → "implement", "Fixed" → "fix", "Added" → "add" ("" when it is no instruction verb)."""
+    low = past.lower()
+    for verb in (low[:-1], low[:-2], low[:-3] if len(low) > 4 and low[-3] == low[-4] else ""):
+        if verb in IMPERATIVE_VERBS:
+            return verb
+    return ""
+
+
+def _bare_name_title(title: str, asked: str, done: str) -> str:
+    """For a title that is a command said to report problems, the fix of them ("mise run lint throws
+    issues" → "Fix the issues `mise run lint` reports"); for one that is only an id, the verb the
+    report opens with ("FND-001" + "Implemented `FND-001` …" → "Implement FND-001"); for one that is
+    only the path of instructions the user pointed at, following them; else ""."""
+    reports = _COMMAND_REPORTS_RE.match(title)
+    if reports:
+        return f"Fix the {reports['what'].lower()} `{reports['cmd'].strip()}` reports"
+    name = title.strip().strip("`")
+    if _ID_RE.match(name):
+        past = _PAST_RE.match(done)
+        verb = _present(past["verb"]) if past and name.lower() in done.lower()[:80] else ""
+        return f"{verb.capitalize()} {name}" if verb else ""
+    if _PATH_RE.match(name) and asked.strip().rstrip(".").strip("`").lower() == name.lower():
+        return f"Follow the instructions in `{name}`"
+    return ""
+
+
 def request_title(title: str, asked: str, done: str) -> str:
     """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
     title that is no instruction ("I came from the future", an effort modifier "Think hard")
@@ -410,7 +457,7 @@ def request_title(title: str, asked: str, done: str) -> str:
             return "Fix" + title[4:]
         # A problem the user reported, a wish before "make it so", a "there is X" with its ask later.
         said = (_report_title(title, asked) or _wished_title(title, asked) or _there_is_title(title, asked)
-                or _whole_question(title, asked))
+                or _whole_question(title, asked) or _bare_name_title(title, asked, done))
         if said:
             return said
         if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
@@ -438,18 +485,30 @@ _OUTPUT_LABELS = {"stderr", "stdout", "output", "log", "logs", "console", "termi
                   "result", "results", "trace", "stack", "stacktrace"}
 
 
+def _words(text: str) -> list[str]:
+    """Lower-case words without the dots around them ("file." of a sentence's end is "file")."""
+    return [w for w in (w.strip(".") for w in re.findall(r"[\w.'-]+", text.lower())) if w]
+
+
+_SENTENCE_PIECE = 3  # words of the request's opening a bracketed target's head holds when it is a cut sentence
+
+
 def names_a_target(target: str, summary: str) -> bool:
     """Whether a staged target names a thing: not a template heading ("## User Input"), not a
     polite or harness opener ("ultrathink"), not the first words the request opens with ("Hello I
     want" of "Hello I want to have some test conversation …")."""
-    words = re.findall(r"[\w.'-]+", target.lower())
+    words = _words(target)
     if not words or is_template_title(target.lstrip("#* ")) or set(words) <= _OUTPUT_LABELS:
         return False
     rest, _fix = strip_front(target)
     if not re.search(r"[^\W_]", rest):
         return False
-    opening = re.findall(r"[\w.'-]+", summary.lower())[: len(words) + 2]
-    return not set(words) <= set(opening)
+    # "brews is being phased (goreleaser.com, homebrew_casks)": the words before the bracket are the opening's.
+    opening = _words(summary)
+    head = _words(target.split("(", 1)[0])
+    if "(" in target and len(head) >= _SENTENCE_PIECE and set(head) <= set(opening[: len(head) + 2]):
+        return False  # a piece of the first sentence, with names in brackets after it
+    return not set(words) <= set(opening[: len(words) + 2])
 
 
 def slug_text(title: str, *texts: str) -> str:
@@ -464,15 +523,15 @@ def slug_text(title: str, *texts: str) -> str:
     return " ".join(words[:6]) or title
 
 
-_PRONOUN_OBJECT_RE = re.compile(r"^(?P<verb>\w+)\s+(?:it|this|that|this one|that one)(?=\s+(?:and|to|so|with|too)\b|$)",
-                                re.IGNORECASE)
+_PRONOUN_OBJECT_RE = re.compile(r"^(?P<verb>\w+)\s+(?:it|this|that|this one|that one|(?:this|that|the)\s+file)"
+                                r"(?=\s+(?:and|to|so|with|too)\b|$)", re.IGNORECASE)
 _NOT_A_FILE_VERBS = {"push", "commit", "merge", "ship", "land", "revert", "undo", "rebase", "deploy", "release", "run"}
 _MADE_RE = re.compile(r"\b(?:created|wrote|written|added|made|generated|saved)\b[^.`]*?`(?P<path>[\w./-]+\.\w{1,5})`",
                       re.IGNORECASE)
 
 
 def resolve_pronoun(title: str, before_done: str) -> str:
-    """A title whose object is a bare pronoun ("Edit it and add some content") names the file the
+    """A title whose object is a bare pronoun or "that file" ("Edit it and add some content") names the file the
     request just before reported making ("I've created `test-file.txt` …" → "Edit test-file.txt
     and add some content"); unchanged when that report names no file it made."""
     match = _PRONOUN_OBJECT_RE.match(title)

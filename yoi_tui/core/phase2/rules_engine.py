@@ -55,7 +55,14 @@ from ..store.staging import Attempt, Decision, Discussion, Request, StagingFile
 from ..store.titles import clean_title, decision_title, trim_cut
 from ..store.writer import new_record_text, render_record
 from .attempt_text import bypassed_by, truthful_result
-from .decision_text import chosen_text, is_change_summary, is_document_heading, option_text, rationale_text
+from .decision_text import (
+    chosen_text,
+    is_change_summary,
+    is_document_heading,
+    option_text,
+    rationale_text,
+    without_emphasis,
+)
 from .record_fields import defang, one_line, summary_line
 from .request_text import (
     REFINED,
@@ -770,22 +777,30 @@ def is_vcs_step(summary: str) -> bool:
     return 0 < len(words) <= 6 and bool(set(words) & _VCS_WORDS) and set(words) <= _VCS_WORDS | _FILLER_WORDS
 
 
+def _plain_words(text: str) -> list[str]:
+    """The words of ``text``, lower case, without the dots around them ("issues." and ".codex" are
+    "issues" and "codex": a sentence's full stop or a dot-folder's dot is no part of the word)."""
+    return [w for w in (w.strip(".") for w in re.findall(r"[\w.'-]+", text.lower())) if w]
+
+
 def adds_to_title(target: str, title: str) -> bool:
     """Whether a "Target:" line reads as a phrase of its own, not a cut piece of the sentence ("and
     checkout latest main", "native_viewer just codex_log_viewer it will not"), and names something
     the title does not: a garbled or repeated target says less than the title next to it, so it
     is left out."""
-    words = re.findall(r"[\w.'-]+", target.lower())
+    words = _plain_words(target)
     if not words or words[0] in _TARGET_EDGE_WORDS - _PHRASE_OPENERS or words[-1] in _TARGET_EDGE_WORDS:
         return False
     # One that only repeats the title's words says nothing the title does not ("Target: this dump").
-    said = set(re.findall(r"[\w.'-]+", title.lower()))
+    said = set(_plain_words(title))
     return not set(words) <= said
 
 
 def discussion_line(topic: str, points: list[str]) -> str:
     """One line for a discussion: the question (or topic), then what was said, each point a
     sentence ("- is there a way to keep secrets out? A redacted export. Tokens are masked.")."""
+    # Bold marks and the colon of a heading cut from its list ("Find the generated cask file:**") are debris.
+    points = [q for q in (without_emphasis(p).rstrip(" :") for p in points) if q]
     said = " ".join(p if p.endswith((".", "!", "?", "…")) else p + "." for p in points)
     if not said:
         return f"- {topic}"

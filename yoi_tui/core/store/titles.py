@@ -240,6 +240,12 @@ _ANSWERED_RE = re.compile(r"^[^\W\d_][\w /&+.'-]{0,40}?\s+[-—–:]\s+(?:yes|ye
                           r"(?P<rest>\S.*)$", re.IGNORECASE)
 
 
+# A choice named as a noun phrase: "X instead of Y" (what is used), "Merge conflict in X" (how it was resolved).
+_INSTEAD_RE = re.compile(r"^[^\s].{0,60}?\s+(?:instead\s+of|rather\s+than|over)\s+\S", re.IGNORECASE)
+_BE_WORDS = {"is", "are", "was", "were", "be", "been", "will", "would", "should", "can", "could", "must", "may"}
+_CONFLICT_RE = re.compile(r"^(?:merge|rebase)\s+conflicts?\s+in\s+", re.IGNORECASE)
+
+
 def decision_title(text: str, limit: int = MAX_TITLE) -> str:
     """A decision's title as what was chosen, said as an instruction: a question's header and a
     "Yes," in front of the answer off ("Voice system - Yes, we'll use …" → "Use …"), a first-person
@@ -249,6 +255,19 @@ def decision_title(text: str, limit: int = MAX_TITLE) -> str:
     answered = _ANSWERED_RE.match(flat)
     if answered and len(answered["rest"].split()) >= 2:
         flat = answered["rest"]
+    flat = _CONFLICT_RE.sub("Resolve the merge conflict in ", flat, count=1)
+    first = flat.split(" ", 1)[0]
+    third = first.lower()
+    rest = flat.split()[1:]
+    # a verb in the third person with its object after it (not "Tests pass in CI", a subject and its verb)
+    verb_s = next((v for v in (third[:-1], third[:-2]) if third.endswith("s") and v in IMPERATIVE_VERBS
+                   and len(rest) >= 2 and rest[0].lower() not in IMPERATIVE_VERBS | _BE_WORDS), "")
+    if verb_s:  # "Uses the identify endpoint …": the instruction "Use the identify endpoint …"
+        flat = verb_s + flat[len(first):]
+    elif (_INSTEAD_RE.match(flat) and not starts_with_verb(flat) and not _FIRST_PERSON_RE.match(flat)
+            and not first.lower().endswith("ing")):
+        # "homebrew_casks instead of brews": the one used (an identifier keeps its own case)
+        flat = f"Use {first[:1].lower() + first[1:] if '_' in first and first[1:].islower() else first}{flat[len(first):]}"
     body = _FIRST_PERSON_RE.sub("", flat, count=1)
     if body != flat and not re.search(r"[^\W_]", body):
         body = flat
