@@ -60,3 +60,47 @@ def test_a_document_path_sent_alone_after_a_report_is_a_run_of_its_own() -> None
     requests = log.extract().requests
     assert [r.range[0] for r in requests if r.range] == [first, second]
     assert requests[1].range is not None and requests[1].range[1] >= origin
+
+
+def _api_error(log: Log, text: str) -> int:
+    return log._add(role="system", text=text, kind="api_error")
+
+
+def _command(log: Log, text: str) -> int:
+    at = log._add(role="user", text=text, kind="command")
+    log._add(role="system", text="Catch you later!", kind="command_output")
+    return at
+
+
+def test_no_response_requested_after_a_local_command_cuts_nothing_off() -> None:
+    log = Log()
+    log.user("create an image processing library that will be published to PyPI")
+    log.edit("/w/src/lib/__init__.py")
+    log.say("The library is in place and its tests pass.")
+    _command(log, "/exit")
+    _api_error(log, "No response requested.")
+    publish = log.user("I want to try to publish this to PyPI. The token should be set.")
+    requests = log.extract().requests
+    assert [r.range[0] for r in requests if r.range] == [0, publish]
+    assert requests[1].intent == "run" and requests[1].target.startswith("this")  # "try to publish": publish
+
+
+def test_no_response_requested_after_the_agents_words_still_stopped_the_work() -> None:
+    log = Log()
+    log.user("review the code and open issues for what you find")
+    log.say("Now I'll open the issues with gh:")
+    _api_error(log, "No response requested.")
+    again = log.user("continue")
+    requests = log.extract().requests
+    assert [r.range[0] for r in requests if r.range] == [0, again] and requests[1].intent == "continue"
+
+
+def test_after_clear_a_short_message_starts_a_request_of_its_own() -> None:
+    log = Log()
+    log.user("move the login button to the header")
+    log.edit("/w/src/Header.tsx")
+    log.say("The login button is in the header now.")
+    _command(log, "/clear")
+    after = log.user("no, use the staging database for the seed script")
+    requests = log.extract().requests
+    assert [r.range[0] for r in requests if r.range] == [0, after]

@@ -306,10 +306,14 @@ def instruction_verb(sentence: str) -> tuple[str, str] | None:
     return _verb(sentence)
 
 
+_FRESH_COMMANDS = {"/clear", "/exit", "/quit", "/new", "/reset"}
+_TRY_RE = re.compile(r"^(?:try|attempt) (?:to|and) (?=\w)", re.IGNORECASE)  # "I want to try to publish this": publish
+
+
 def _verb(sentence: str) -> tuple[str, str] | None:
     """(intent, verb) when the sentence starts with an instruction verb."""
     lowered = strip_polite(sentence).lower()
-    lowered = _DIRECTIVE_RE.sub("", lowered)
+    lowered = _TRY_RE.sub("", _DIRECTIVE_RE.sub("", lowered))
     for intent, verbs in INTENTS:
         for verb in verbs:
             if lowered == verb or re.match(rf"{re.escape(verb)}\b", lowered):
@@ -414,7 +418,7 @@ def _target(sentence: str, intent_verb: str | None) -> str:
             anchors.append(path.rsplit("/", 1)[-1] if len(path) > 40 else path)
     anchors += [c for c in _CODE_RE.findall(sentence) if not TEMP_PATH_RE.search(c)]
     anchors += list(_IDENT_RE.findall(_PATH_RE.sub(" ", _CODE_RE.sub(" ", sentence))))
-    words = strip_polite(_DIRECTIVE_RE.sub("", strip_polite(text))).split()
+    words = _TRY_RE.sub("", strip_polite(_DIRECTIVE_RE.sub("", strip_polite(text)))).split()
     if intent_verb:
         words = words[len(intent_verb.split()):]
     else:
@@ -618,12 +622,19 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
     acted = False  # the agent called a tool since the user last spoke
     expanding: Request | None = None  # a slash command's request, the agent not answered yet
     stopped = False  # the agent's work stopped (interrupt, refused call, API error) since the user last spoke
+    after_command = False  # the last entry (its output aside) was a slash command the user typed
+    fresh = False  # the conversation started over (/clear, /exit) since the user last spoke
     for entry in entries:
+        if entry.kind not in ("command_output", "api_error"):
+            after_command = entry.kind == "command"
         if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
             expanding = None
             asked = entry.text.rstrip().rstrip("*_`").endswith("?")
             said, said_index = entry.text, entry.index  # read only if the user accepts or asks to remember
             continue
+        if entry.kind == "api_error" and after_command and entry.text.strip().rstrip(".").lower() == \
+                "no response requested":
+            continue  # the harness's non-answer to a local command (/exit): nothing was cut off
         if entry.kind in ("interrupt", "rejected", "api_error"):
             interrupted = True
             stopped = True
@@ -633,6 +644,8 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             continue
         if entry.kind == "command":  # the user moved on to something else (/mcp, /model...)
             interrupted = False
+            # /clear, /exit, /new: the conversation starts over, so the next message continues nothing
+            fresh = fresh or entry.text.strip().split(" ", 1)[0].lower() in _FRESH_COMMANDS
             command = slash_request(entry)
             if command is not None:
                 requests.append(command)
@@ -640,6 +653,7 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             continue
         if entry.role != "user" or entry.kind not in (None, "message"):
             continue
+        starts_over, fresh = fresh, False
         text = without_harness_blocks(entry.text)
         if not text:
             continue  # only harness text: a notification, a tagged echo of a command
@@ -732,7 +746,7 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             # "Shell", "exit", "next", a lone path with nothing asked of it: no request, and no part
             # of the one before (an answer to the agent's question was taken above).
             continue
-        if correction or answer:
+        if (correction or answer) and not starts_over:
             previous = requests[-1]
             start = previous.range[0] if previous.range else entry.index
             summary = _refined(previous.summary, summary_of(body, MAX_SUMMARY // 2))
