@@ -236,3 +236,32 @@ def test_decisions_left_to_the_user_are_no_decision() -> None:
     log.say("The export now resumes after a crash.\n\n## Design decisions needed\n"
             "- Whether the cursor lives in the jobs table or in its own table\n- How large a batch is")
     assert log.extract().decisions == []
+
+
+# ---------------------------------------------------------------- "Instead of X, I'll Y"
+
+
+def test_the_way_set_aside_told_first_is_a_decision() -> None:
+    for text, chosen, other in (
+            ("Instead of polling the API every second, I'll subscribe to its webhook events.",
+             "subscribe to its webhook events", "polling the API every second"),
+            ("Rather than adding a new table, we'll store the flag on the users row.",
+             "store the flag on the users row", "adding a new table")):
+        log = Log()
+        log.user("make the sync faster")
+        said = log.say(text)
+        log.edit("src/sync.ts")
+        [decision] = log.extract().decisions
+        assert (decision.chosen, decision.options) == (chosen, [chosen, other])
+        assert decision.range is not None and decision.range[0] == said
+
+
+def test_a_look_or_a_tool_told_after_instead_of_is_none() -> None:
+    for text in ("Instead of guessing, let me check the config.",
+                 "Instead of grep, I'll use the Grep tool for this.",
+                 "Instead of the old parser, the new one reads both formats."):
+        log = Log()
+        log.user("make the sync faster")
+        log.say(text)
+        log.edit("src/sync.ts")
+        assert log.extract().decisions == [], text

@@ -368,6 +368,32 @@ def reason_then_choice(sentence: str) -> tuple[str, str] | None:
     return chosen, why
 
 
+# The way set aside told first: "Instead of polling the API, I'll subscribe to its webhooks", "Rather
+# than a new table, we'll store the flag on the users row" - never a look ("…, let me check …").
+_CONTRAST_FIRST_RE = re.compile(
+    rf"^(?:so,?\s+|but\s+)?(?:instead of|rather than)\s+(?P<other>[^,;]{{3,140}}),\s+(?:{_AGENT}(?:'ll| will| should|'d|"
+    rf"'m going to| am going to)|let's|let me)\s+(?:just\s+|simply\s+)?(?!{_LOOKUP}\b|be\b|need\b|have\b|get\b|want\b)"
+    r"(?P<chosen>[^;]{4,200})$", re.IGNORECASE)
+
+
+CONTRAST_OPENERS = ("instead", "rather", "so instead", "so, instead", "so rather", "so, rather", "but instead",
+                    "but rather")
+
+
+def contrast_first(sentence: str) -> tuple[str, str] | None:
+    """(chosen, other) when ``sentence`` names the way set aside and then the agent's way."""
+    plain = sentence.replace("\u2019", "'").strip().rstrip(".!")
+    if not plain.lower().startswith(CONTRAST_OPENERS):
+        return None  # cheap test first
+    match = _CONTRAST_FIRST_RE.match(plain)
+    if match is None:
+        return None
+    chosen, other = match.group("chosen").strip(" ,;:"), match.group("other").strip(" ,;:")
+    if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen) or _TACTIC_RE.search(other):
+        return None  # "Instead of grep, I'll use the search tool": how the agent works
+    return chosen, other
+
+
 # A message with a choice told with its reason or a contrast has one of these (lowercase) strings.
 _REASON_WORDS = ("because", "since", "so that", "to avoid", "to keep", "to prevent", "to preserve", "to ensure",
                  "to stay", "given that", " as ", " so ", " (", "instead of", "rather than")

@@ -31,7 +31,9 @@ from .calls import EDIT_TOOLS, Call, pair_calls
 from .rules_attempts import AttemptCarry, chunk_attempts, extract_attempts
 from .rules_commits import commit_scopes
 from .rules_design import (
+    CONTRAST_OPENERS,
     announced_solutions,
+    contrast_first,
     document_designs,
     heading_recommendations,
     reason_then_choice,
@@ -309,6 +311,11 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         other = step.group("other")
         return Decision(title=short_title(chosen, 12), options=[chosen, squash(other, 200)] if other else [],
                         chosen=chosen, rationale=squash(step.group("why"), 200), range=(index, index))
+    first = contrast_first(sentence) if role == "assistant" and lowered.startswith(CONTRAST_OPENERS) else None
+    if first is not None:
+        chosen, other = squash(first[0], 200), squash(first[1], 200)
+        return Decision(title=short_title(chosen, 12), options=[chosen, other], chosen=chosen,
+                        rationale=f"rather than {other}", range=(index, index))
     told = reason_then_choice(sentence) if role == "assistant" and " so " in lowered else None
     if told is not None:
         chosen, why = squash(told[0], 200), told[1]
