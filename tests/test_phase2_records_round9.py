@@ -332,3 +332,10 @@ def test_a_document_with_its_path_makes_no_decision_whatever_its_rationale(tmp_p
                                               rationale="Tests precede implementation per TDD.")])
     run_phase2(ws, flush=True)
     assert not list(ws.decisions_dir.glob("*.md"))
+
+
+def test_a_deprecation_reported_is_titled_as_the_replacement() -> None:
+    asked = asked_text("Brews is being phased out in favor of homebrew_casks, check the deprecations page.")
+    assert request_title("Brews is being phased out in favor of homebrew_casks", asked, "") == \
+        "Replace brews with homebrew_casks"
+    assert request_title("Replace brews with casks", "Replace brews with casks.", "") == "Replace brews with casks"

@@ -424,6 +424,21 @@ def _present(past: str) -> str:
     return ""
 
 
+# "Brews is being phased out in favor of homebrew_casks": the move from one to the other is asked.
+_PHASED_OUT_RE = re.compile(r"^(?P<old>\S+(?:\s+\S+){0,3}?)\s+(?:is|are|has\s+been|have\s+been|was|were)\s+(?:being\s+|now\s+)?"
+                            r"(?:phased\s+out|deprecated|removed|retired|superseded|replaced)\s+in\s+favou?r\s+of\s+"
+                            r"(?P<new>\S+(?:\s+\S+){0,3}?)\s*(?:[,.;:]|$)", re.IGNORECASE)
+
+
+def _deprecation_title(title: str) -> str:
+    """"Brews is being phased out in favor of homebrew_casks" → "Replace brews with homebrew_casks"."""
+    moved = _PHASED_OUT_RE.match(title)
+    if not moved or starts_with_verb(title):
+        return ""
+    old = moved["old"] if moved["old"][:2].isupper() else moved["old"][:1].lower() + moved["old"][1:]
+    return clean_title(f"Replace {old} with {moved['new']}")
+
+
 def _bare_name_title(title: str, asked: str, done: str) -> str:
     """For a title that is a command said to report problems, the fix of them ("mise run lint throws
     issues" → "Fix the issues `mise run lint` reports"); for one that is only an id, the verb the
@@ -457,7 +472,8 @@ def request_title(title: str, asked: str, done: str) -> str:
             return "Fix" + title[4:]
         # A problem the user reported, a wish before "make it so", a "there is X" with its ask later.
         said = (_report_title(title, asked) or _wished_title(title, asked) or _there_is_title(title, asked)
-                or _whole_question(title, asked) or _bare_name_title(title, asked, done))
+                or _whole_question(title, asked) or _bare_name_title(title, asked, done)
+                or _deprecation_title(title))
         if said:
             return said
         if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
