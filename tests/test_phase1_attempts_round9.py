@@ -289,3 +289,24 @@ def test_a_failure_that_passed_when_run_again_unchanged_is_told_as_transient() -
     [attempt] = log.extract().attempts
     assert attempt.outcome == "success"
     assert "nothing changed in between, the same call passed when run again (transient)" in attempt.result
+
+
+# ---------------------------------------------------------------- removing what is already gone
+def test_removing_or_stopping_what_is_already_gone_is_no_failure() -> None:
+    log = Log()
+    log.user("clean up after the test run")
+    log.bash("rm tmp/run.log", "rm: tmp/run.log: No such file or directory", exit_code=1)
+    log.bash("kill 4242", "kill: (4242) - No such process", exit_code=1)
+    log.bash("pkill -f 'vite --port 5173'", "", exit_code=1)
+    log.bash("git stash pop", "No stash entries found.", exit_code=1)
+    log.bash("git branch -D feat/old", "error: branch 'feat/old' not found.", exit_code=1)
+    log.bash("docker rm -f web", "Error response from daemon: No such container: web", exit_code=1)
+    assert log.extract().attempts == []
+
+
+def test_a_removal_that_was_refused_still_failed() -> None:
+    log = Log()
+    log.user("clean the build folder")
+    log.bash("rm -r build", "rm: build/cache: Permission denied", exit_code=1)
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure" and "Permission denied" in attempt.result

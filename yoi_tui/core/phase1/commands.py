@@ -339,12 +339,39 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False  # a look at a local server (health check, port probe) that is not up yet
     if program in _NO_MATCH_PROGRAMS and exit_code == 2 and _only_missing_paths(program, output):
         return False  # the search ran; one of the folders it was pointed at is not there (a look around)
+    if _clears(program, args, tail) and (_GONE_RE.search(output[:2000]) or (
+            program in ("pkill", "killall") and exit_code == 1)):
+        return False  # `rm` of a missing file, `kill` of an ended process, `git stash pop` with none: already gone
     if exit_code in (124, 137, 143) and _TIME_LIMIT_RE.search(command) and _serves(program, args):
         return False  # `timeout 10 npm run dev`: the agent's own limit ended a server meant to keep running
     if _looks_up(program, args) and _NO_SUCH_RE.search(output[:2000]) and not missing_tool(output, exit_code) \
             and not _CRASH_RE.search(output[:2000]):
         return False  # `gh pr view` "no pull requests found", `git show ref:path` "does not exist": its "no"
     return True
+
+
+# Removing or stopping something: when what it removes is not there, the command has nothing to do.
+_CLEAR_PROGRAMS = {"rm", "rmdir", "unlink", "kill", "pkill", "killall", "fuser"}
+_CLEAR_SUBCOMMANDS = {"git": {"branch", "stash", "tag", "worktree", "remote"}, "docker": {"rm", "rmi", "stop", "kill"},
+                      "podman": {"rm", "rmi", "stop", "kill"}, "kubectl": {"delete"}, "tmux": {"kill-session", "kill-server"}}
+_CLEAR_FLAGS = {"-d", "-D", "--delete", "drop", "pop", "clear", "remove", "rm", "prune"}
+_GONE_RE = re.compile(r"\bno such (?:process|file|container|object|image|session)\b|\bno stash entries\b|"
+                      r"\bnot found\b|\bdoes ?n[o']t exist\b|\bno process found\b|\bno server running\b|"
+                      r"\bcan't find session\b|\bis not a (?:working tree|valid)\b", re.IGNORECASE)
+
+
+def _clears(program: str, args: list[str], tail: list[str]) -> bool:
+    """A command that removes or stops something (``rm``, ``kill``, ``git branch -D``, ``git stash
+    pop``, ``docker rm``, ``kubectl delete``; ``… | xargs kill``)."""
+    if program in _CLEAR_PROGRAMS or (tail and tail[-1] in _CLEAR_PROGRAMS):
+        return True
+    subcommands = _CLEAR_SUBCOMMANDS.get(program)
+    if not subcommands or not args:
+        return False
+    rest = _git_subcommand(args) if program == "git" else args
+    if not rest or rest[0] not in subcommands:
+        return False
+    return program != "git" or bool(set(rest[1:3]) & _CLEAR_FLAGS)
 
 
 _TIME_LIMIT_RE = re.compile(r"(?:^|[;&|(]\s*)g?timeout\s", re.MULTILINE)
