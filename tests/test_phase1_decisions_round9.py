@@ -265,3 +265,28 @@ def test_a_look_or_a_tool_told_after_instead_of_is_none() -> None:
         log.say(text)
         log.edit("src/sync.ts")
         assert log.extract().decisions == [], text
+
+
+# ---------------------------------------------------------------- the user's own way, said against the agent's
+
+
+def _after_work(said: str) -> list[str]:
+    log = Log()
+    log.user("add the cache layer")
+    log.edit("src/cache.ts")
+    log.say("The cache layer is in.")
+    log.user(said)
+    log.edit("src/cache.ts")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_the_users_own_way_said_against_the_agents_is_a_decision() -> None:
+    for said in ("use pnpm, not npm", "Actually, let's keep the entries in Redis.",
+                 "I'd rather keep it in one file.", "please make the size a constant instead of a config option"):
+        assert _after_work(said) == [said], said
+
+
+def test_a_bug_report_with_instead_or_a_question_is_no_decision() -> None:
+    for said in ("it shows the date instead of the time", "the cache returns stale rows rather than fresh ones",
+                 "why is it slower now?"):
+        assert _after_work(said) == [], said

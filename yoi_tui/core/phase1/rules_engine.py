@@ -616,9 +616,13 @@ def _to_first_step(entries: list[Entry], decision: Decision) -> Decision:
 
 
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
-    evidence = (refused_then_redirected(entries, calls) + accepted_proposals(entries, calls)
+    refused = refused_then_redirected(entries, calls)
+    # (The user's words after a refused step are that redirection, not a correction of their own.)
+    corrections = [c for c in user_corrections(entries, calls)
+                   if not any(r.range and c.range and r.range[0] <= c.range[0] <= r.range[1] for r in refused)]
+    evidence = (refused + accepted_proposals(entries, calls)
                 + conflict_resolutions(entries, calls) + stated_constraints(entries, calls)
-                + commit_rationales(calls) + commit_scopes(entries, calls) + user_corrections(entries, calls)
+                + commit_rationales(calls) + commit_scopes(entries, calls) + corrections
                 + weighed_options(entries))
     # The user's steer the agent agreed to, a name the user gave, a step made in place of a failed
     # one: each told once (a correction already read from the same message is that decision).

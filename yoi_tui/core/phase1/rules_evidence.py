@@ -21,7 +21,10 @@ Owns ten kinds of decision evidence (each a general mechanism, none tied to one 
   the agent could have taken is the one turned down;
 - **a user correction**: after the agent acted, the user turned its approach down and said what to
   do (pointing at another target, "not that button, this one", refines the request instead) ("don't write python code, only change javascript", "it's not needed, remove that
-  configuration", "it should be a constant") — the user's words are the choice.
+  configuration", "it should be a constant"; the user's own way said against the agent's: "use pnpm,
+  not npm", "actually, let's keep it in Redis", "I'd rather keep it in one file", "make it a constant
+  instead of a config option" - "instead" only when the sentence instructs, since "it shows the date
+  instead of the time" reports a bug) — the user's words are the choice.
 
 - **the user's steer the agent agrees to** ("I think we should order them by X" -> "Good idea - X is
   more stable than Y"; a bug report it agrees with is none);
@@ -81,7 +84,25 @@ _CORRECTION_RE = re.compile(r"^(?:no[,.!]|nope\b|don'?t\b|do not\b|never\b|stop\
                             r"\b(?:is|are|was)(?:n'?t| not) (?:needed|necessary|required|wanted)\b|\bno need (?:for|to)\b|"
                             r"\bonly (?:change|touch|edit|modify|use)\b|"
                             r"\b(?:it|this|that|they|these) should(?:n'?t| not)? (?:be|use|go|live|stay)\b|"
-                            r"\bwhy did (?:you|i)\b", re.IGNORECASE)
+                            r"\bwhy did (?:you|i)\b|"
+                            # the user's own way, said against the agent's: "use pnpm, not npm", "actually,
+                            # let's keep it in Redis", "I'd rather keep it in one file"
+                            r"^(?:please\s+|just\s+)?(?:use|prefer|pick|choose|keep|put|store|call|name)\s+[^,.;?]{1,60},\s+not\s+"
+                            r"(?:the\s+|a\s+|in\s+)?[\w`'\"./-]|"
+                            r"^actually,?\s+(?:let'?s|we should|i'?d (?:rather|prefer)|make|put|keep|store|switch|move|"
+                            r"change|go)\b|^i'?d (?:rather|prefer)\b|^i (?:would )?prefer\b", re.IGNORECASE)
+# "make it a constant instead of a config option": a steer only when the sentence instructs (an
+# instruction verb or "let's" opens it); "it shows the date instead of the time" reports a bug.
+_INSTEAD_WORD_RE = re.compile(r"\b(?:instead|rather than)\b", re.IGNORECASE)
+_LETS_RE = re.compile(r"^(?:(?:ok(?:ay)?|so|then|actually|hmm),?\s+)?let'?s\b", re.IGNORECASE)
+
+
+def _steers(sentence: str) -> bool:
+    """Whether a user's sentence turns the agent's approach down or says which way to go."""
+    if _CORRECTION_RE.search(sentence):
+        return True
+    return bool(_INSTEAD_WORD_RE.search(sentence)) and (instruction_verb(sentence) is not None
+                                                        or bool(_LETS_RE.match(sentence)))
 
 
 def _next_user(entries: list[Entry], position: int) -> tuple[int, Entry] | None:
@@ -369,7 +390,7 @@ def user_corrections(entries: list[Entry], calls: list[Call]) -> list[Decision]:
 
 def _correction(entry: Entry, calls: list[Call]) -> Decision | None:
     parts = sentences(prose(entry.text))
-    if not parts or len(" ".join(parts).split()) > 60 or not any(_CORRECTION_RE.search(p) for p in parts):
+    if not parts or len(" ".join(parts).split()) > 60 or not any(_steers(p) for p in parts):
         return None
     directives = [p for p in parts if not p.rstrip().endswith("?")] or parts
     chosen = squash(" ".join(directives), 200)
