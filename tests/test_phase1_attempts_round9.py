@@ -310,3 +310,19 @@ def test_a_removal_that_was_refused_still_failed() -> None:
     log.bash("rm -r build", "rm: build/cache: Permission denied", exit_code=1)
     [attempt] = log.extract().attempts
     assert attempt.outcome == "failure" and "Permission denied" in attempt.result
+
+
+def test_a_server_stopped_by_the_shell_tools_own_time_limit_is_no_failure() -> None:
+    log = Log()
+    log.user("start the dev server and check the page")
+    log.bash("npm run dev", "Command timed out after 2m 0.0s\n  VITE v5.0.0  ready in 280 ms", exit_code=143)
+    log.bash("npm test", "Command timed out after 2m 0.0s", exit_code=143)  # a check that hung still failed
+    [attempt] = log.extract().attempts
+    assert attempt.trial == "`npm test`"
+
+
+def test_a_call_cancelled_because_a_parallel_one_errored_is_mechanics() -> None:
+    log = Log()
+    log.user("read both configs")
+    log.call("Read", {"file_path": "/w/b.toml"}, "Cancelled: parallel tool call Read(/w/a.toml) errored", error=True)
+    assert log.extract().attempts == []

@@ -342,8 +342,11 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
     if _clears(program, args, tail) and (_GONE_RE.search(output[:2000]) or (
             program in ("pkill", "killall") and exit_code == 1)):
         return False  # `rm` of a missing file, `kill` of an ended process, `git stash pop` with none: already gone
-    if exit_code in (124, 137, 143) and _TIME_LIMIT_RE.search(command) and _serves(program, args):
-        return False  # `timeout 10 npm run dev`: the agent's own limit ended a server meant to keep running
+    if ((exit_code in (124, 137, 143) and _TIME_LIMIT_RE.search(command)) or _TOOL_TIMEOUT_RE.match(output)) and \
+            _serves(program, args):
+        # `timeout 10 npm run dev`, or the shell tool's own time limit ("Command timed out after 2m"):
+        # a server meant to keep running was stopped, it did not fail
+        return False
     if _looks_up(program, args) and _NO_SUCH_RE.search(output[:2000]) and not missing_tool(output, exit_code) \
             and not _CRASH_RE.search(output[:2000]):
         return False  # `gh pr view` "no pull requests found", `git show ref:path` "does not exist": its "no"
@@ -374,6 +377,7 @@ def _clears(program: str, args: list[str], tail: list[str]) -> bool:
     return program != "git" or bool(set(rest[1:3]) & _CLEAR_FLAGS)
 
 
+_TOOL_TIMEOUT_RE = re.compile(r"\s*(?:Error: )?Command timed out after \d")
 _TIME_LIMIT_RE = re.compile(r"(?:^|[;&|(]\s*)g?timeout\s", re.MULTILINE)
 _SERVER_PROGRAMS = {"uvicorn", "gunicorn", "hypercorn", "daphne", "flask", "vite", "next", "nuxt", "astro", "nodemon",
                     "http-server", "serve", "live-server", "webpack-dev-server", "wrangler", "hugo", "jekyll"}

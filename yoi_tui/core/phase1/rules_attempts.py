@@ -68,7 +68,7 @@ _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Proces
 _MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|string to replace not found|"
                            r"found \d+ matches of the string|inputvalidationerror|invalid tool parameters|"
                            r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
-                           r"sibling tool call errored|tool_use_error>cancelled|"
+                           r"sibling tool call errored|tool_use_error>cancelled|cancelled: parallel tool call|"
                            r"failed to find (?:expected lines|context)|apply_patch verification failed|invalid patch|"
                            r"invalid hunk|exceeds maximum allowed tokens|file is too large to read|"
                            r"shell \S+ is not running|no shell found with id",
