@@ -290,3 +290,30 @@ def test_a_bug_report_with_instead_or_a_question_is_no_decision() -> None:
     for said in ("it shows the date instead of the time", "the cache returns stale rows rather than fresh ones",
                  "why is it slower now?"):
         assert _after_work(said) == [], said
+
+
+# ---------------------------------------------------------------- the purpose first; "the cleanest way is to X"
+
+
+def _said(text: str) -> list[tuple[str, str]]:
+    log = Log()
+    log.user("make the parser accept the new format")
+    log.bash("ls src", "parser.ts")
+    log.say(text)
+    log.edit("src/parser.ts")
+    return [(d.chosen, d.rationale) for d in log.extract().decisions]
+
+
+def test_the_purpose_told_first_and_the_cleanest_way_are_decisions() -> None:
+    assert _said("To avoid breaking existing callers, I'll add a new function and keep the old one.") == [
+        ("add a new function and keep the old one", "to avoid breaking existing callers")]
+    assert _said("To keep the diff small, I'll only change the tokenizer.") == [
+        ("only change the tokenizer", "to keep the diff small")]
+    assert _said("The cleanest way is to add a format flag to the reader.") == [
+        ("add a format flag to the reader", "")]
+
+
+def test_a_purpose_before_a_look_and_a_way_to_look_are_none() -> None:
+    assert _said("To make sure nothing else breaks, let me check the other callers.") == []
+    assert _said("To be safe, I'll run the whole suite first.") == []
+    assert _said("The best way to see it is to read the tokenizer.") == []

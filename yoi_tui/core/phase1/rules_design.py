@@ -376,6 +376,30 @@ _CONTRAST_FIRST_RE = re.compile(
     r"(?P<chosen>[^;]{4,200})$", re.IGNORECASE)
 
 
+# The purpose told first: "To keep the diff small, I'll only change the parser", "To avoid breaking
+# existing callers, we'll add a new function and keep the old one" - never a look ("To be sure, let
+# me check …").
+_PURPOSE_FIRST_RE = re.compile(
+    rf"^(?:to|in order to)\s+(?P<why>(?:keep|avoid|prevent|preserve|ensure|stay|make sure|minimi[sz]e|reduce|simplify|"
+    rf"support|allow|protect|speed up|save)\b[^,;]{{3,140}}),\s+(?:{_AGENT}(?:'ll| will| should|'m going to| am going to)|"
+    rf"let's|let me)\s+(?:also\s+|just\s+|simply\s+)?(?!{_LOOKUP}\b|be\b|need\b|have\b|get\b|want\b)"
+    r"(?P<chosen>[^;]{4,200})$", re.IGNORECASE)
+
+
+def purpose_then_choice(sentence: str) -> tuple[str, str] | None:
+    """(chosen, why) when ``sentence`` tells the purpose first and then the agent's choice."""
+    plain = sentence.replace("\u2019", "'").strip().rstrip(".!")
+    if plain[:3].lower() not in ("to ", "in "):
+        return None  # cheap test first
+    match = _PURPOSE_FIRST_RE.match(plain)
+    if match is None:
+        return None
+    chosen = match.group("chosen").strip(" ,;:")
+    if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen):
+        return None
+    return chosen, f"to {match.group('why').strip()}"
+
+
 CONTRAST_OPENERS = ("instead", "rather", "so instead", "so, instead", "so rather", "so, rather", "but instead",
                     "but rather")
 

@@ -36,6 +36,7 @@ from .rules_design import (
     contrast_first,
     document_designs,
     heading_recommendations,
+    purpose_then_choice,
     reason_then_choice,
     reasoned_accounts,
     reasoned_comments,
@@ -121,9 +122,10 @@ _TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|
                          r"websearch|todowrite|todo list|plan mode|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
 # The agent naming the way it settles on: "The simplest fix is to drop the re-sort, since …", "the
 # cleanest solution is to add a lint directive" (never "the fix is a one-line removal": that reports it).
-_SOLUTION = (r"the (?:(?:simplest|cleanest|best|right|proper|safest|easiest|correct|minimal|obvious|smallest|"
+_SOLUTION = (r"(?:the (?:(?:simplest|cleanest|best|right|proper|safest|easiest|correct|minimal|obvious|smallest|"
              r"typical|idiomatic|real) )?(?:fix|solution|approach|option|way forward|remedy)(?: here| for this)? "
-             r"(?:is|would be|will be) to")
+             r"(?:is|would be|will be) to|the (?:simplest|cleanest|best|right|proper|safest|easiest|correct|obvious|"
+             r"idiomatic) way(?: here| for this| forward)? (?:is|would be|will be) to)")
 _SOLUTION_RE = re.compile(rf"\b{_SOLUTION}\s+(?:just\s+|simply\s+)?(?P<chosen>[^;?]{{4,160}}?)(?:[,;]?\s+"
                           r"(?:since|because|as (?:the|it|this|that|these|those|we|they))\s+(?P<why>[^?]{6,200}))?$",
                           re.IGNORECASE)
@@ -311,6 +313,11 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         other = step.group("other")
         return Decision(title=short_title(chosen, 12), options=[chosen, squash(other, 200)] if other else [],
                         chosen=chosen, rationale=squash(step.group("why"), 200), range=(index, index))
+    aim = purpose_then_choice(sentence) if role == "assistant" and lowered.startswith(("to ", "in order to ")) else None
+    if aim is not None:
+        chosen = squash(aim[0], 200)
+        return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(aim[1], 200),
+                        range=(index, index))
     first = contrast_first(sentence) if role == "assistant" and lowered.startswith(CONTRAST_OPENERS) else None
     if first is not None:
         chosen, other = squash(first[0], 200), squash(first[1], 200)
@@ -328,7 +335,7 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
                         range=(index, index))
     solution = _SOLUTION_RE.search(sentence.rstrip(".:")) if " to " in lowered and (
         "fix" in lowered or "solution" in lowered or "approach" in lowered or "option" in lowered
-        or "way forward" in lowered or "remedy" in lowered) else None
+        or " way " in lowered or "remedy" in lowered) else None
     if solution is not None and not _TOOLISH_RE.search(solution.group("chosen")):
         chosen = squash(solution.group("chosen").strip(" ,"), 200)
         why = solution.group("why") or context or ""
