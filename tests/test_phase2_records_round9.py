@@ -339,3 +339,47 @@ def test_a_deprecation_reported_is_titled_as_the_replacement() -> None:
     assert request_title("Brews is being phased out in favor of homebrew_casks", asked, "") == \
         "Replace brews with homebrew_casks"
     assert request_title("Replace brews with casks", "Replace brews with casks.", "") == "Replace brews with casks"
+
+
+# --- fifth change (a third set): a "continue" whatever was said before it; a reason inside a choice --
+
+
+def test_a_continue_folds_even_when_the_stopped_work_said_something(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 19, requests=[
+        Request(intent="run", target="", summary="Push to github.", title="Push to github",
+                done="I can see you have modified files that need to be committed before pushing.", range=(0, 6)),
+        Request(intent="continue", target="", summary="Continue: Push to github.", title="Continue: Push to github",
+                done="Successfully pushed to GitHub: 14 files committed and pushed.", range=(7, 19))])
+    run_phase2(ws, flush=True)
+    names = sorted(p.name for p in ws.requests_dir.glob("*.md"))
+    assert names == ["push-to-github.md"], names
+    text = (ws.requests_dir / names[0]).read_text()
+    assert "Done: Successfully pushed" in text and "need to be committed" not in text
+
+
+def test_a_reason_said_inside_the_choice_is_its_rationale(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.decision_text import split_reason
+
+    assert split_reason("add retry logic using the `nick-fields/retry` action, which is the standard approach "
+                        "for GitHub Actions:", "") == ("add retry logic using the `nick-fields/retry` action",
+                                                       "it is the standard approach for GitHub Actions")
+    assert split_reason("use SQLite, which is in the stdlib", "one file") == \
+        ("use SQLite, which is in the stdlib", "one file")  # a rationale of its own: the choice as said
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 3, decisions=[Decision(
+        title="Add retry logic using the retry action", options=[],
+        chosen="add retry logic using the retry action, which is the standard approach for GitHub Actions:",
+        rationale="")])
+    run_phase2(ws, flush=True)
+    text = (ws.decisions_dir / "add-retry-logic-using-the-retry-action.md").read_text()
+    assert "## Chosen\nadd retry logic using the retry action\n" in text
+    assert "## Rationale\nit is the standard approach for GitHub Actions\n" in text
+
+
+def test_an_unpaired_code_mark_in_front_of_an_opener_is_debris() -> None:
+    from yoi_tui.core.store.titles import strip_front
+
+    assert strip_front("` Please")[0] == ""  # found by hypothesis in tests/test_record_titles.py
+    assert clean_title('" Please fix it') == "Fix it"
+    assert clean_title("`git push` now") == "`git push` now"  # a paired mark is the title's own

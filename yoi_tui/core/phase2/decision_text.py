@@ -142,3 +142,20 @@ def rationale_text(rationale: str) -> str:
         kept.append(sentence)
     said = " ".join(s for s in kept if re.search(r"[^\W_]", s))
     return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m[1])], said)
+
+
+# A choice told with its reason in one sentence ("add retry logic using `nick-fields/retry`, which is
+# the standard approach for GitHub Actions:"): the reason is the rationale.
+_WHICH_IS_RE = re.compile(r"^(?P<choice>.{8,}?),\s+(?:which\s+is|as\s+(?:it|this)\s+is|since\s+(?:it|this)\s+is|"
+                          r"because\s+(?:it|this)\s+is)\s+(?P<why>\S.*?)[\s:;,.]*$", re.IGNORECASE)
+
+
+def split_reason(chosen: str, rationale: str) -> tuple[str, str]:
+    """``chosen`` and ``rationale``, with a reason said inside the choice (", which is the standard
+    approach …") moved to the rationale when there is none; a trailing colon (the list the choice
+    opened) goes either way."""
+    flat = one_line(chosen).rstrip(" :")
+    said = _WHICH_IS_RE.match(flat)
+    if said and not one_line(rationale) and "`" not in said["why"][:1]:
+        return said["choice"], f"it is {said['why']}"
+    return flat, rationale

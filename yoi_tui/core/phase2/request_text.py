@@ -575,10 +575,11 @@ def is_same_again(summary: str) -> bool:
 
 def is_resume_of(request: object, before: object) -> bool:
     """Whether ``request`` takes up ``before`` again after it stopped ("continue" staged as
-    "Continue: <what was asked>") while ``before`` reported nothing done: one request, not two."""
+    "Continue: <what was asked>"): one request, not two — what ``before`` reported when it stopped
+    ("I can see you have modified files that need to be committed before pushing") was no outcome."""
     summary = one_line(getattr(request, "summary", "") or "")
     asked = one_line(getattr(before, "summary", "") or "").split(_REFINED)[0]
-    return (getattr(request, "intent", "") == "continue" and not one_line(getattr(before, "done", None) or "")
+    return (getattr(request, "intent", "") == "continue"
             and summary.lower().startswith("continue:") and bool(asked)
             and summary[len("continue:"):].strip().startswith(asked[:60]))
 

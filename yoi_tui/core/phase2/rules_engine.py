@@ -61,6 +61,7 @@ from .decision_text import (
     is_document_heading,
     option_text,
     rationale_text,
+    split_reason,
     without_emphasis,
 )
 from .record_fields import defang, one_line, summary_line
@@ -390,7 +391,8 @@ class RulesEngine:
         title = self._line(decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
         # A title cut before a preposition's object ("… the voice system through"): the preposition goes.
         title = trim_cut(title, one_line(decision.chosen), one_line(decision.rationale), *decision.options)
-        chosen = self._line(chosen_text(decision.chosen))
+        said, why = split_reason(decision.chosen, decision.rationale)  # "X, which is the standard way": a reason
+        chosen = self._line(chosen_text(said))
         has_choice = _has_choice(decision.chosen)
         parts = [f"\n# {title}\n"]
         if has_choice:
@@ -398,7 +400,7 @@ class RulesEngine:
         options = [self._line(option_text(o)) for o in decision.options if one_line(o)]
         if options:
             parts.append("\n## Options\n" + "".join(f"- {o}\n" for o in options))
-        rationale = rationale_text(decision.rationale)  # a reason, never the agent's next step
+        rationale = rationale_text(why)  # a reason, never the agent's next step
         if rationale:
             parts.append(f"\n## Rationale\n{self._line(rationale)}\n")
         return self._upsert(staging, RecordKind.DECISION, title, "".join(parts), resolved=has_choice,
@@ -761,7 +763,8 @@ def folded_requests(requests: list[Request]) -> list[Request]:
             kept[again] = first.model_copy(update={"done": request.done or first.done,
                                                    "range": _span(first.range, request.range)})
         elif before is not None and is_resume_of(request, before):
-            kept[-1] = before.model_copy(update={"done": request.done, "range": _span(before.range, request.range)})
+            kept[-1] = before.model_copy(update={"done": request.done or before.done,
+                                                 "range": _span(before.range, request.range)})
         elif before is not None and is_same_again(request.summary):
             summary = f"{before.summary}{REFINED}{one_line(request.summary)}"
             kept[-1] = before.model_copy(update={"summary": summary, "done": request.done or before.done,

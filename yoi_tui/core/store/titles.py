@@ -166,6 +166,9 @@ def strip_front(text: str) -> tuple[str, bool]:
         for opening, closing in ("()", "[]", "{}"):  # an opening bracket never closed: debris ("( Please")
             if text.startswith(opening) and text.count(opening) > text.count(closing):
                 text = text[1:]
+        for mark in ("`", '"'):  # an unpaired code mark or quote in front: debris too ("` Please")
+            if text.startswith(mark) and text.count(mark) % 2:
+                text = text[1:]
         fixed = _FIX_LABEL_RE.sub("", text, count=1)
         if fixed != text:
             fix, text = True, fixed
