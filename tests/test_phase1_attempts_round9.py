@@ -326,3 +326,36 @@ def test_a_call_cancelled_because_a_parallel_one_errored_is_mechanics() -> None:
     log.user("read both configs")
     log.call("Read", {"file_path": "/w/b.toml"}, "Cancelled: parallel tool call Read(/w/a.toml) errored", error=True)
     assert log.extract().attempts == []
+
+
+# ---------------------------------------------------------------- the user's next report is of another error
+def test_a_reported_error_followed_by_a_report_of_another_error_was_got_past() -> None:
+    log = Log()
+    log.user("build the settings page")
+    log.edit("/w/src/Settings.tsx")
+    log.say("The settings page is ready.")
+    first = log.user("I get a white page:\nUncaught ReferenceError: theme is not defined\n    at Settings.tsx:12")
+    log.edit("/w/src/Settings.tsx")
+    log.say("theme is now imported.")
+    second = log.user("Now the page loads but saving fails:\nTypeError: Cannot read properties of undefined "
+                      "(reading 'map')\n    at save.ts:40")
+    log.edit("/w/src/save.ts")
+    log.say("save now handles an empty list.")
+    attempts = log.extract().attempts
+    assert [(a.range[0] if a.range else None, a.outcome) for a in attempts] == [(first, "success"), (second, "failure")]
+    assert "another error, past this one" in attempts[0].result
+
+
+def test_the_same_error_pasted_again_is_the_same_story() -> None:
+    log = Log()
+    log.user("build the settings page")
+    log.edit("/w/src/Settings.tsx")
+    log.say("The settings page is ready.")
+    first = log.user("I get a white page:\nUncaught ReferenceError: theme is not defined\n    at Settings.tsx:12")
+    log.edit("/w/src/Settings.tsx")
+    log.say("theme is now imported.")
+    log.user("Reloaded:\nUncaught ReferenceError: theme is not defined\n    at Settings.tsx:14")
+    log.edit("/w/src/theme.ts")
+    log.say("theme.ts now exports it.")
+    [attempt] = log.extract().attempts
+    assert attempt.range is not None and attempt.range[0] == first and "(2 times)" in attempt.result

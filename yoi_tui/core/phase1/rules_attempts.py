@@ -856,6 +856,15 @@ def reports_failure(text: str, worked_before: bool) -> bool:
     return bool(_STILL_RE.search(words) or _BROKEN_RE.search(words))
 
 
+def _same_failure(one: str, other: str) -> bool:
+    """Two reports tell the same error: an error line of one (``Error: …``, ``…Exception: …``) is in
+    the other, or most of their words are shared."""
+    lines = [line.strip() for line in one.splitlines() if _PASTED_ERROR_RE.search(line) and len(line.strip()) >= 12]
+    if any(line[:80] in other for line in lines):
+        return True
+    return fuzz.token_set_ratio(one[:600], other[:600]) >= 80
+
+
 def _records(call: Call) -> bool:
     """A command that records or ships the work (``git commit``, ``git push``): it changes nothing the
     user runs."""
@@ -869,7 +878,8 @@ def _reported_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]
     """Failures the user reports after running the agent's work, told with what the agent changed
     then: fixed when the user then says it works, or when the agent's own check passed after its
     change and the user reported nothing else failing; a report of the same failure again ("still",
-    "same") is the same story; otherwise not fixed (the user did not report back)."""
+    "same", or the same error line pasted again) is the same story; a report of another error pasted
+    next means the user got past this one (fixed); otherwise not fixed (the user did not report back)."""
     found: list[Attempt] = []
     users = _user_messages(entries)
     number = 0
@@ -910,11 +920,18 @@ def _reported_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]
                 end = nxt.index
                 following += 1
                 break
-            if nxt is not None and reports_failure(nxt.text, True) and _AGAIN_RE.search(nxt.text):
+            if nxt is not None and reports_failure(nxt.text, True) and (_AGAIN_RE.search(nxt.text) or (
+                    _PASTED_ERROR_RE.search(nxt.text) and _same_failure(report.text, nxt.text))):
                 times += 1
                 report = nxt
                 following += 1
                 continue
+            if nxt is not None and _PASTED_ERROR_RE.search(nxt.text) and reports_failure(nxt.text, True) and \
+                    not _same_failure(report.text, nxt.text):
+                # The user ran it again and reports another error, not this one: they got past it (a
+                # white page, then the next error further on). That report is a story of its own.
+                outcome, told = "success", "the user's next report is of another error, past this one"
+                break
             if checked:
                 outcome, told = "success", f"`{checked}` then passed"
             break
