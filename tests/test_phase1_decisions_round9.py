@@ -317,3 +317,21 @@ def test_a_purpose_before_a_look_and_a_way_to_look_are_none() -> None:
     assert _said("To make sure nothing else breaks, let me check the other callers.") == []
     assert _said("To be safe, I'll run the whole suite first.") == []
     assert _said("The best way to see it is to read the tokenizer.") == []
+
+
+# ---------------------------------------------------------------- the agent weighing a way and taking it
+
+
+def test_a_way_the_agent_weighs_and_takes_is_a_decision() -> None:
+    assert _said("I think it's better to keep the parser pure, since the tests call it directly.") == [
+        ("keep the parser pure", "the tests call it directly")]
+    assert _said("I prefer a flat module layout here; nesting would only add imports.") == [
+        ("a flat module layout here", "nesting would only add imports")]
+    assert _said("Let's not add a new dependency; I'll write the date parser by hand.") == [
+        ("write the date parser by hand", "rather than add a new dependency")]
+
+
+def test_a_look_weighed_or_a_wish_for_the_user_is_none() -> None:
+    assert _said("It's better to check the logs first.") == []
+    assert _said("I'd prefer you confirm the port before anything restarts.") == []
+    assert _said("Is it better to split the parser?") == []

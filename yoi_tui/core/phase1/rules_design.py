@@ -400,6 +400,42 @@ def purpose_then_choice(sentence: str) -> tuple[str, str] | None:
     return chosen, f"to {match.group('why').strip()}"
 
 
+# The agent weighing a way and taking it: "I think it's better to validate on the server, since the
+# client can be bypassed", "I prefer a flat layout here; nesting only adds imports", "Let's not add a
+# dependency; I'll write the parser by hand" - never a look ("it's better to check …") nor a wish
+# for the user ("I'd prefer you confirm …").
+_BETTER_TO_RE = re.compile(
+    rf"^(?:(?:i think|i believe|honestly|here|so),?\s+)?(?:(?:it'?s|it is|it would be|it'd be|it seems|this is)\s+)?"
+    rf"(?:probably\s+|much\s+|definitely\s+)?(?:better|cleaner|simpler|safer|wiser|preferable) to\s+(?!{_LOOKUP}\b)"
+    r"(?P<chosen>[^;:]{4,160}?)(?:(?:[,;:]\s+|\s+(?:since|because|as|so that)\s+)(?P<why>.{6,200}))?$", re.IGNORECASE)
+_PREFER_RE = re.compile(r"^(?:i|we)(?:'d| would)? prefer\s+(?!(?:you|that you|to (?:ask|check|wait|confirm))\b)"
+                        r"(?P<chosen>[^;:]{4,160}?)(?:\s+(?:over|to)\s+(?P<other>[^;:,]{3,100}?))?"
+                        r"(?:(?:[;:,]|\s+(?:since|because|as))\s+(?P<why>.{6,200}))?$", re.IGNORECASE)
+_LETS_NOT_RE = re.compile(rf"^let'?s not\s+(?P<other>[^;:]{{4,120}})[;:,]\s+(?:instead,?\s+)?(?:{_AGENT}(?:'ll| will)|let's|"
+                          rf"let me)\s+(?!{_LOOKUP}\b)(?P<chosen>.{{4,200}})$", re.IGNORECASE)
+EVALUATION_CUES = ("better to", "cleaner to", "simpler to", "safer to", "wiser to", "preferable to", "prefer", "let's not")
+
+
+def evaluated_choice(sentence: str) -> tuple[str, list[str], str] | None:
+    """(chosen, options, why) when the agent weighs a way and takes it (see the comment above)."""
+    plain = sentence.replace("\u2019", "'").strip().rstrip(".!")
+    lowered = plain.lower()
+    if plain.endswith("?") or not any(cue in lowered for cue in EVALUATION_CUES):
+        return None  # cheap test first
+    match = _BETTER_TO_RE.match(plain) or _PREFER_RE.match(plain) or _LETS_NOT_RE.match(plain)
+    if match is None:
+        return None
+    chosen = match.group("chosen").strip(" ,;:")
+    found = match.groupdict()
+    other = (found.get("other") or "").strip(" ,;:")
+    if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen):
+        return None
+    options = [chosen, other] if other else []
+    why = re.sub(r"^(?:since|because|as|so that)\s+", "", (found.get("why") or "").strip(), flags=re.IGNORECASE) \
+        or (f"rather than {other}" if other else "")
+    return chosen, options, why
+
+
 CONTRAST_OPENERS = ("instead", "rather", "so instead", "so, instead", "so rather", "so, rather", "but instead",
                     "but rather")
 

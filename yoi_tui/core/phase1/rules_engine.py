@@ -32,9 +32,11 @@ from .rules_attempts import AttemptCarry, chunk_attempts, extract_attempts
 from .rules_commits import commit_scopes
 from .rules_design import (
     CONTRAST_OPENERS,
+    EVALUATION_CUES,
     announced_solutions,
     contrast_first,
     document_designs,
+    evaluated_choice,
     heading_recommendations,
     purpose_then_choice,
     reason_then_choice,
@@ -313,6 +315,11 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         other = step.group("other")
         return Decision(title=short_title(chosen, 12), options=[chosen, squash(other, 200)] if other else [],
                         chosen=chosen, rationale=squash(step.group("why"), 200), range=(index, index))
+    weighed = evaluated_choice(sentence) if role == "assistant" and any(c in lowered for c in EVALUATION_CUES) else None
+    if weighed is not None:
+        chosen = squash(weighed[0], 200)
+        return Decision(title=short_title(chosen, 12), options=[squash(o, 200) for o in weighed[1]], chosen=chosen,
+                        rationale=squash(weighed[2], 200), range=(index, index))
     aim = purpose_then_choice(sentence) if role == "assistant" and lowered.startswith(("to ", "in order to ")) else None
     if aim is not None:
         chosen = squash(aim[0], 200)
