@@ -104,3 +104,15 @@ def test_after_clear_a_short_message_starts_a_request_of_its_own() -> None:
     after = log.user("no, use the staging database for the seed script")
     requests = log.extract().requests
     assert [r.range[0] for r in requests if r.range] == [0, after]
+
+
+def test_a_judgement_or_an_instruction_in_a_clause_is_no_answer_handed_over() -> None:
+    from yoi_tui.core.phase1.rules_requests import answers_ask
+
+    said = "The export is added. Please share the folder the reports should go to, or let me know if CSV is enough."
+    assert answers_ask("They are in the docs folder", said)
+    assert answers_ask("It's in ~/reports/monthly", said)
+    for reply in ("That's great, now add a PDF option too", "They are in the docs folder, use those",
+                  "It's good but the header overlaps the menu on mobile", "That's perfect",
+                  "My main concern is the speed of the search, can you make it faster?"):
+        assert not answers_ask(reply, said), reply

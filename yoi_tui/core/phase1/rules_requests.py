@@ -246,11 +246,23 @@ def answers_ask(body: str, said: str) -> bool:
     """The user's reply hands over what the agent just asked for ("My email is …" after "What email
     should I use for the commits?" or "Please share your email"): it refines the request the agent
     asked it for. A reply with an instruction sentence of its own, or telling a problem, is a request still."""
-    if not said or len(body.split()) > 25 or not _GIVES_RE.match(body.strip()) or _PROBLEM_RE.search(body):
+    flat = body.strip()
+    if not said or len(flat.split()) > 25 or not _GIVES_RE.match(flat) or _PROBLEM_RE.search(flat) or "?" in flat:
         return False  # ("it's still broken": a report on the work, a request of its own)
+    if _JUDGES_RE.match(flat) or re.search(r"\bbut\b", flat, re.IGNORECASE):
+        return False  # "That's great, …", "It's good but …": a judgement of the work, not a value handed over
     if not _ASKS_FOR_RE.search(prose(said)[-400:]):
         return False
-    return all(_verb(sentence) is None for sentence in sentences(body))
+    clauses = [c for sentence in sentences(flat) for c in _CLAUSE_RE.split(sentence) if c.strip()]
+    return all(_verb(_LEAD_RE.sub("", c.strip())) is None for c in clauses)
+
+
+# An answer's clauses ("…, now add X", "… and use those") and the words that may lead an instruction in one.
+_CLAUSE_RE = re.compile(r"[,;:]\s+|\s+(?:and|then|so)\s+", re.IGNORECASE)
+_LEAD_RE = re.compile(r"^(?:(?:now|also|then|please|just|so|and)\s+)+", re.IGNORECASE)
+_JUDGES_RE = re.compile(r"^(?:(?:yes|yeah|ok(?:ay)?)[,.!]?\s+)?(?:it'?s|it is|that'?s|that is|they'?re|they are)\s+"
+                        r"(?:(?:really|very|so|all|looking|pretty)\s+)?(?:great|good|fine|perfect|nice|awesome|cool|"
+                        r"better|right|correct|wrong|amazing|excellent|ok(?:ay)?|done|working|close)\b", re.IGNORECASE)
 
 
 def names_nothing(body: str) -> bool:
