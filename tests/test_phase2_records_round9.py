@@ -383,3 +383,24 @@ def test_an_unpaired_code_mark_in_front_of_an_opener_is_debris() -> None:
     assert strip_front("` Please")[0] == ""  # found by hypothesis in tests/test_record_titles.py
     assert clean_title('" Please fix it') == "Fix it"
     assert clean_title("`git push` now") == "`git push` now"  # a paired mark is the title's own
+
+
+# --- sixth change: the garbled titles of the third held-out half's judgement, said plainly -----------
+
+
+def test_a_reminder_label_and_a_lone_quote_are_debris() -> None:
+    assert clean_title("Remember: we dont need this ' recovery-help.md.template") == \
+        "We dont need this recovery-help.md.template"
+    assert clean_title("Remember the user's choice") == "Remember the user's choice"  # the verb stays
+    assert clean_title("Use 'x' here") == "Use 'x' here"  # a quoted word is no lone quote
+
+
+def test_an_answered_question_as_a_request_title_is_the_answer(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    said = "Voice system - Yes, we'll use the existing voice announcement system through the speaker module."
+    stage(ws, "s1", 0, 3, requests=[Request(
+        intent="other", target="", summary=said, range=(0, 3),
+        title="Voice system - Yes, we'll use the existing voice announcement system through")])
+    run_phase2(ws, flush=True)
+    names = sorted(p.name for p in ws.requests_dir.glob("*.md"))
+    assert names == ["use-the-existing-voice-announcement-system.md"], names

@@ -24,10 +24,12 @@ import re
 
 from ..store import prompt_template
 from ..store.titles import (
+    _ANSWERED_RE,
     COMMAND_WORDS,
     IMPERATIVE_VERBS,
     capitalise,
     clean_title,
+    decision_title,
     embedded_instruction,
     one_line,
     starts_with_verb,
@@ -464,6 +466,8 @@ def request_title(title: str, asked: str, done: str) -> str:
     if is_effort_modifier(title):
         return _instruction_in(asked, first_too=True) or title
     title = _without_aside(title)
+    if _ANSWERED_RE.match(title):  # "Voice system - Yes, we'll use the existing …": the answer, as an instruction
+        title = decision_title(title)
     if not is_template_title(title):
         verdict = _verdict_problem(title, asked)  # "Fix better, we got X, but …": the problem after "but"
         if verdict:

@@ -27,7 +27,8 @@ _FIX_LABEL_RE = re.compile(r"^(?:bug\s*fix|hot\s*fix|bugfix|hotfix|fix|bug)(?:\(
                            re.IGNORECASE)
 _LABEL_RE = re.compile(r"^(?:(?:implementation\s+)?plan|proposal|feature|feat|task|todo|chore|docs?|refactor|perf|"
                        r"style|build|ci|test|tests|wip|note|request|story|epic|spike|issue|ticket|re|fw|fwd|"
-                       r"summary|goal|objective)(?:\([^)\s]{0,40}\))?\s*[:—–]\s*", re.IGNORECASE)
+                       r"summary|goal|objective|remember|reminder|important|nb|ps)(?:\([^)\s]{0,40}\))?\s*[:—–]\s*",
+                       re.IGNORECASE)
 _TICKET_RE = re.compile(r"^(?:\[[A-Za-z][A-Za-z0-9]*-\d+\]|\(?[A-Z][A-Z0-9]+-\d+\)?\s*[:—–-]|#\d+\s*[:—–-])\s*")
 _MARK_RE = re.compile(r"^(?:#{1,6}(?=\s)|\[[ xX]?\](?=\s)|[-*+•>◦▪_]+(?=\s)|\d{1,2}[.)](?=\s)|[^\w\s`\"'(\[@#/.~$-]+)\s*")
 _POLITE_RE = re.compile(
@@ -35,6 +36,7 @@ _POLITE_RE = re.compile(
     r"i would like you to|i need you to|i'd love you to|let's|lets|ok(?:ay)?|now|then|also|and|so|hey|hi|hello|"
     r"great|cool|alright|next|ultrathink|think hard(?:er)?|yes|yeah|sure|right|well|oh|ah|hmm+|btw|fyi)"
     r"(?=[\s,!:;]|[.](?:\s|$)|$)[\s,!.:;]*", re.IGNORECASE)
+_LONE_QUOTE_RE = re.compile(r"(?:(?<=\s)|^)['’‘`\"“”](?=\s|$)")  # a quote mark standing alone between spaces
 _EMPHASIS_EDGE_RE = re.compile(r"(?<!\w)(?:\*\*|__)|(?:\*\*|__)(?!\w)")  # **Bold** marks at a word's edge
 _TAIL_CHARS = " \t.,;:!?…-—–/\\|=*&^~_<([{"
 STOP_TAIL = {"the", "a", "an", "of", "to", "in", "on", "for", "with", "and", "or", "that", "which", "is", "are", "by",
@@ -190,6 +192,7 @@ def clean_title(text: str, *, is_instruction: Callable[[str], bool] = starts_wit
     follows a "Fix:" label is an instruction already (then the label goes, else it becomes "Fix").
     An input with nothing left after cleaning keeps its own words (never an empty title)."""
     flat = one_line(_EMPHASIS_EDGE_RE.sub("", one_line(without_box_drawing(text))).replace("**", " ").replace("__", " "))
+    flat = one_line(_LONE_QUOTE_RE.sub(" ", flat))  # "we dont need this ' recovery-help.md": a quote of nothing
     body, fix = strip_front(flat)
     # A whole question asked (not "Can you add a retry?"): its last words never dangle ("am I in?").
     question = body.rstrip().endswith("?") and len(one_line(body)) <= limit and not starts_with_verb(body)
