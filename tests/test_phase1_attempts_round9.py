@@ -359,3 +359,10 @@ def test_the_same_error_pasted_again_is_the_same_story() -> None:
     log.say("theme.ts now exports it.")
     [attempt] = log.extract().attempts
     assert attempt.range is not None and attempt.range[0] == first and "(2 times)" in attempt.result
+
+
+def test_a_codex_server_run_stopped_by_the_tools_time_limit_is_no_failure() -> None:
+    log = Log()
+    log.user("check the dev server starts")
+    _shell(log, "pnpm dev", "command timed out", error=True, timeout_ms=10000)
+    assert log.extract().attempts == []

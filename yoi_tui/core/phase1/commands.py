@@ -377,7 +377,7 @@ def _clears(program: str, args: list[str], tail: list[str]) -> bool:
     return program != "git" or bool(set(rest[1:3]) & _CLEAR_FLAGS)
 
 
-_TOOL_TIMEOUT_RE = re.compile(r"\s*(?:Error: )?Command timed out after \d")
+_TOOL_TIMEOUT_RE = re.compile(r"\s*(?:error: )?command timed out\b", re.IGNORECASE)  # Claude Code's, Codex's
 _TIME_LIMIT_RE = re.compile(r"(?:^|[;&|(]\s*)g?timeout\s", re.MULTILINE)
 _SERVER_PROGRAMS = {"uvicorn", "gunicorn", "hypercorn", "daphne", "flask", "vite", "next", "nuxt", "astro", "nodemon",
                     "http-server", "serve", "live-server", "webpack-dev-server", "wrangler", "hugo", "jekyll"}
