@@ -335,3 +335,25 @@ def test_a_look_weighed_or_a_wish_for_the_user_is_none() -> None:
     assert _said("It's better to check the logs first.") == []
     assert _said("I'd prefer you confirm the port before anything restarts.") == []
     assert _said("Is it better to split the parser?") == []
+
+
+def test_a_way_judged_better_with_its_reason_or_switched_to_is_a_decision() -> None:
+    assert _said("A queue is better here because retries come for free.") == [("A queue", "retries come for free")]
+    assert _said("It makes sense to put the validation in the model, since both views share it.") == [
+        ("put the validation in the model", "both views share it")]
+    log = Log()
+    log.user("make the export resumable")
+    thought = _thinking(log, "I'll weigh the two. Option 2 makes more sense because it avoids the migration.")
+    log.edit("src/export.ts")
+    [decision] = log.extract().decisions
+    assert (decision.chosen, decision.rationale) == ("Option 2", "it avoids the migration")
+    assert decision.range is not None and decision.range[0] == thought
+    assert _said("Hmm, maybe I should store the cursor in the jobs table instead.") == [
+        ("store the cursor in the jobs table", "")]
+
+
+def test_a_result_judged_or_a_look_switched_to_is_none() -> None:
+    assert _said("The output is better since the fix.") == []
+    assert _said("This is better because it avoids a migration.") == []
+    assert _said("The test is better now because it covers the empty case.") == []
+    assert _said("Maybe I should check the logs instead.") == []

@@ -413,7 +413,22 @@ _PREFER_RE = re.compile(r"^(?:i|we)(?:'d| would)? prefer\s+(?!(?:you|that you|to
                         r"(?:(?:[;:,]|\s+(?:since|because|as))\s+(?P<why>.{6,200}))?$", re.IGNORECASE)
 _LETS_NOT_RE = re.compile(rf"^let'?s not\s+(?P<other>[^;:]{{4,120}})[;:,]\s+(?:instead,?\s+)?(?:{_AGENT}(?:'ll| will)|let's|"
                           rf"let me)\s+(?!{_LOOKUP}\b)(?P<chosen>.{{4,200}})$", re.IGNORECASE)
-EVALUATION_CUES = ("better to", "cleaner to", "simpler to", "safer to", "wiser to", "preferable to", "prefer", "let's not")
+# A way named and judged better, with the reason: "A queue is better because retries come for free",
+# "Option 2 makes more sense since it avoids the migration", "It makes sense to validate in the model
+# rather than the view".
+_JUDGED_RE = re.compile(r"^(?:(?:so|i think|i guess|honestly|hmm),?\s+)?(?P<chosen>(?!it\b|this\b|that\b|which\b)[\w`'\"(][^,;:]{2,80}?)\s+"
+                        r"(?:(?:is|seems|would be)\s+(?:(?:much|clearly|probably)\s+)?(?:better|cleaner|simpler|"
+                        r"safer|the better (?:option|choice|fit|approach)|the way to go)|makes (?:more|the most) sense)"
+                        r"(?:\s+(?:here|for this))?,?\s+(?:because|since|as)\s+(?P<why>.{6,200})$", re.IGNORECASE)
+_MAKES_SENSE_RE = re.compile(rf"^(?:(?:so|i think),?\s+)?it (?:makes|would make) (?:more )?sense to\s+(?!{_LOOKUP}\b)"
+                             r"(?P<chosen>[^;:]{4,160}?)(?:(?:[,;:]\s+|\s+(?:since|because|as)\s+)(?P<why>.{6,200}))?$",
+                             re.IGNORECASE)
+# The agent switching its own way: "Hmm, maybe I should store the cursor in the jobs table instead".
+_SWITCH_RE = re.compile(rf"^(?:(?:hmm|actually|ok(?:ay)?|so|maybe|wait|no),?\s+)*(?:maybe\s+)?{_AGENT}(?:'ll| will| should|"
+                        rf"'d better)\s+(?:just\s+)?(?!{_LOOKUP}\b|be\b|need\b|have\b|get\b|do\b)(?P<chosen>[^;:]{{4,160}}?)"
+                        r"\s+instead$", re.IGNORECASE)
+EVALUATION_CUES = ("better to", "cleaner to", "simpler to", "safer to", "wiser to", "preferable to", "prefer", "let's not",
+                   " better", " cleaner", " simpler", " safer", "the way to go", "sense", "instead")
 
 
 def evaluated_choice(sentence: str) -> tuple[str, list[str], str] | None:
@@ -422,14 +437,18 @@ def evaluated_choice(sentence: str) -> tuple[str, list[str], str] | None:
     lowered = plain.lower()
     if plain.endswith("?") or not any(cue in lowered for cue in EVALUATION_CUES):
         return None  # cheap test first
-    match = _BETTER_TO_RE.match(plain) or _PREFER_RE.match(plain) or _LETS_NOT_RE.match(plain)
+    match = _BETTER_TO_RE.match(plain) or _PREFER_RE.match(plain) or _LETS_NOT_RE.match(plain) \
+        or _MAKES_SENSE_RE.match(plain) or (_SWITCH_RE.match(plain) if lowered.endswith("instead") else None)
+    if match is None and " because " not in lowered and " since " not in lowered and " as " not in lowered:
+        return None
+    match = match or _JUDGED_RE.match(plain)
     if match is None:
         return None
     chosen = match.group("chosen").strip(" ,;:")
     found = match.groupdict()
     other = (found.get("other") or "").strip(" ,;:")
-    if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen):
-        return None
+    if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen) or (match.re is _JUDGED_RE and len(found["why"].split()) < 3):
+        return None  # ("The output is better since the fix": a result observed, no reason for a way)
     options = [chosen, other] if other else []
     why = re.sub(r"^(?:since|because|as|so that)\s+", "", (found.get("why") or "").strip(), flags=re.IGNORECASE) \
         or (f"rather than {other}" if other else "")

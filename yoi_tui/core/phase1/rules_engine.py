@@ -491,7 +491,9 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
                     decisions.append(decision)
                     break
                 continue
-            if thinking and not _FIRST_PERSON_RE.search(sentence):
+            if thinking and not _FIRST_PERSON_RE.search(sentence) and not (
+                    (" because " in sentence or " since " in sentence or "sense" in sentence)
+                    and evaluated_choice(sentence) is not None):
                 continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
             if _LINTER_SAYS_RE.search(sentence):
                 continue  # "staticcheck says it should use a tagged switch": the linter's words, not a choice
