@@ -366,3 +366,15 @@ def test_a_codex_server_run_stopped_by_the_tools_time_limit_is_no_failure() -> N
     log.user("check the dev server starts")
     _shell(log, "pnpm dev", "command timed out", error=True, timeout_ms=10000)
     assert log.extract().attempts == []
+
+
+def test_an_edit_of_a_file_not_made_yet_is_a_slip_of_the_tool() -> None:
+    log = Log()
+    log.user("add the settings module")
+    log.call("Edit", {"file_path": "/w/src/settings.py", "old_string": "", "new_string": "X = 1"},
+             "<tool_use_error>File does not exist.</tool_use_error>", error=True)
+    log.call("Write", {"file_path": "/w/src/settings.py", "content": "X = 1\n"}, "File created")
+    log.call("Edit", {"file_path": "/w/src/other.py", "old_string": "a", "new_string": "b"},
+             "<tool_use_error>Permission denied: /w/src/other.py is read-only</tool_use_error>", error=True)
+    [attempt] = log.extract().attempts  # an edit refused on the file itself still failed
+    assert "other.py" in attempt.trial

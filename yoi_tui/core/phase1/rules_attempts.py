@@ -89,6 +89,7 @@ _HARNESS_NOISE_RE = re.compile(r"still connecting \(try again or proceed without
                                re.IGNORECASE | re.DOTALL)
 # A read tool aimed at nothing readable (a missing path, a directory): a look around, not an attempt.
 _MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent|eisdir|is a directory", re.IGNORECASE)
+_EDIT_MISSING_RE = re.compile(r"file does not exist|no such file or directory|enoent", re.IGNORECASE)
 _READ_TOOLS = {"read", "glob", "grep", "ls", "view", "read_file", "list_dir", "search", "notebookread", "find"}
 _TACTICAL_RE = re.compile(r"^(?:let me|let's|i'll|i will|now\b|first\b|next\b|ok\b|okay\b|good\b|great\b|"
                           r"perfect\b|hmm\b|i need to|i should)", re.IGNORECASE)
@@ -136,6 +137,8 @@ def _is_failure(call: Call) -> bool:
         return is_real_failure(call.command(), call.result.exit_code, text)
     if call.name.lower() in _READ_TOOLS and _MISSING_READ_RE.search(text):
         return False  # an exploratory look at a path that is not there
+    if call.is_edit and _EDIT_MISSING_RE.search(text[:300]):
+        return False  # an edit of a file not made yet: a slip of the tool (it is written whole instead)
     return True
 
 
