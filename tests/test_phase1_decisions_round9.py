@@ -357,3 +357,23 @@ def test_a_result_judged_or_a_look_switched_to_is_none() -> None:
     assert _said("This is better because it avoids a migration.") == []
     assert _said("The test is better now because it covers the empty case.") == []
     assert _said("Maybe I should check the logs instead.") == []
+
+
+# ---------------------------------------------------------------- a comment naming the quality the code is for
+
+
+def _commented(comment: str) -> list[str]:
+    log = Log()
+    log.user("fix the paging")
+    log.call("Edit", {"file_path": "src/app.js", "old_string": "load();",
+                      "new_string": f"load();\n// {comment}\nawait countAll();"}, "updated")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_a_comment_naming_the_quality_the_code_is_for_is_a_decision() -> None:
+    assert _commented("Fetch the total count for proper pagination") == ["Fetch the total count for proper pagination"]
+
+
+def test_a_comment_saying_only_what_the_code_is_for_is_none() -> None:
+    assert _commented("Fetch the total count for the pagination") == []
+    assert _commented("Loop for each page of the result") == []

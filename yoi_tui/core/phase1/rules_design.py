@@ -572,6 +572,8 @@ _INLINE_COMMENT_RE = re.compile(r"\S\s+(?:#|//)\s+(?P<text>[A-Za-z(][^\n]*?)\s*$
 # ("… to prevent regressions" names what a feature is for: it describes, it does not choose.)
 _COMMENT_WHY_RE = re.compile(r"\b(?:because|since|so that|to avoid|otherwise|(?:it|they|this|that|which|is|are) "
                              r"already|we only|only care|"
+                             # the quality the code is there for: "Fetch the total count for proper pagination"
+                             r"for (?:proper|correct|accurate|consistent|reliable|deterministic|stable|safe) \w+|"
                              r"on purpose|intentionally|deliberately|by design|not needed|no need)\b|"
                              r"^[\w.'-]+(?: [\w.'-]+)? (?:doesn'?t|does not|don'?t|do not|can'?t|cannot|won'?t) (?:support|"
                              r"accept|allow|handle|preserve|keep)\b.{3,80},\s*(?:so\s+)?(?:convert|fall back|use|strip|drop|"
