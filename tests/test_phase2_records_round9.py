@@ -404,3 +404,10 @@ def test_an_answered_question_as_a_request_title_is_the_answer(tmp_path: Path) -
     run_phase2(ws, flush=True)
     names = sorted(p.name for p in ws.requests_dir.glob("*.md"))
     assert names == ["use-the-existing-voice-announcement-system.md"], names
+
+
+def test_a_config_line_left_in_front_of_a_report_is_no_outcome() -> None:
+    assert done_text("Timeout_minutes: 60 - 60 minute timeout per attempt. I switched to the official install "
+                     "script since the retry action wraps a command.") == \
+        "I switched to the official install script since the retry action wraps a command."
+    assert done_text("Max_attempts: 3.") == "Max_attempts: 3."  # all there is: kept

@@ -112,6 +112,9 @@ _LIST_OPENING_RE = re.compile(r"^(?:(?:here's|here\s+is)\s+what\b.*|what\s+(?:i|
                               r"(?:the\s+)?(?:changes|fixes|summary|details|steps)(?:\s+\w+)?)"
                               r"\s*[:;.]?(?:\s*\d{1,2}[.;)]?)?\s*[.:]?$", re.IGNORECASE)
 _MAX_HEADING_WORDS = 7
+# A line of a config block the report showed ("Timeout_minutes: 60 - 60 minute timeout per attempt."):
+# a snake_case key and its value, left when the block's fence was taken out — not what was done.
+_CONFIG_LINE_RE = re.compile(r"^[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+\s*:\s*\S")
 
 
 def _report_heading(sentence: str) -> bool:
@@ -136,9 +139,9 @@ def _report_sentences(done: str) -> list[str]:
     kept = [_GREETING_LEAD_RE.sub("", s, count=1) if at == 0 else s for at, s in enumerate(kept)]
     kept = [_AGREE_RE.sub("", _RIGHT_RE.sub("", _LEAD_MARK_RE.sub("", s))) for s in kept]
     kept = [s[:1].upper() + s[1:] for s in kept if s]
-    # In front: thanks, apologies and headings, while something follows them.
+    # In front: thanks, apologies, headings and a config line left of a code block, while something follows.
     while len(kept) > 1 and ((_ACK_RE.match(kept[0]) and "`" not in kept[0] and len(kept[0].split()) <= 12)
-                             or _report_heading(kept[0])):
+                             or _report_heading(kept[0]) or _CONFIG_LINE_RE.match(kept[0])):
         kept.pop(0)
     # At the end: a heading or the opening of a list the report was cut before.
     while len(kept) > 1 and ((_report_heading(kept[-1]) and len(kept[-1].split()) > 1)  # not "Blocked."
