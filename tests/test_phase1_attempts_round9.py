@@ -378,3 +378,25 @@ def test_an_edit_of_a_file_not_made_yet_is_a_slip_of_the_tool() -> None:
              "<tool_use_error>Permission denied: /w/src/other.py is read-only</tool_use_error>", error=True)
     [attempt] = log.extract().attempts  # an edit refused on the file itself still failed
     assert "other.py" in attempt.trial
+
+
+def test_a_reported_failure_is_not_fixed_by_a_lint_passing() -> None:
+    log = Log()
+    log.user("add the export button")
+    log.edit("/w/src/Export.tsx")
+    log.say("The export button is added.")
+    log.user("When I click export nothing happens and the console shows:\nTypeError: blob is undefined")
+    log.edit("/w/src/Export.tsx")
+    log.bash("npm run lint", "No problems found")
+    log.say("The click handler now builds the blob first.")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure" and "lint" not in attempt.result
+    other = Log()
+    other.user("add the export button")
+    other.edit("/w/src/Export.tsx")
+    other.say("The export button is added.")
+    other.user("When I click export nothing happens and the console shows:\nTypeError: blob is undefined")
+    other.edit("/w/src/Export.tsx")
+    other.bash("npm test", "Tests: 12 passed")
+    [attempt] = other.extract().attempts
+    assert attempt.outcome == "success" and "`npm test` then passed" in attempt.result

@@ -868,6 +868,16 @@ def _same_failure(one: str, other: str) -> bool:
     return fuzz.token_set_ratio(one[:600], other[:600]) >= 80
 
 
+_STYLE_WORDS = {"lint", "format", "fmt", "typecheck", "type-check", "tsc", "eslint", "ruff", "mypy", "pyright", "flake8",
+                "prettier", "clippy", "vet", "stylelint", "biome", "black", "isort", "pylint", "rubocop", "credo"}
+
+
+def _style_check(call: Call) -> bool:
+    """A lint, format or type check: it passing says the code is tidy, not that it works."""
+    key = check_key(call.command())
+    return bool(key) and (key[0] in _STYLE_WORDS or any(word in _STYLE_WORDS for word in key[1:2]))
+
+
 def _records(call: Call) -> bool:
     """A command that records or ships the work (``git commit``, ``git push``): it changes nothing the
     user runs."""
@@ -912,7 +922,8 @@ def _reported_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]
             edited.extend(f for c in changes if c.is_edit for f in c.files())
             ran.extend(c.describe() for c in changes if c.is_shell and not _checks(c))
             last_change = changes[-1].entry.index
-            passed = [c for c in steps if c.is_shell and c.entry.index > last_change and (_checks(c) or _tests(c))]
+            passed = [c for c in steps if c.is_shell and c.entry.index > last_change and (_checks(c) or _tests(c))
+                      and not _style_check(c)]  # (a lint passing says nothing of what the user saw fail)
             checked = passed[-1].describe() if passed else ""
             end = max(c.end for c in steps)
             end = max([end] + [e.index for e in entries if end < e.index < until and e.role == "assistant"
