@@ -377,3 +377,35 @@ def test_a_comment_naming_the_quality_the_code_is_for_is_a_decision() -> None:
 def test_a_comment_saying_only_what_the_code_is_for_is_none() -> None:
     assert _commented("Fetch the total count for the pagination") == []
     assert _commented("Loop for each page of the result") == []
+
+
+# ---------------------------------------------------------------- a step told in reasoning with its reason
+
+
+def test_a_step_told_in_reasoning_with_its_reason_is_a_decision() -> None:
+    log = Log()
+    log.user("sync the settings too")
+    thought = _thinking(log, "**Hardening settings sync**\n\nI'm updating the settings loader to parse the stored "
+                             "JSON inside a try/catch, preventing a crash on malformed local data.")
+    step = log.edit("src/settings.ts")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "updating the settings loader to parse the stored JSON inside a try/catch"
+    assert decision.rationale == "preventing a crash on malformed local data"
+    assert decision.range == (thought, step)
+    log = Log()
+    log.user("implement the tasks")
+    _thinking(log, "**Stopping at the missing app**\n\nI'm stopping here since the repository has no app scaffold, "
+                   "which blocks every later task.")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "stopping here" and decision.title.startswith("Stopping here since the repository")
+
+
+def test_a_look_or_a_tool_told_in_reasoning_with_a_reason_is_none() -> None:
+    for body in ("I'm checking the loader because the crash report names it.",
+                 "I'm writing a quick script to count the tasks, since there are many of them.",
+                 "I'm updating the task list."):
+        log = Log()
+        log.user("sync the settings too")
+        _thinking(log, f"**Hardening settings sync**\n\n{body}")
+        log.bash("sed -n '1,40p' src/settings.ts")
+        assert log.extract().decisions == [], body

@@ -465,7 +465,7 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
         if entry.role == "user" and is_trivial(entry.text):
             continue
         if thinking and not _FIRST_PERSON_RE.search(entry.text.replace("\u2019", "'")) \
-                and not _PLANNING_HINT_RE.search(entry.text):
+                and not _PLANNING_HINT_RE.search(entry.text) and not _progress_hint(entry.text):
             continue  # cheap test first: reasoning with no choice of the agent's own says nothing here
         body = prose(entry.text)
         if entry.role == "assistant" and _SUMMARY_RE.search(body.lstrip()[:200]):
@@ -475,6 +475,10 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
             sentence = sentence.lstrip("0123456789. ").strip().replace("\u2019", "'")  # Codex writes I’ll
             context = previous if number == block else ""  # the sentence before, in the same item or paragraph
             previous, block = sentence, number
+            stepped = _reasoned_progress(sentence) if thinking and sentence.lower().startswith(_PROGRESS_OPENERS) else None
+            if stepped is not None:
+                decisions.append(stepped.model_copy(update={"range": (entry.index, entry.index)}))
+                break
             if change_item or len(sentence) < 12 or sentence.endswith("?") or _TACTICAL_RE.match(sentence) \
                     or _PAST_RE.match(sentence) or (entry.role == "assistant" and _PROGRESS_RE.search(sentence)
                                                     and not (thinking and _DELIBERATE_RE.search(sentence))
@@ -514,6 +518,40 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
             if designed is not None:
                 decisions.append(designed.model_copy(update={"range": (entry.index, entry.index)}))
     return _one_per_thought(entries, decisions)
+
+
+# A step told in reasoning with its reason: "I'm updating the settings apply method to parse the JSON in
+# a try/catch, preventing errors from malformed local data", "I'm wrapping up since the base app isn't
+# there, which blocks the rest" - a change (or a stop) with why, never a look ("I'm checking …").
+_PROGRESS_OPENERS = ("i'm ", "i am ", "we're ", "we are ")
+_PROGRESS_CUES = (" preventing ", " avoiding ", " ensuring ", " to avoid ", " to prevent ", " so that ", " because ",
+                  " since ")
+_PROGRESS_WHY_RE = re.compile(
+    r"^(?:i'?m|i am|we'?re|we are)\s+(?:now\s+)?(?P<chosen>(?:adding|updating|implementing|changing|making|wrapping|"
+    r"storing|using|keeping|switching|moving|replacing|introducing|creating|writing|setting|stopping|leaving|skipping|"
+    r"deferring|limiting|guarding)\b[^;]{3,200}?)(?:,\s+(?P<cue>preventing|avoiding|ensuring)\s+|\s+(?:to avoid|to prevent|"
+    r"so that|because|since)\s+)(?P<why>.{6,200})$", re.IGNORECASE)
+
+
+def _progress_hint(text: str) -> bool:
+    """Cheap test: reasoning that may tell a step with its reason ("I'm X-ing …, preventing Y")."""
+    return ("I'm " in text or "I am " in text or "We're " in text) and any(cue in text for cue in _PROGRESS_CUES)
+
+
+def _reasoned_progress(sentence: str) -> Decision | None:
+    """The step a reasoning sentence tells with its reason (see ``_PROGRESS_WHY_RE``), else None."""
+    if not any(cue in sentence for cue in _PROGRESS_CUES):
+        return None
+    match = _PROGRESS_WHY_RE.match(sentence.rstrip("."))
+    if match is None:
+        return None
+    chosen = match.group("chosen").strip(" ,")
+    if _TOOLISH_RE.search(chosen) or _HOW_I_WORK_RE.search(chosen) or len(chosen.split()) < 2:
+        return None  # "I'm writing a script to count the tasks": how the agent works
+    why = f"{match.group('cue')} {match.group('why')}" if match.group("cue") else match.group("why")
+    title = chosen if len(chosen.split()) > 3 else f"{chosen} since {match.group('why')}"  # "wrapping up" says little
+    return Decision(title=short_title(title[:1].upper() + title[1:], 12), options=[], chosen=squash(chosen, 200),
+                    rationale=squash(why.strip(), 200))
 
 
 # A Codex reasoning summary's section that lays a design down: "**Designing the decrypted item event**
