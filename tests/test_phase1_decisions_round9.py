@@ -409,3 +409,24 @@ def test_a_look_or_a_tool_told_in_reasoning_with_a_reason_is_none() -> None:
         _thinking(log, f"**Hardening settings sync**\n\n{body}")
         log.bash("sed -n '1,40p' src/settings.ts")
         assert log.extract().decisions == [], body
+
+
+# ---------------------------------------------------------------- a commit subject that sets a way aside
+
+
+def _committed(subject: str) -> list[tuple[str, str]]:
+    log = Log()
+    log.user("commit it")
+    log.edit("src/cache.ts")
+    log.bash(f'git commit -m "{subject}"', "[main 1a2b3c4] ok")
+    return [(d.chosen, d.rationale) for d in log.extract().decisions]
+
+
+def test_a_short_commit_subject_that_sets_a_way_aside_is_a_decision() -> None:
+    assert _committed("Use SQLite instead of JSON files for the cache") == [
+        ("Use SQLite", "instead of JSON files for the cache")]
+
+
+def test_a_commit_subject_that_only_names_a_change_is_none() -> None:
+    assert _committed("Switch to pnpm") == []
+    assert _committed("Cache rather than") == []

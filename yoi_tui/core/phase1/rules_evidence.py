@@ -329,7 +329,9 @@ def _subject_why(subject: str) -> tuple[str, str]:
     """A subject that carries its own reason: "Retry webhooks with backoff to avoid hammering
     receivers" -> ("Retry webhooks with backoff", "to avoid hammering receivers")."""
     match = _WHY_RE.search(subject)
-    if match is None or match.start() < 12:
+    # (A way set aside needs fewer words before it: "Use SQLite instead of JSON files" chose SQLite.)
+    least = 6 if match is not None and match.group(0).lower() in ("instead of", "rather than") else 12
+    if match is None or match.start() < least:
         return subject, ""
     return subject[: match.start()].rstrip(" ,;:—-"), subject[match.start():].strip()
 
