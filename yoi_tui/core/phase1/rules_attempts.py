@@ -51,6 +51,15 @@ from .commands import (
     unwrapped_key,
     written_files,
 )
+from .harness import (
+    EDIT_MISSING_RE,
+    GONE_TASK_RE,
+    HARNESS_NOISE_RE,
+    MECHANICS_RE,
+    denied_stderr,
+    escalated,
+    sandbox_refused,
+)
 from .text import sentences, squash
 
 _ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|exception|denied|cannot|can't|no such|invalid|"
@@ -62,34 +71,8 @@ _DIAGNOSTIC_RE = re.compile(r"^(?:\S+\.\w{1,5}:\d+(?::\d+)?:\s*\S|--- FAIL:|\S+E
 _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Process exited with code -?\d+|"
                             r"Chunk ID: .*|Original token count: .*|Total output lines: .*|[⎯─━=\-_ ]+.*[⎯─━]+|"
                             r"\(eval\):\d+:?)$")
-# Tool errors that are the agent's mechanics, not something tried: it fixes them without learning
-# anything about the project (edit before read, stale read, a bad tool argument, a read too large for
-# one call, a kill of a shell that already ended).
-_MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|string to replace not found|"
-                           r"found \d+ matches of the string|inputvalidationerror|invalid tool parameters|"
-                           r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
-                           r"sibling tool call errored|tool_use_error>cancelled|cancelled: parallel tool call|"
-                           r"failed to find (?:expected lines|context)|apply_patch verification failed|invalid patch|"
-                           r"invalid hunk|exceeds maximum allowed tokens|file is too large to read|"
-                           r"shell \S+ is not running|no shell found with id",
-                           re.IGNORECASE)
-# Tool errors the client itself returns, the tool never ran (issue 23): an MCP server still starting
-# (Claude Code: "Still connecting (try again or proceed without)"; Codex: "unsupported call: <tool>"),
-# a permission the harness denied with nobody to ask (claude -p: "This command requires approval",
-# "Claude requested permissions to ... but you haven't granted it yet", "Permission to use Bash with
-# command … has been denied", "cd to … was blocked. For security, …"; Codex: "rejected by user"), a
-# call cut off by an interrupt (Codex writes "aborted"). Nothing was tried, so nothing is learned.
-_HARNESS_NOISE_RE = re.compile(r"still connecting \(try again or proceed without\)|^\s*unsupported call: |"
-                               r"this command requires approval|requested permissions to .{0,400}?but you haven't "
-                               r"granted it yet|rejected by user|^\s*aborted(?: by user)?\s*$|"
-                               r"the user doesn't want to take this action right now|"
-                               r"sandbox error: command was killed by a signal|"
-                               r"permission to use \S+ (?:with command .{0,300}?)?has been denied|"
-                               r"was blocked\. for security, claude code may only",
-                               re.IGNORECASE | re.DOTALL)
 # A read tool aimed at nothing readable (a missing path, a directory): a look around, not an attempt.
 _MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent|eisdir|is a directory", re.IGNORECASE)
-_EDIT_MISSING_RE = re.compile(r"file does not exist|no such file or directory|enoent", re.IGNORECASE)
 _READ_TOOLS = {"read", "glob", "grep", "ls", "view", "read_file", "list_dir", "search", "notebookread", "find"}
 _TACTICAL_RE = re.compile(r"^(?:let me|let's|i'll|i will|now\b|first\b|next\b|ok\b|okay\b|good\b|great\b|"
                           r"perfect\b|hmm\b|i need to|i should)", re.IGNORECASE)
@@ -100,14 +83,11 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not _NOISE_LINE_RE.match(line.strip())]
 
 
-# Codex >= 0.11x wraps a refused command's output in a Rust debug print; its stderr is what failed.
-_DENIED_STDERR_RE = re.compile(r'stderr: StreamOutput \{ text: \\"(?P<text>(?:[^"\\]|\\[^"])*)\\"')
-
 
 def error_line(result: Entry) -> str:
     text = result.text
-    if text.startswith("exec_command failed: CreateProcess") and (denied := _DENIED_STDERR_RE.search(text[:4000])):
-        text = "sandbox denied: " + denied.group("text").replace("\\\\", "\\")
+    if stderr := denied_stderr(text):
+        text = f"sandbox denied: {stderr}"
     lines = _lines(text.replace("\\n", "\n"))
     hits = [line for line in lines if _ERROR_HINT_RE.search(line)]
     # What failed says more than the runner's verdict: a diagnostic (path:line: ...) or a failing
@@ -131,13 +111,13 @@ def _is_failure(call: Call) -> bool:
     if call.name in ("ExitPlanMode", "AskUserQuestion", "EnterPlanMode", "TodoWrite", "Task", "Agent"):
         return False
     text = call.result.text
-    if _MECHANICS_RE.search(text) or "interrupted" in text.lower()[:80] or _HARNESS_NOISE_RE.search(text[:600]):
+    if MECHANICS_RE.search(text) or "interrupted" in text.lower()[:80] or HARNESS_NOISE_RE.search(text[:600]):
         return False
     if call.is_shell:
         return is_real_failure(call.command(), call.result.exit_code, text)
     if call.name.lower() in _READ_TOOLS and _MISSING_READ_RE.search(text):
         return False  # an exploratory look at a path that is not there
-    if call.is_edit and _EDIT_MISSING_RE.search(text[:300]):
+    if call.is_edit and EDIT_MISSING_RE.search(text[:300]):
         return False  # an edit of a file not made yet: a slip of the tool (it is written whole instead)
     return True
 
@@ -253,26 +233,6 @@ def _cause(entries: list[Entry], after: int, before: int) -> str:
     return ""
 
 
-# Codex's sandbox refusing a command: "failed in sandbox: …" (0.4x), "failed in sandbox MacosSeatbelt
-# with execution error: sandbox denied exec error, …" (0.3x), "exec_command failed: CreateProcess {
-# message: "Codex(Sandbox(Denied { …" (>= 0.11x). Anchored at the output's start: a plain prefix test.
-_SANDBOX_PREFIXES = ("failed in sandbox", "exec_command failed: createprocess")
-
-
-def sandbox_refused(result: Entry) -> bool:
-    """The harness's sandbox refused (or broke) the command: what failed was the sandbox, not the work."""
-    head = result.text.lstrip()[:160].lower()
-    return head.startswith(_SANDBOX_PREFIXES) and ("sandbox" in head)
-
-
-def escalated(call: Call) -> bool:
-    """The agent asked to run the call outside the sandbox (Codex's ``with_escalated_permissions`` /
-    ``sandbox_permissions: require_escalated``): the user's approval, not a change, lets it through."""
-    data = call.entry.tool_input
-    if not isinstance(data, dict):
-        return False
-    value = data.get("sandbox_permissions")
-    return data.get("with_escalated_permissions") is True or (isinstance(value, str) and "escalat" in value)
 
 
 def _how(failed: Call, fix: Call, edited: list[str], ran: list[str] | None = None) -> str:
@@ -471,7 +431,6 @@ def _tests(call: Call) -> bool:
                           any(word in ("test", "tests") for word in key[1:2]))
 
 
-_GONE_TASK_RE = re.compile(r"\bno (?:task|shell|agent|background (?:task|shell)) found\b", re.IGNORECASE)
 _LAUNCH_TOOLS = {"Task", "Agent"}
 
 
@@ -683,7 +642,7 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         relaunched = False
         if fix is None and tool_missing and _tests(call):
             fix = _other_runner(call, calls, position)
-        if call.name in BACKGROUND_POLL_TOOLS and not call.is_shell and _GONE_TASK_RE.search(call.result.text[:300]):
+        if call.name in BACKGROUND_POLL_TOOLS and not call.is_shell and GONE_TASK_RE.search(call.result.text[:300]):
             # A poll of a task or shell the harness no longer knows: mechanics, no story — unless the
             # agent then launched the work again (the launch that succeeded got past it).
             fix = _relaunch(calls, position)
@@ -1019,7 +978,7 @@ def _stuck_edit_attempts(calls: list[Call]) -> list[Attempt]:
     for position, call in enumerate(calls):
         if position in taken or not call.is_edit or not call.failed or call.result is None or not call.files():
             continue
-        if not _MECHANICS_RE.search(call.result.text):
+        if not MECHANICS_RE.search(call.result.text):
             continue
         target = call.files()[0]
         fails = [position]
@@ -1035,7 +994,7 @@ def _stuck_edit_attempts(calls: list[Call]) -> list[Attempt]:
                 continue
             if landed:
                 break
-            if later.failed and later.result is not None and _MECHANICS_RE.search(later.result.text):
+            if later.failed and later.result is not None and MECHANICS_RE.search(later.result.text):
                 fails.append(offset)
         taken.update(fails)
         if len(fails) < STUCK_EDITS:
