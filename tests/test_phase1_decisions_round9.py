@@ -430,3 +430,12 @@ def test_a_short_commit_subject_that_sets_a_way_aside_is_a_decision() -> None:
 def test_a_commit_subject_that_only_names_a_change_is_none() -> None:
     assert _committed("Switch to pnpm") == []
     assert _committed("Cache rather than") == []
+
+
+def test_a_japanese_reason_then_a_choice_is_a_decision_and_a_look_is_none() -> None:
+    [(chosen, why)] = _said_choice("既存の呼び出し元があるので、古い関数は残します。")
+    assert chosen == "古い関数は残します" and why == "既存の呼び出し元がある"
+    [(chosen, _why)] = _said_choice("移行を避けるため、新しいテーブルは作らないことにします。")
+    assert chosen == "新しいテーブルは作らないことにします"
+    assert _said_choice("設定が見つからないので、ログを確認します。") == []
+    assert _said_choice("テストが通ったので、完了です。") == []
