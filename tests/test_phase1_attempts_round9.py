@@ -400,3 +400,23 @@ def test_a_reported_failure_is_not_fixed_by_a_lint_passing() -> None:
     other.bash("npm test", "Tests: 12 passed")
     [attempt] = other.extract().attempts
     assert attempt.outcome == "success" and "`npm test` then passed" in attempt.result
+
+
+# ---------------------------------------------------------------- a command the agent stopped itself
+def test_a_command_stopped_by_the_agents_own_ctrl_c_did_not_fail() -> None:
+    log = Log()
+    log.user("check the dev server starts")
+    log.call("exec_command", {"cmd": "pnpm dev"}, "Process running with session ID 5\nOutput:\n  Local: http://localhost:5173/")
+    log.call("write_stdin", {"session_id": 5, "chars": "\x03"}, "Process exited with code 130\nOutput:\n^C",
+             error=True, exit_code=130)
+    assert log.extract().attempts == []
+
+
+def test_a_command_that_ended_badly_on_its_own_while_polled_still_failed() -> None:
+    log = Log()
+    log.user("run the tests")
+    log.call("exec_command", {"cmd": "pnpm test"}, "Process running with session ID 6\nOutput:\n")
+    log.call("write_stdin", {"session_id": 6, "chars": ""}, "Process exited with code 1\nOutput:\nFAILED 2 tests",
+             error=True, exit_code=1)
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"

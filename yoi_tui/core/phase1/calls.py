@@ -6,6 +6,7 @@ A command's identity holds across its polls: Codex's unified exec starts a comma
 call keeps the command's text and takes the last poll's result (its exit code, its output), so an
 attempt is named after the command, an ``rg`` that ends with exit 1 is still "no match", and a poll
 is never a call of its own — not even when the command it reads is not in sight (an earlier chunk).
+A command that ended on the Ctrl-C the agent sent it (a dev server it stopped, exit 130) did not fail.
 The session is named "session ID" (``write_stdin``'s ``session_id``) or, in other builds, "process ID".
 
 A shell call that runs ``apply_patch`` (older Codex: ``["apply_patch", "*** Begin Patch …"]``) is an
@@ -181,6 +182,19 @@ def _poll_result(poll: Entry) -> Entry:
     return poll.model_copy(update={"is_error": True, "exit_code": int(code.group(1)) if code else poll.exit_code})
 
 
+_INTERRUPT_CODES = {130, 143, 137, -2, -15}
+
+
+def _stopped_by_agent(poll: Call, result: Entry) -> Entry:
+    """A poll's result as the command's own: a command that ended on the interrupt the agent itself sent
+    (``write_stdin`` with Ctrl-C, exit 130) was stopped, as the agent meant, not failed."""
+    data = poll.entry.tool_input
+    chars = data.get("chars") if isinstance(data, dict) else None
+    if isinstance(chars, str) and "\x03" in chars and result.exit_code in _INTERRUPT_CODES and result.is_error:
+        return result.model_copy(update={"is_error": False})
+    return result
+
+
 def fold_polls(calls: list[Call]) -> list[Call]:
     """``calls`` with each ``write_stdin`` poll folded into the ``exec_command`` whose session it reads,
     and each Claude Code ``BashOutput`` poll into the background command it reads (a server started
@@ -206,7 +220,7 @@ def fold_polls(calls: list[Call]) -> list[Call]:
             session = str(value) if value is not None else None
             owner = running.get(session or "")
             if owner is not None and call.result is not None:
-                owner.result = call.result
+                owner.result = _stopped_by_agent(call, call.result)
                 if _session_of(call) is None:
                     running.pop(session or "", None)  # the command ended
             continue  # a poll is never a call of its own; one whose command is not in sight tells nothing
