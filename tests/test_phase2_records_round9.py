@@ -411,3 +411,19 @@ def test_a_config_line_left_in_front_of_a_report_is_no_outcome() -> None:
                      "script since the retry action wraps a command.") == \
         "I switched to the official install script since the retry action wraps a command."
     assert done_text("Max_attempts: 3.") == "Max_attempts: 3."  # all there is: kept
+
+
+def test_a_fix_of_a_thing_named_with_a_pronoun_or_hyphen_is_no_report() -> None:
+    # "this do-nothing button" is a thing ("do" of "do-nothing" no verb), its sentence no other instruction
+    assert request_title("Fix this do-nothing button", asked_text("Fix this do-nothing button, it never fires."),
+                         "") == "Fix this do-nothing button"
+    # "they are not loading" names nothing to fix: the title is not made worse
+    assert request_title("Fix they are not loading", asked_text("they are not loading"), "") == \
+        "Fix they are not loading"
+
+
+def test_a_phrasal_verbs_particle_is_no_dangling_word() -> None:
+    assert clean_title("Wrap up") == "Wrap up"
+    assert decision_title("wrapping up") == "Wrap up"
+    assert clean_title("Set it up") == "Set it up"
+    assert clean_title("Add the flag to the") == "Add the flag"  # a preposition with no object still goes

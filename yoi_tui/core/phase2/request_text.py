@@ -254,7 +254,7 @@ _MAKE_ERROR_RE = re.compile(r"^[Mm]ake\s+(?:an?\s+|the\s+)?(?:[\w.]*(?:Error|Exc
 # follows the verb opens a clause (a subject and its verb, a gerund of seeing), not a thing to change.
 _REPORT_OPENER_RE = re.compile(
     r"^(?:fix|make|try)\s+(?:(?:i|we|they|it|this|that|you|he|she)(?:'m|'re|'s|'ve|'d|\s+(?:am|are|is|was|were|"
-    r"have|had|think|thought|guess|feel|wonder|noticed|see|saw|get|got|tried|want|don't|do|did|still|also|just))\b|"
+    r"have|had|think|thought|guess|feel|wonder|noticed|see|saw|get|got|tried|want|don't|do|did|still|also|just))(?=[\s,])|"
     r"(?:im|ive|its|theyre|thats|theres)\b|(?:getting|seeing|having|receiving|hitting|running\s+into)\b|"
     r"(?:the\s+)?same\s+(?:error|issue|problem|thing)\b)", re.IGNORECASE)
 _THOUGHT_RE = re.compile(r"^(?:fix|make|try)\s+(?:i|we)(?:'m|\s+am|\s+are|'re)?\s+(?:thinking|wondering|think|guess|"
@@ -266,6 +266,9 @@ _NOT_WORKING_RE = re.compile(r"^(?P<what>.+?)\s+(?:(?:also|still|just|now)\s+)*(
                              r"won't|will\s+not|can't|cannot|(?P<be>isn't|is\s+not|aren't|are\s+not))\s+(?:\w+ly\s+)?"
                              r"(?P<verb>[a-z]+)\b(?P<rest>.*)$", re.IGNORECASE)
 _ERROR_WORDS_RE = re.compile(r"\b\w*(?:Error|Exception)\b|\b(?:error|exception|traceback|panic)\s*:", re.IGNORECASE)
+
+
+_PRONOUNS = {"it", "they", "this", "that", "these", "those", "he", "she", "we", "i", "you", "it's", "its"}
 
 
 def _gerund(verb: str) -> str:
@@ -289,7 +292,8 @@ def _reported_problem(sentence: str) -> str:
     broken = _NOT_WORKING_RE.match(text)
     if _ERROR_WORDS_RE.search(text):
         problem = text  # the error said after a colon is the problem ("a blank screen: Uncaught …")
-    elif broken and broken["verb"].lower() not in {"be", "sure", "know", "see", "think", "want", "like", "have"}:
+    elif (broken and broken["verb"].lower() not in {"be", "sure", "know", "see", "think", "want", "like", "have"}
+          and broken["what"].lower() not in _PRONOUNS):  # "they are not loading" names nothing
         what = _CLAUSE_END_RE.sub("", broken["what"]).strip()
         rest = _CLAUSE_END_RE.sub("", broken["rest"]).strip()
         verb = broken["verb"].lower() if broken["be"] else _gerund(broken["verb"])  # "isn't loading", "doesn't load"
@@ -311,8 +315,8 @@ def _report_title(title: str, asked: str) -> str:
     if not _REPORT_OPENER_RE.match(title):
         return ""
     inner = _instruction_in(asked, first_too=True)
-    if inner:
-        return inner
+    if inner and inner.split()[:3] != title.split()[:3]:
+        return inner  # (the title's own sentence read again is no other instruction)
     if _THOUGHT_RE.match(title):
         return ""  # "I'm thinking of …" with no instruction: no problem to name either
     first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")

@@ -50,6 +50,8 @@ STOP_TAIL = {"the", "a", "an", "of", "to", "in", "on", "for", "with", "and", "or
 CUT_TAIL = {"through", "over", "across", "between", "within", "without", "after", "before", "under", "using", "toward",
             "towards", "around", "against", "among", "along", "onto", "upon", "until", "while", "where", "how", "what",
             "whose", "instead", "inside", "outside", "beyond", "during", "per", "except", "unless", "although"}
+_PARTICLES = {"up", "out", "down", "off", "back", "over", "through", "away"}
+_IN_ON_VERBS = {"log", "sign", "check", "plug", "opt", "turn", "switch", "zoom", "hand", "fill", "carry", "move"}
 # An object pronoun keeps its verb company when the verb would be left alone ("Fix it", "… to run this").
 _OBJECT_PRONOUNS = {"it", "this", "that", "them", "these", "those", "me", "us"}
 # A first word that is a command keeps its case ("git push ..."), unless English follows ("make a ...").
@@ -132,9 +134,13 @@ def _dangles(words: list[str], cut: bool) -> bool:
     """Whether the last of ``words`` dangles: a function word (or, in a shortened title, a
     preposition), but not an object pronoun right after an instruction verb ("Fix it")."""
     last = words[-1].lower().strip(",;:.!?")
-    if (last in _OBJECT_PRONOUNS and words[-2].lower().strip(",;:") in IMPERATIVE_VERBS
+    before = words[-2].lower().strip(",;:")
+    if (last in _OBJECT_PRONOUNS and before in IMPERATIVE_VERBS
             and (len(words) == 2 or words[-3].lower() == "to")):
         return False  # "Fix it", "… to run this"; "… and merge this" reads whole without it
+    if (last in _PARTICLES or (last in {"in", "on"} and before in _IN_ON_VERBS)) and (before in IMPERATIVE_VERBS or (
+            before in _OBJECT_PRONOUNS and len(words) > 2 and words[-3].lower() in IMPERATIVE_VERBS)):
+        return False  # a phrasal verb's particle: "Wrap up", "Set it up"
     return last in STOP_TAIL or (cut and last in CUT_TAIL)
 
 
