@@ -281,7 +281,8 @@ def _after_work(said: str) -> list[str]:
 
 
 def test_the_users_own_way_said_against_the_agents_is_a_decision() -> None:
-    for said in ("use pnpm, not npm", "Actually, let's keep the entries in Redis.",
+    assert _after_work("use pnpm, not npm") == ["use pnpm"]  # (read as the way set aside, told once)
+    for said in ("Actually, let's keep the entries in Redis.",
                  "I'd rather keep it in one file.", "please make the size a constant instead of a config option"):
         assert _after_work(said) == [said], said
 
@@ -439,3 +440,26 @@ def test_a_japanese_reason_then_a_choice_is_a_decision_and_a_look_is_none() -> N
     assert chosen == "新しいテーブルは作らないことにします"
     assert _said_choice("設定が見つからないので、ログを確認します。") == []
     assert _said_choice("テストが通ったので、完了です。") == []
+
+
+# ---------------------------------------------------------------- an instruction that names the way set aside
+
+
+def _asked(request: str) -> list[tuple[str, list[str]]]:
+    log = Log()
+    log.user(request)
+    log.bash("ls", "src")
+    log.edit("src/parser.rs")
+    return [(d.chosen, d.options) for d in log.extract().decisions]
+
+
+def test_an_instruction_that_names_the_way_set_aside_is_a_decision() -> None:
+    assert _asked("Write the parser in Rust, not Python.") == [
+        ("Write the parser in Rust", ["Write the parser in Rust", "Python"])]
+    assert _asked("Add a cache to the API. Use Redis for it, not an in-memory map.") == [
+        ("Use Redis for it", ["Use Redis for it", "an in-memory map"])]
+
+
+def test_a_target_pointed_at_or_a_fact_with_not_is_none() -> None:
+    assert _asked("Fix the second button, not the first one.") == []
+    assert _asked("The parser fails in CI, not locally.") == []

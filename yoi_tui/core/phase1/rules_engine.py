@@ -671,11 +671,14 @@ def _to_first_step(entries: list[Entry], decision: Decision) -> Decision:
 
 def extract_decisions(entries: list[Entry], calls: list[Call]) -> list[Decision]:
     refused = refused_then_redirected(entries, calls)
-    # (The user's words after a refused step are that redirection, not a correction of their own.)
+    constraints = stated_constraints(entries, calls)
+    # (The user's words after a refused step are that redirection, and words already read as a
+    # constraint that constraint, not a correction of their own.)
     corrections = [c for c in user_corrections(entries, calls)
-                   if not any(r.range and c.range and r.range[0] <= c.range[0] <= r.range[1] for r in refused)]
+                   if not any(r.range and c.range and r.range[0] <= c.range[0] <= r.range[1] for r in refused)
+                   and not any(k.range and c.range and k.range[0] == c.range[0] for k in constraints)]
     evidence = (refused + accepted_proposals(entries, calls)
-                + conflict_resolutions(entries, calls) + stated_constraints(entries, calls)
+                + conflict_resolutions(entries, calls) + constraints
                 + commit_rationales(calls) + commit_scopes(entries, calls) + corrections
                 + weighed_options(entries))
     # The user's steer the agent agreed to, a name the user gave, a step made in place of a failed

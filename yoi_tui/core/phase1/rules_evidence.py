@@ -11,7 +11,8 @@ Owns ten kinds of decision evidence (each a general mechanism, none tied to one 
 - **a merge conflict and how it was resolved**: git stopped on conflicts, and the agent's account
   of the resolution before its edits is the choice;
 - **a constraint the user stated with the request** ("However, I want the parameters retained. Mark
-  them ignored with inline linter directive comments.");
+  them ignored with inline linter directive comments."), or an instruction that names the way set
+  aside ("Write the parser in Rust, not Python");
 - **a commit message that says why**: a commit whose body gives the reason for the change ("These
   are tool-specific directories, not project code") records a choice — the subject is what was
   chosen, the body's reason the rationale. A commit message that only lists changes is a change
@@ -245,6 +246,15 @@ def stated_constraints(entries: list[Entry], calls: list[Call]) -> list[Decision
             continue
         parts = sentences(prose(entry.text))
         for number, sentence in enumerate(parts):
+            alternative = _NOT_ALTERNATIVE_RE.search(sentence) if ", not " in sentence or ",not " in sentence else None
+            if alternative is not None and instruction_verb(sentence) is not None \
+                    and not _POINTER_RE.match(alternative.group("other")):
+                # "Write the parser in Rust, not Python": the user's way, the other one named and set aside
+                chosen, other = sentence[: alternative.start()].strip(" ,"), alternative.group("other").strip(" .")
+                decisions.append(Decision(title=short_title(chosen, 10), options=[squash(chosen, 200), squash(other, 200)],
+                                          chosen=squash(chosen, 200), rationale=squash(f"the user asked: {sentence}", 240),
+                                          range=(entry.index, _first_edit_after(entries, calls, entry.index))))
+                break
             if not _CONSTRAINT_RE.search(sentence):
                 continue
             following = parts[number + 1] if number + 1 < len(parts) else ""
@@ -254,6 +264,14 @@ def stated_constraints(entries: list[Entry], calls: list[Call]) -> list[Decision
                                       range=(entry.index, _first_edit_after(entries, calls, entry.index))))
             break
     return decisions
+
+
+# ("…, not the first one", "…, not that": another target pointed at, which refines the request.)
+_POINTER_RE = re.compile(r"(?:this|that|it|these|those|here|there|now|yet|(?:the\s+)?(?:first|second|third|last|other|"
+                         r"previous|next|old|new|top|bottom|left|right)(?:\s+one)?|one)\b", re.IGNORECASE)
+# The alternative a user's instruction sets aside: "…, not Python", "…, not an in-memory map".
+_NOT_ALTERNATIVE_RE = re.compile(r",\s*(?:and\s+)?not\s+(?P<other>(?:an?\s+|the\s+|with\s+|in\s+|via\s+|using\s+)?"
+                                 r"[\w`'\"./+#-][^,;]{0,60})[.!]?$", re.IGNORECASE)
 
 
 def _first_edit_after(entries: list[Entry], calls: list[Call], index: int) -> int:
