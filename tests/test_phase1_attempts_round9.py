@@ -420,3 +420,20 @@ def test_a_command_that_ended_badly_on_its_own_while_polled_still_failed() -> No
              error=True, exit_code=1)
     [attempt] = log.extract().attempts
     assert attempt.outcome == "failure"
+
+
+def test_two_commands_that_both_write_to_dev_null_are_not_aimed_alike() -> None:
+    log = Log()
+    log.user("count the checked items of the checklist")
+    log.bash(_COUNT + " 2>/dev/null", "zsh:1: command not found: python", exit_code=127)
+    log.bash("git log --oneline -3 2>/dev/null", "abc123 first")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure"
+
+
+def test_a_program_missing_for_a_removal_is_still_worth_telling() -> None:
+    log = Log()
+    log.user("stop the old server")
+    log.bash("pkill -f 'node server.js'", "bash: pkill: command not found", exit_code=127)
+    [attempt] = log.extract().attempts
+    assert "command not found" in attempt.result

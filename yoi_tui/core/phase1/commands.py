@@ -339,7 +339,7 @@ def is_real_failure(command: str, exit_code: int | None, output: str) -> bool:
         return False  # a look at a local server (health check, port probe) that is not up yet
     if program in _NO_MATCH_PROGRAMS and exit_code == 2 and _only_missing_paths(program, output):
         return False  # the search ran; one of the folders it was pointed at is not there (a look around)
-    if _clears(program, args, tail) and (_GONE_RE.search(output[:2000]) or (
+    if _clears(program, args, tail) and not missing_tool(output, exit_code) and (_GONE_RE.search(output[:2000]) or (
             program in ("pkill", "killall") and exit_code == 1)):
         return False  # `rm` of a missing file, `kill` of an ended process, `git stash pop` with none: already gone
     if ((exit_code in (124, 137, 143) and _TIME_LIMIT_RE.search(command)) or _TOOL_TIMEOUT_RE.match(output)) and \
@@ -492,8 +492,8 @@ def path_arguments(command: str) -> set[str]:
     found: set[str] = set()
     for _program, args, _tail in statements(command):
         for arg in _positionals(args):
-            if "/" in arg or "." in arg:
-                found.add(arg.rstrip("/"))
+            if ("/" in arg or "." in arg) and not set("<>|&") & set(arg) and not arg.startswith("/dev/"):
+                found.add(arg.rstrip("/"))  # (a redirect, `2>/dev/null`, names no place the command is about)
     return found
 
 

@@ -398,6 +398,8 @@ def _next_route(failed: Call, calls: list[Call], position: int, missing: bool) -
 
 
 _PATHISH_RE = re.compile(r"[\w.~-]*[/.][\w./~-]+")
+_REDIRECT_CHARS = set("<>|&")
+_ANY_COMMANDS_PATHS = ("/dev/", "/tmp", "/bin/", "/usr/")  # where any command may write or run from
 _CD_RE = re.compile(r"^\s*(?:cd|pushd|Set-Location)\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*(?:&&|;)\s*", re.IGNORECASE)
 
 
@@ -409,8 +411,8 @@ def _aimed_alike(failed: Call, later: Call) -> bool:
     one, two = (_CD_RE.sub("", c.command()) for c in (failed, later))  # (the folder both run in says nothing)
     if fuzz.token_set_ratio(one, two) >= 60:
         return True
-    mine = {p.rstrip("/.") for p in _PATHISH_RE.findall(one) if len(p) > 3}
-    theirs = {p.rstrip("/.") for p in _PATHISH_RE.findall(two) if len(p) > 3}
+    mine = {p.rstrip("/.") for p in _PATHISH_RE.findall(one) if len(p) > 3 and not p.startswith(_ANY_COMMANDS_PATHS)}
+    theirs = {p.rstrip("/.") for p in _PATHISH_RE.findall(two) if len(p) > 3 and not p.startswith(_ANY_COMMANDS_PATHS)}
     if any(p in two for p in mine) or any(p in one for p in theirs):
         return True
     from .commands import main_statement
@@ -418,7 +420,7 @@ def _aimed_alike(failed: Call, later: Call) -> bool:
     # An operand of the failed command named again (`git ls-remote --heads origin`, then `git
     # for-each-ref refs/remotes/origin`).
     _program, args, _tail = main_statement(failed.command())
-    return any(len(a) >= 4 and not a.startswith("-") and a in two for a in args[1:])
+    return any(len(a) >= 4 and not a.startswith("-") and not _REDIRECT_CHARS & set(a) and a in two for a in args[1:])
 
 
 _UNIT_TEST_MODULES = {"unittest", "pytest", "nose2", "doctest"}
