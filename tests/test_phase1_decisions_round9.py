@@ -463,3 +463,26 @@ def test_an_instruction_that_names_the_way_set_aside_is_a_decision() -> None:
 def test_a_target_pointed_at_or_a_fact_with_not_is_none() -> None:
     assert _asked("Fix the second button, not the first one.") == []
     assert _asked("The parser fails in CI, not locally.") == []
+
+
+# ---------------------------------------------------------------- more ways to state a choice in a message
+
+
+def test_more_ways_a_message_states_a_choice() -> None:
+    assert _said("I'm going with a queue since retries come for free.") == [
+        ("I'm going with a queue since retries come for free", "retries come for free.")]
+    assert _said("I'll keep the old flag as an alias for backwards compatibility.") == [
+        ("keep the old flag as an alias", "for backwards compatibility")]
+    assert _said("I'll structure it as a small module with one public function, which keeps the API surface "
+                 "tiny.") == [("structure it as a small module with one public function",
+                               "which keeps the API surface tiny")]
+    [(chosen, _why)] = _said("Let me go with the simpler option: one table with a type column.")
+    assert chosen.startswith("Let me go with the simpler option")
+    assert _said("**Approach:** store the cursor in the jobs table and resume from it.") == [
+        ("store the cursor in the jobs table and resume from it.", "")]
+
+
+def test_progress_a_word_plan_in_a_sentence_and_a_plan_of_looks_are_none() -> None:
+    assert _said("I'm going through the failing tests one by one.") == []
+    assert _said("- Plan references the existing documentation: the data model and the contracts.") == []
+    assert _said("## Plan\n1. Read the config loader\n2. Check the callers") == []

@@ -37,7 +37,7 @@ from .text import prose, sentences, short_title, squash
 _VERDICT_HEAD_RE = re.compile(
     r"^\s*(?:#{1,4}\s*|[-*]\s+)?(?:\*\*|__)?\s*(?:\d+[.)]\s*)?(?:my |our |the |final )?(?:recommendations?|recommended(?: "
     r"(?:approach|option|path|fix|solution|choice))?|(?:(?:key|main|design|technical|architectural|architecture|"
-    r"implementation|important) ){0,2}(?:decisions?|choices)|verdict|bottom line|my take|proposed (?:approach|solution|fix|design)|"
+    r"implementation|important) ){0,2}(?:decisions?|choices)|(?:approach|plan)(?=\s*(?:\*\*|__)?\s*(?::|—|–|$))|verdict|bottom line|my take|proposed (?:approach|solution|fix|design)|"
     r"suggested (?:approach|solution|fix)|chosen (?:approach|option|solution|design)|my (?:suggestion|pick))\s*"
     r"(?:\*\*|__)?\s*[:—–-]?\s*(?:\*\*|__)?\s*(?P<rest>.*)$", re.IGNORECASE)
 # A review's or a triage's verdict ("Approve", "LGTM", "keep #12 open") answers a question; it designs nothing.
@@ -89,6 +89,8 @@ def _verdict(text: str) -> tuple[str, str] | None:
         chosen, why = (rest, "") if len(rest.split()) >= 2 else _under_heading(lines, number)
         if len(re.findall(r"[A-Za-z]{2,}", chosen)) < 3 or chosen.endswith("?") or _VERDICT_RE.search(chosen):
             continue  # "APPROVE ✓", "Don't close #12 yet": a review's verdict, not a design
+        if re.match(rf"(?:(?:first|then),?\s+)?(?:{_LOOKUP}|{_LOOKUP_ING})\b", chosen, re.IGNORECASE):
+            continue  # "## Plan / 1. Read the config": a look around, no way chosen
         parts = sentences(chosen)
         first = parts[0] if parts else chosen
         if not why and len(parts) > 1:
@@ -104,7 +106,8 @@ def heading_recommendations(entries: list[Entry]) -> list[Decision]:
         if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
             continue
         lowered = entry.text.lower()
-        if not any(w in lowered for w in ("recommend", "decision", "choices", "verdict", "proposed", "suggest", "chosen",
+        if not any(w in lowered for w in ("recommend", "decision", "choices", "approach", "plan", "verdict", "proposed",
+                                          "suggest", "chosen",
                                           "my pick", "bottom line", "my take")):
             continue  # cheap test first
         found = _verdict(entry.text)

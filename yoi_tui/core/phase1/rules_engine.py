@@ -83,19 +83,25 @@ _INTENT_WHY_RE = re.compile(
     r"test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|summari[sz]e|explain|need|have|get|"
     r"figure|understand|also|just|now|quickly|re-?run)\b)(?P<chosen>(?:[^.;:?]|\.(?=\w)){6,140}?),?\s+(?:because|since|so that|"
     r"as (?:the|it|this|that|these|those|we|they)|to avoid|to keep|to ensure|so(?=\s+(?:the|it|nothing|no|existing|callers?|"
-    r"users?)\b.{0,60}\b(?:stays?|remains?|keeps?|is(?:n't| not)?|are(?:n't| not)?|won'?t|doesn'?t|never|still)\b))\s*"
+    r"users?)\b.{0,60}\b(?:stays?|remains?|keeps?|is(?:n't| not)?|are(?:n't| not)?|won'?t|doesn'?t|never|still)\b)|"
+    # the quality a choice is for ("… as an alias for backwards compatibility") and what it keeps ("…, which
+    # keeps the API small"): the reason is those words
+    r"(?=for (?:backwards? |backward )?compatibility\b|for (?:safety|performance|consistency|clarity|simplicity|"
+    r"readability|security|portability|testability|robustness)\b|which (?:keeps|avoids|prevents|lets|means)\b))\s*"
     r"(?P<why>[^?]{6,200})$", re.IGNORECASE)
 _PHRASE = r"(?:`[^`]+`|\"[^\"]+\"|[\w.:/'-]+(?: [\w.:/'-]+){0,3})"
 _INSTEAD_RE = re.compile(rf"(?:(?:i'll|i will|we'll|we will|we should|let's) )?(?:use |using |with |try |trying |go with )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
 # (Also the agent taking the request on, "I'll help you set up the API with …": the request restated.)
-_TACTICAL_RE = re.compile(r"^(?:let me|let's (?:try|check|look|see|run|read)|i'll (?:try|check|look|run|read|start|help)|"
+_TACTICAL_RE = re.compile(r"^(?:let me(?! go with\b| stick with\b)|let's (?:try|check|look|see|run|read)|i'll (?:try|check|look|run|read|start|help)|"
                           r"i will (?:try|check|help)|i can help|happy to help|now i|first,? i|next,? i|trying)\b",
                           re.IGNORECASE)
 # Progress narration (Codex writes its commentary so): "I'm pulling the issue body … rather than relying
 # on titles", "…, so I'm switching to commit lookup" — what the agent is doing this minute, not a choice.
+# ("I'm going with a queue", "I'm opting for …" tell a choice, not what the agent does this minute.)
 _PROGRESS_RE = re.compile(r"(?:^|[,;:—–]\s*(?:so|and|then|now)?\s*|\bso\s+)(?:i'm|i am|we're|we are)\s+(?:now\s+|also\s+|"
-                          r"just\s+|going to\s+)?\w+ing\b", re.IGNORECASE)
+                          r"just\s+|going to\s+)?(?!going with\b|opting for\b|sticking with\b|settling on\b)\w+ing\b",
+                          re.IGNORECASE)
 # Narration that carries a choice with its reason: "The dump is a JSON array, so I'm writing a
 # dedicated page for it instead of routing it through the log viewer", "main is behind, so I'm
 # making one focused commit first, then I'll rebase and push" - a change the agent makes, never a
