@@ -122,7 +122,7 @@ def test_a_failed_look_is_fixed_by_another_look_of_the_same_program_only_when_ai
                "Could not resolve host", exit_code=128)
     other.bash("git stash list", "stash@{0}: WIP on main")
     [attempt] = other.extract().attempts
-    assert attempt.outcome == "failure" and "stash" not in attempt.result
+    assert attempt.outcome == "failure" and "backup" not in attempt.result
 
 
 # ---------------------------------------------------------------- a fetch is a check of one site
@@ -437,3 +437,12 @@ def test_a_program_missing_for_a_removal_is_still_worth_telling() -> None:
     log.bash("pkill -f 'node server.js'", "bash: pkill: command not found", exit_code=127)
     [attempt] = log.extract().attempts
     assert "command not found" in attempt.result
+
+
+def test_another_route_of_the_same_program_is_not_aimed_alike_by_a_redirect() -> None:
+    log = Log()
+    log.user("update main")
+    log.bash("git pull --ff-only origin main 2>/dev/null", "fatal: Not possible to fast-forward, aborting.", exit_code=128)
+    log.bash("git checkout -b backup 2>/dev/null", "Switched to a new branch 'backup'")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure" and "backup" not in attempt.result

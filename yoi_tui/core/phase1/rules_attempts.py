@@ -300,7 +300,7 @@ def _targets(call: Call) -> set[str]:
     from .commands import main_statement
 
     _program, args, _tail = main_statement(call.command())
-    words = [a for a in args[1:] if not a.startswith("-")]
+    words = [a for a in args[1:] if not a.startswith("-") and not _REDIRECT_CHARS & set(a)]  # (`2>/dev/null`)
     found = {w for w in words if "/" in w or "." in w}
     found.update(f"{one}/{two}" for one, two in zip(words, words[1:], strict=False) if "/" not in one + two)
     return found
