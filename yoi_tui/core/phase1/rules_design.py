@@ -137,8 +137,8 @@ def announced_solutions(entries: list[Entry]) -> list[Decision]:
         if entry.role != "assistant" or entry.kind not in (None, "message") or not entry.text:
             continue
         lowered = entry.text.lower()
-        if not any(w in lowered for w in ("solution", "approach", "fix", "setup", "design")) or ":" not in lowered:
-            continue  # cheap test first
+        if " that:" not in lowered and " which:" not in lowered and " will:" not in lowered:
+            continue  # cheap test first: the announcing line ends "… a solution that:"
         lines = prose(entry.text).splitlines()
         for number, line in enumerate(lines):
             if not line.rstrip().endswith(":"):
