@@ -446,3 +446,18 @@ def test_another_route_of_the_same_program_is_not_aimed_alike_by_a_redirect() ->
     log.bash("git checkout -b backup 2>/dev/null", "Switched to a new branch 'backup'")
     [attempt] = log.extract().attempts
     assert attempt.outcome == "failure" and "backup" not in attempt.result
+
+
+# ---------------------------------------------------------------- a redirect is no part of the check
+def test_a_check_run_again_with_a_redirect_or_a_trailing_slash_is_the_same_check() -> None:
+    from yoi_tui.core.phase1.commands import check_key
+
+    assert check_key("npm test 2>/dev/null") == check_key("npm test") == ("npm", "test")
+    assert check_key("pytest tests/ > /tmp/out.txt") == check_key("pytest tests") == ("pytest", "tests")
+    log = Log()
+    log.user("make the tests pass")
+    start = log.bash("npm test", "FAIL src/io.test.ts", exit_code=1)
+    log.edit("/w/src/io.ts")
+    fixed = log.bash("npm test 2>/dev/null", "Tests: 4 passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success" and attempt.range == (start, fixed + 1)

@@ -158,6 +158,9 @@ def main_statement(command: str) -> tuple[str, list[str], list[str]]:
     return found[-1] if found else ("", [], [])
 
 
+_REDIRECTION_RE = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&\d)?")  # `2>/dev/null`, `>out.txt`, `&>log`, `<in`, `2>&1`
+
+
 def _positionals(args: list[str]) -> list[str]:
     out: list[str] = []
     skip = False
@@ -168,7 +171,10 @@ def _positionals(args: list[str]) -> list[str]:
         if arg in _VALUE_FLAGS:
             skip = True
             continue
-        if arg.startswith("-") or arg.startswith(">") or arg in ("2>&1", "&"):
+        if redirect := _REDIRECTION_RE.match(arg):
+            skip = redirect.end() == len(arg) and not arg.endswith(("&1", "&2"))  # `> out.txt`: its file too
+            continue
+        if arg.startswith("-") or arg == "&":
             continue
         out.append(arg)
     return out
@@ -270,10 +276,10 @@ def check_key(command: str) -> tuple[str, ...]:
     if program in _SUBCOMMAND:
         key: tuple[str, ...] = (program, *positional[:1])
         if positional[:1] and positional[0] in _TEST_WORDS and len(positional) > 1 and program != "git":
-            key += (positional[1].rsplit("/", 1)[-1],)
+            key += (positional[1].rstrip("/").rsplit("/", 1)[-1],)
         return key
     if program in _RUNNERS:
-        return (program, *(p.rsplit("/", 1)[-1] for p in positional[:1]))
+        return (program, *(p.rstrip("/").rsplit("/", 1)[-1] for p in positional[:1]))  # (`tests/` is `tests`)
     return (program, *positional[:1])
 
 
