@@ -486,3 +486,9 @@ def test_progress_a_word_plan_in_a_sentence_and_a_plan_of_looks_are_none() -> No
     assert _said("I'm going through the failing tests one by one.") == []
     assert _said("- Plan references the existing documentation: the data model and the contracts.") == []
     assert _said("## Plan\n1. Read the config loader\n2. Check the callers") == []
+
+
+def test_the_way_named_as_the_fix_is_no_decision_when_it_is_a_look() -> None:
+    assert _said("The simplest fix is to check which caller passes the empty path first.") == []
+    assert _said("The simplest fix is to pass the path through unchanged.") == [
+        ("pass the path through unchanged", "")]

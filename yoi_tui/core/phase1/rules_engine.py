@@ -164,6 +164,9 @@ _DO_THAT_RE = re.compile(r"^(?P<chosen>[^—–;]{12,240}?)\s*(?:[—–;:]|,| -
 _LOOKUP_RE = re.compile(r"^(?:sure|ok(?:ay)?|yes|great|perfect|good|right|got it|that makes sense|makes sense)\b|"
                         r"^(?:(?:i|we) (?:need|have|want) to |i'll |first,? )?(?:check|look|read|inspect|search|verify|"
                         r"find|investigate|explore|review)\b", re.IGNORECASE)
+# A way that is a look ("the plan is to first read the handler", "the best way is to check the logs").
+_LOOK_FIRST_RE = re.compile(r"^(?:first,?\s+)?(?:check|look|read|inspect|search|verify|investigate|explore|examine|"
+                            r"review|find|trace|see|understand|figure|run|test|confirm|reproduce)\b", re.IGNORECASE)
 _DEFERRED_RE = re.compile(r"\bbut,? for now\b", re.IGNORECASE)
 # How Codex's reasoning summaries weigh a choice: "I'm considering X rather than Y", "I'm leaning towards X".
 _DELIBERATE = r"i'?m (?:considering|planning|leaning|going with|opting|deciding|thinking about|choosing)"
@@ -349,7 +352,8 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
     solution = _SOLUTION_RE.search(sentence.rstrip(".:")) if " to " in lowered and (
         "fix" in lowered or "solution" in lowered or "approach" in lowered or "option" in lowered
         or " way " in lowered or "remedy" in lowered) else None
-    if solution is not None and not _TOOLISH_RE.search(solution.group("chosen")):
+    if solution is not None and not _TOOLISH_RE.search(solution.group("chosen")) \
+            and not _LOOK_FIRST_RE.match(solution.group("chosen")):
         chosen = squash(solution.group("chosen").strip(" ,"), 200)
         why = solution.group("why") or context or ""
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(why, 200),
