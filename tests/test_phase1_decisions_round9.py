@@ -479,7 +479,7 @@ def test_more_ways_a_message_states_a_choice() -> None:
     [(chosen, _why)] = _said("Let me go with the simpler option: one table with a type column.")
     assert chosen.startswith("Let me go with the simpler option")
     assert _said("**Approach:** store the cursor in the jobs table and resume from it.") == [
-        ("store the cursor in the jobs table and resume from it.", "")]
+        ("store the cursor in the jobs table and resume from it", "")]
 
 
 def test_progress_a_word_plan_in_a_sentence_and_a_plan_of_looks_are_none() -> None:
@@ -492,3 +492,19 @@ def test_the_way_named_as_the_fix_is_no_decision_when_it_is_a_look() -> None:
     assert _said("The simplest fix is to check which caller passes the empty path first.") == []
     assert _said("The simplest fix is to pass the path through unchanged.") == [
         ("pass the path through unchanged", "")]
+
+
+def test_a_choice_told_as_a_label_in_reasoning_is_a_decision_but_a_look_is_not() -> None:
+    log = Log()
+    log.user("make the export resumable")
+    thought = _thinking(log, "I'll weigh where the state lives. My approach: keep the cursor in the jobs table and "
+                             "resume from it.")
+    log.edit("src/export.ts")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "keep the cursor in the jobs table and resume from it"
+    assert decision.range is not None and decision.range[0] == thought
+    log = Log()
+    log.user("make the export resumable")
+    _thinking(log, "I'll start small. My plan: read the exporter first and see where it stops.")
+    log.bash("sed -n '1,80p' src/export.ts")
+    assert log.extract().decisions == []

@@ -164,6 +164,10 @@ _DO_THAT_RE = re.compile(r"^(?P<chosen>[^—–;]{12,240}?)\s*(?:[—–;:]|,| -
 _LOOKUP_RE = re.compile(r"^(?:sure|ok(?:ay)?|yes|great|perfect|good|right|got it|that makes sense|makes sense)\b|"
                         r"^(?:(?:i|we) (?:need|have|want) to |i'll |first,? )?(?:check|look|read|inspect|search|verify|"
                         r"find|investigate|explore|review)\b", re.IGNORECASE)
+# A choice told as a label in a sentence, often in reasoning: "My approach: keep the cursor in the jobs
+# table", "OK, decision: keep the old flag as an alias", "The plan: store it, then resume from it".
+_CHOICE_LABEL_RE = re.compile(r"^(?:\*\*|__)?(?:(?:ok(?:ay)?|so|right|alright),?\s+)?(?:(?:my|our|the)\s+)?(?:approach|plan|"
+                              r"decision|choice)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<chosen>[^?*]{8,200})$", re.IGNORECASE)
 # A way that is a look ("the plan is to first read the handler", "the best way is to check the logs").
 _LOOK_FIRST_RE = re.compile(r"^(?:first,?\s+)?(?:check|look|read|inspect|search|verify|investigate|explore|examine|"
                             r"review|find|trace|see|understand|figure|run|test|confirm|reproduce)\b", re.IGNORECASE)
@@ -329,6 +333,11 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         chosen = squash(weighed[0], 200)
         return Decision(title=short_title(chosen, 12), options=[squash(o, 200) for o in weighed[1]], chosen=chosen,
                         rationale=squash(weighed[2], 200), range=(index, index))
+    label = _CHOICE_LABEL_RE.match(sentence.rstrip(".")) if ":" in sentence[:30] else None
+    if label is not None and not _LOOK_FIRST_RE.match(label.group("chosen")) and not _TOOLISH_RE.search(label.group("chosen")):
+        chosen = squash(label.group("chosen").strip(), 200)
+        return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(context, 200),
+                        range=(index, index))
     aim = purpose_then_choice(sentence) if role == "assistant" and lowered.startswith(("to ", "in order to ")) else None
     if aim is not None:
         chosen = squash(aim[0], 200)
