@@ -508,3 +508,9 @@ def test_a_choice_told_as_a_label_in_reasoning_is_a_decision_but_a_look_is_not()
     _thinking(log, "I'll start small. My plan: read the exporter first and see where it stops.")
     log.bash("sed -n '1,80p' src/export.ts")
     assert log.extract().decisions == []
+
+
+def test_a_reason_told_first_then_so_we_should_is_a_decision_but_a_look_is_not() -> None:
+    assert _said("The endpoint already returns the server time, so we should keep the clock offset next to the "
+                 "cursor.") == [("keep the clock offset next to the cursor", "The endpoint already returns the server time")]
+    assert _said("The endpoint already returns the server time, so I should check how the client reads it.") == []

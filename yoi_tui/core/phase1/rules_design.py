@@ -346,7 +346,7 @@ def reasoned_choice(sentence: str) -> tuple[str, str] | None:
 # clock-skew detection in the engine", "X isn't requested, so I'll leave it out" - never a look-up
 # ("…, so I'll check the logs") or a bare "so I'll do it".
 _SO_CHOICE_RE = re.compile(
-    rf"^(?P<why>[^;]{{10,240}}?),?\s+so\s+(?:{_AGENT}(?:'ll| will|'m going to| am going to)|let's|let me)\s+"
+    rf"^(?P<why>[^;]{{10,240}}?),?\s+so\s+(?:{_AGENT}(?:'ll| will| should|'m going to| am going to)|let's|let me)\s+"
     rf"(?:also\s+|just\s+|simply\s+)?(?!{_LOOKUP}\b|{_LOOKUP_ING}\b|be\b|need\b|have\b|get\b|want\b|do\b|"
     r"make sure\b|look into\b|handle (?:it|that|this)\b)(?P<chosen>[^;]{8,240})$", re.IGNORECASE)
 
