@@ -84,7 +84,7 @@ def _asked_sentence(sentence: str) -> str:
 def asked_text(summary: str) -> str:
     """The asked part of a summary: no template scaffolding, no opener in front of a sentence. Each
     "— refined: …" part is tidied the same way."""
-    parts = []
+    parts: list[str] = []
     for part in without_box_drawing(summary).split(_REFINED):
         kept = [s for s in prompt_template.sentences(prompt_template.strip_scaffolding(part))
                 if re.search(r"[^\W_]", s)]
