@@ -181,6 +181,8 @@ def test_a_look_up_that_answers_not_found_is_no_failure() -> None:
     log.bash("gh pr create --fill", "https://example.invalid/o/r/pull/7")
     log.bash("git show main:docs/EXPORT.md", "fatal: path 'docs/EXPORT.md' does not exist in 'main'", exit_code=128)
     log.bash("docker inspect export-worker", "Error: No such object: export-worker", exit_code=1)
+    log.bash("kubectl logs export-worker-0", 'Error from server (NotFound): pods "export-worker-0" not found',
+             exit_code=1)
     assert log.extract().attempts == []
 
 

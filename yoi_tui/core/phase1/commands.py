@@ -405,7 +405,7 @@ def _serves(program: str, args: list[str]) -> bool:
 
 # A look-up's subcommand (``gh pr view``, ``git show``, ``docker inspect``, ``kubectl get``, ``npm
 # view``, ``brew info``): it asks whether something is there, and "not found" is its answer.
-_LOOKUP_VERBS = {"view", "show", "list", "ls", "get", "describe", "info", "inspect", "status", "log", "search",
+_LOOKUP_VERBS = {"view", "show", "list", "ls", "get", "describe", "info", "inspect", "status", "log", "logs", "search",
                  "cat-file", "ls-tree", "rev-list", "blame", "doc", "whoami"}
 _CHECK_PROGRAMS = {"pytest", "jest", "vitest", "tsc", "eslint", "ruff", "mypy", "make", "just", "task"}
 _NO_SUCH_RE = re.compile(r"\bnot found\b|\b404\b|\bno such\b|\bdoes ?n[o']t exist\b|\bcould ?n[o']t find\b|"
