@@ -8,6 +8,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import make_ws
 
 from yoi_tui.core.phase1.runner import RulesEngine, run_session
@@ -155,3 +157,14 @@ def test_rules_engine_forgets_a_chunks_prose_after_reading_it() -> None:
     text.prose("a sentence of its own.")
     assert text.prose.cache_info().currsize == 1
     text.forget_chunk()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab A.!?\n\r\t `\"'(@-*>\x0c\u2028")), max_size=60))
+def test_sentences_read_line_by_line_split_as_the_whole_text_would(text: str) -> None:
+    # sentences() splits each line on its own for speed (a line break always ends a sentence); what
+    # it gives must be what the one look-behind split of the whole text gives.
+    from yoi_tui.core.phase1.text import _SENTENCE_RE, sentences
+
+    parts = [" ".join(p.split()) for p in _SENTENCE_RE.split(text)]
+    assert sentences(text) == [p.lstrip("-*> ").strip() for p in parts if p and p.strip(" -*>")]

@@ -491,7 +491,7 @@ def reasoned_accounts(entries: list[Entry]) -> list[Decision]:
         found = None
         if any(w in lowered for w in _REASON_WORDS):  # cheap test first
             found = next((f for s in sentences(prose(entry.text)) for f in (reasoned_choice(s),) if f), None)
-        if found is None and any(cue in entry.text for cue in CJK_CUES):
+        if found is None and not entry.text.isascii() and any(cue in entry.text for cue in CJK_CUES):
             found = cjk_choice(prose(entry.text))  # the same choice told in Chinese or Japanese
         if found is None:
             continue

@@ -73,8 +73,16 @@ def sentences(text: str) -> list[str]:
 
 @lru_cache(maxsize=_MEMO)
 def _sentences(text: str) -> tuple[str, ...]:
-    parts = [" ".join(p.split()) for p in _SENTENCE_RE.split(text)]
-    return tuple(p.lstrip("-*> ").strip() for p in parts if p and p.strip(" -*>"))
+    # Line by line: a line break always ends a sentence, and a line with no ".", "!" or "?" is one
+    # sentence, so the look-behind split (slow over a long message) only reads the lines that need it.
+    parts: list[str] = []
+    for line in text.split("\n"):
+        if "." in line or "!" in line or "?" in line:
+            parts.extend(_SENTENCE_RE.split(line))
+        else:
+            parts.append(line)
+    flat = [" ".join(p.split()) for p in parts]
+    return tuple(p.lstrip("-*> ").strip() for p in flat if p and p.strip(" -*>"))
 
 
 def strip_polite(sentence: str) -> str:
