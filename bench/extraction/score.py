@@ -231,7 +231,7 @@ def halves_table(engine: Any) -> str:
     third = [p for p in sorted(LABELS.glob("*.yaml")) if p.stem in half_stems("held-out-3")]
     if third:  # the third held-out half (split.yaml's held_out_3): never read while tuning
         columns.append(totals([score_session(path, engine) for path in third]))
-        head += (f" third held-out half ({len(third)} sessions, labelled before the first run, never read while tuning): "
+        head += (f" third held-out half ({len(third)} sessions, labelled before the first run, its misses never read): "
                  "labels, recall / precision |")
         rule += "---|"
     if llm is not None:
