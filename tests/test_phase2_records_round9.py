@@ -325,6 +325,22 @@ def test_records_name_the_file_meant_and_hold_no_bold_debris(tmp_path: Path) -> 
     assert "Generate the cask without publishing. Install from the file." in written and "**" not in written
 
 
+def test_a_documents_heading_titled_without_its_kind_makes_no_decision_record(tmp_path: Path) -> None:
+    # Phase 1 reads "Implementation Plan:" as a label and titles the heading by the rest: still the
+    # heading of the plan.md the agent wrote, no choice.
+    ws = make_ws(tmp_path)
+    heading = "Implementation Plan: Editable Task Viewer Inputs (specs/001-task-viewer-edit/plan.md)"
+    stage(ws, "s1", 0, 9, decisions=[
+        Decision(title="Editable Task Viewer Inputs (specs/001-task-viewer-edit/plan.md)", options=[],
+                 chosen=heading, rationale=""),
+        # a choice told with a label and no document's path is a choice still
+        Decision(title="Keep the inline editor in the design system", options=[],
+                 chosen="Plan: keep the inline editor in the design system", rationale="")])
+    run_phase2(ws, flush=True)
+    names = sorted(p.name for p in ws.decisions_dir.glob("*.md"))
+    assert names == ["keep-the-inline-editor-in-the-design-system.md"], names
+
+
 def test_a_document_with_its_path_makes_no_decision_whatever_its_rationale(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     heading = "Tasks: IdeaVault MVP (specs/001-build-a-lightweight/tasks.md)"

@@ -79,12 +79,18 @@ def is_document_heading(decision: Any) -> bool:
     and a title that is a document's kind and name ("Feature Specification: X") or ends with the
     document's path ("… (specs/001-extension-system/spec.md)") with no rationale — or both, whatever
     the rationale (then it is a line of the document)."""
-    title = one_line(decision.title)
-    if decision.options or one_line(decision.chosen).lower() != title.lower():
+    title, heading = one_line(decision.title), one_line(decision.chosen)
+    kind = _DOC_KIND_RE.match(heading)
+    # The title may be the heading without its kind ("Implementation Plan: X (…/plan.md)" titled
+    # "X (…/plan.md)": the kind read as a label): the same heading, when it names the document's path
+    # ("Plan: keep X" titled "Keep X" may be a choice told with a label).
+    named = kind is not None and heading[kind.end() - 1:].strip().lower() == title.lower() \
+        and _DOC_PATH_RE.search(heading) is not None
+    if decision.options or (heading.lower() != title.lower() and not named):
         return False
-    if _DOC_KIND_RE.match(title) and _DOC_PATH_RE.search(title):
+    if kind and _DOC_PATH_RE.search(heading):
         return True  # "Tasks: IdeaVault MVP (specs/…/tasks.md)": its "rationale" is the document's own text
-    return not one_line(decision.rationale) and bool(_DOC_KIND_RE.match(title) or _DOC_PATH_RE.search(title))
+    return not one_line(decision.rationale) and bool(kind or _DOC_PATH_RE.search(heading))
 
 
 # The agent saying what it does next ("Next, I'll locate the table definitions", "Let me check …",
