@@ -109,8 +109,7 @@ def commit_scopes(entries: list[Entry], calls: list[Call]) -> list[Decision]:
 
 def _next_commands(calls: list[Call], call: Call) -> str:
     """The command of the shell call after ``call`` (a `git add` then a separate `git commit`)."""
-    later = [c for c in calls if c.entry.index > call.entry.index and c.is_shell]
-    return later[0].command() if later else ""
+    return next((c.command() for c in calls if c.entry.index > call.entry.index and c.is_shell), "")
 
 
 def _said_before(entries: list[Entry], start: int, end: int, left: list[str]) -> str:
