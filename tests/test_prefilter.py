@@ -133,7 +133,7 @@ def test_filtered_scans_equal_unfiltered_on_the_corpus() -> None:
 _PIECES = ["SG.", "glpat-", "AccountKey=", "hooks.slack.com", "xoxp-1-", "pypi-", "sq0csp-", "T3BlbkFJ",
            "_authToken=", "://:", "-us1", "AKC", "SK", "AC", ":", ".", "cloudant_key = ", "sl_key: ",
            "password", "passwd", "token", "api_key", "API-KEY", "secret", "sk-", "sk-ant-", "AKIA", "ghp_",
-           "github_pat_", "xoxb-", "AIza", "sk_live_", "eyJ", "Authorization", "Bearer ", "://", "@", "--",
+           "github_pat_", "xoxb-", "AIza", "sk_live_", "rk_test_", "_test_", "sk", "eyJ", "Authorization", "Bearer ", "://", "@", "--",
            "=", ": ", "\"", "'", " ", "\n", "ignore", "previous", "instructions", "you are now", "system",
            "assistant", "<|im_start|>", "[INST]", "<<SYS>>", "reveal", "the", "credentials", "ı", "ſ", "K", "İ",
            "\u200b", "é", "0123456789", "my_", "db.", "--db-", "x-", "=\"", "pass-token", "tokentoken", "-", "1234567890:",

@@ -70,7 +70,8 @@ def clean_text(text: str) -> str:
     if not text:
         return text
     original = text
-    text = strip_injected(text)
+    if "<yoi-" in text:  # every injected block opens with a yoi tag
+        text = strip_injected(text)
     if "<" in text:  # every block opens with a tag (a plain test before the regexes)
         for pattern in _HARNESS_BLOCK_RES:
             text = pattern.sub("", text)
@@ -78,8 +79,10 @@ def clean_text(text: str) -> str:
         text = _CAVEAT_RE.sub("", text)
     if any(cue in text for cue in _HARNESS_LINE_CUES):
         text = _HARNESS_LINE_RE.sub("", text)
-    text = _IDE_WRAPPER_RE.sub("", text)
-    text = _ANSI_RE.sub("", text)
+    if "# Context from my IDE setup:" in text:
+        text = _IDE_WRAPPER_RE.sub("", text)
+    if "\x1b" in text:  # every colour code opens with ESC
+        text = _ANSI_RE.sub("", text)
     if text != original:
         # Removing a block leaves the blank lines that surrounded it.
         text = _BLANK_RUN_RE.sub("\n\n", text).lstrip("\n").rstrip()

@@ -319,8 +319,10 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("github_token", LazyRegex(r"\bgithub_pat_[A-Za-z0-9_]{22,}"), needles=("github_pat_",)),
     SecretPattern("slack_token", LazyRegex(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), needles=("xox",)),
     SecretPattern("google_api_key", LazyRegex(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), needles=("aiza",)),
+    # "_test_" is common in code (test names); the match starts at the "sk"/"rk" right before it,
+    # so only those starts are tried (a \b-led pattern is otherwise tried at every position).
     SecretPattern("stripe_key", LazyRegex(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}\b"),
-                  needles=("_live_", "_test_")),
+                  needles=("_live_", "_test_"), run=frozenset("skr")),
     SecretPattern("jwt", LazyRegex(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
                   needles=("eyj",)),
     SecretPattern(
