@@ -16,6 +16,7 @@ from yoi_tui.core.sessions._common import split_lines
 from yoi_tui.core.store.reader import read_exact
 from yoi_tui.core.store.safe_read import (
     MAX_JSON_DEPTH,
+    JsonTooDeep,
     NotRegularFile,
     json_depth_ok,
     loads_json,
@@ -71,3 +72,27 @@ def test_a_symlink_loop_is_a_diagnostic(tmp_path: Path) -> None:
     found = {(d.path, d.rule) for d in lint_workspace(ws).diagnostics}
     assert ("memory/decisions/loop-a.md", "file-unreadable") in found
     assert ("memory/decisions/loop-b.md", "file-unreadable") in found
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 5000])
+@pytest.mark.parametrize("shape", ["list", "dict", "mixed"])
+def test_loads_json_refuses_exactly_what_the_text_scan_refuses(depth: int, shape: str) -> None:
+    """Parsing first and walking the value decides as the scan of the text does, at and past the limit."""
+    opens = {"list": ["["] * depth, "dict": ['{"a":'] * depth, "mixed": ['[{"a":' if i % 2 else "[" for i in range(depth)]}
+    closes = {"list": ["]"] * depth, "dict": ["}"] * depth, "mixed": ["}]" if i % 2 else "]" for i in reversed(range(depth))]}
+    text = "".join(opens[shape]) + "1" + "".join(closes[shape])
+    # Brackets inside a string make the count exceed the limit, so the value's depth is walked.
+    wrapped = '{"code": "' + "[{" * 200 + '", "v": ' + text + "}"
+    for candidate in (text, wrapped, wrapped.encode()):
+        if json_depth_ok(candidate):
+            assert loads_json(candidate) is not None
+        else:
+            with pytest.raises(JsonTooDeep):
+                loads_json(candidate)
+
+
+def test_loads_json_says_too_deep_for_a_deep_broken_text_and_not_json_for_a_shallow_one() -> None:
+    with pytest.raises(JsonTooDeep):
+        loads_json("[" * (MAX_JSON_DEPTH + 5))  # unterminated and too deep: the depth is the problem
+    with pytest.raises(json.JSONDecodeError):
+        loads_json('{"code": "' + "[{" * 100 + '", ')  # brackets only inside a string, then cut

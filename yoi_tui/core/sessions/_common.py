@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..store.safe_read import MAX_JSON_DEPTH, NotRegularFile, json_depth_ok, open_regular
+from ..store.safe_read import MAX_JSON_DEPTH, JsonTooDeep, NotRegularFile, loads_json, open_regular
 from .model import Entry, LogProblem, Role, SessionLogError
 
 
@@ -64,11 +64,11 @@ def _parse_line(number: int, raw: bytes, *, unterminated_last: bool,
     except UnicodeDecodeError:
         text = raw.decode("utf-8", errors="replace")
         problems.append(LogProblem(line=number, message="invalid UTF-8 bytes replaced with U+FFFD"))
-    if not json_depth_ok(text):
+    try:
+        obj = loads_json(text)
+    except JsonTooDeep:
         problems.append(LogProblem(line=number, message=f"JSON nested deeper than {MAX_JSON_DEPTH} levels; skipped"))
         return None
-    try:
-        obj = json.loads(text)
     except json.JSONDecodeError as exc:
         if unterminated_last:
             message = "truncated last line (the log may still be being written); skipped"

@@ -8,7 +8,8 @@ without bound:
 * ``open_regular`` opens with ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a
   writer) and checks ``fstat`` on the opened descriptor — the file actually read, not a name that
   may have been swapped — refusing anything but a regular file with ``NotRegularFile``;
-* ``loads_json`` refuses nesting deeper than ``MAX_JSON_DEPTH`` before parsing, with a linear scan;
+* ``loads_json`` refuses nesting deeper than ``MAX_JSON_DEPTH`` (``JsonTooDeep``): a text with few
+  brackets passes at once, any other is parsed and the parsed value's depth walked;
 * ``read_state_bytes`` / ``load_state_json`` are *the* readers of yoi's own local state (``.yoi/``,
   ``memory/_staging/``: journals, the lock, caches, pointers): regular files only, never through a
   symlink, non-blocking, depth-limited; ``load_cache_json`` is the one for a derived cache, which a
@@ -182,15 +183,51 @@ def json_depth_ok(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> bool:
     return True
 
 
+class JsonTooDeep(ValueError):
+    """JSON nested deeper than the limit ``loads_json`` was given."""
+
+
+def value_depth_ok(value: Any, max_depth: int = MAX_JSON_DEPTH) -> bool:
+    """True when a parsed JSON value nests arrays/objects at most ``max_depth`` deep (iterative)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > max_depth:
+            return False
+        stack.extend((child, depth) for child in children if isinstance(child, (dict, list)))
+    return True
+
+
 def loads_json(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """``json.loads`` that raises ``ValueError`` for nesting deeper than ``max_depth``."""
-    if not json_depth_ok(text, max_depth):
-        raise ValueError(f"JSON nested deeper than {max_depth} levels")
+    """``json.loads`` that raises ``JsonTooDeep`` (a ``ValueError``) for nesting deeper than
+    ``max_depth`` and ``json.JSONDecodeError`` for text that is not JSON (a text both too deep and
+    not JSON is too deep, as a scan before parsing would say).
+
+    A text with few brackets cannot be too deep; otherwise it is parsed first and the parsed value's
+    depth checked: walking the value visits its few nodes, where scanning the text would read every
+    long string inside it (a tool result full of code). The C parser stops unbounded nesting itself
+    with a ``RecursionError``."""
+    few = (text.count("[") + text.count("{") <= max_depth if isinstance(text, str)
+           else text.count(b"[") + text.count(b"{") <= max_depth)
     try:
-        return json.loads(text)
-    except RecursionError as exc:  # belt and braces: the scan above should make this unreachable
-        raise ValueError("JSON nested too deeply") from exc
+        value = json.loads(text)
+    except RecursionError as exc:
+        raise JsonTooDeep(f"JSON nested deeper than {max_depth} levels") from exc
+    except json.JSONDecodeError:
+        if not few and not json_depth_ok(text, max_depth):
+            raise JsonTooDeep(f"JSON nested deeper than {max_depth} levels") from None
+        raise
+    if not few and not value_depth_ok(value, max_depth):
+        raise JsonTooDeep(f"JSON nested deeper than {max_depth} levels")
+    return value
 
 
-__all__ = ["MAX_JSON_DEPTH", "NotRegularFile", "json_depth_ok", "kind_of", "load_cache_json", "load_state_json",
-           "loads_json", "open_regular", "read_regular_bytes", "read_state_bytes", "read_to_end"]
+__all__ = ["MAX_JSON_DEPTH", "JsonTooDeep", "NotRegularFile", "json_depth_ok", "kind_of", "load_cache_json", "load_state_json",
+           "loads_json", "open_regular", "value_depth_ok", "read_regular_bytes", "read_state_bytes", "read_to_end"]
