@@ -271,12 +271,19 @@ def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
 
 # ("as the …" is as often a role as a cause, and "to prevent …" names what a feature is for: neither
 # makes a reason here.)
+# What the agent says to the user (or asks of its harness) next: a turn of the conversation, never a
+# choice about the project, whatever reason is given for it.
+CONVERSE = (r"(?:acknowledge|suggest|propose|recommend|answer|respond|reply|mention|point out|clarify|apologi[sz]e|"
+            r"thank|greet|escalate|let (?:the user|them|you|him|her) know)")
 # A step of the agent's own work, whatever the reason given: a look-up, a retry, a tool to use.
 _LOOKUP = (r"(?:check|look|read|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|"
            r"query|scan|list|confirm|test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|"
            r"summari[sz]e|explain|figure|understand|run|re-?run|retry|try|compare|gather|collect|map|note|"
            r"double-check|probe|poll|capture|print|dump|reproduce|rebuild|build|install|clone|download|load|"
-           r"analy[sz]e|examine|identify|locate|determine|evaluate|validate|focus|keep going|move on|proceed)")
+           r"analy[sz]e|examine|identify|locate|determine|evaluate|validate|focus|keep going|move on|proceed|"
+           # a turn of the conversation, or a permission asked of the harness: "…, so I should acknowledge
+           # it and wait for their input", "…, so I'll suggest test areas", "…, so I'll escalate this step"
+           rf"{CONVERSE})")
 _LOOKUP_ING = (r"(?:checking|looking|reading|inspecting|searching|grepping|verifying|investigating|exploring|"
                r"examining|opening|reviewing|fetching|pulling|querying|scanning|listing|confirming|testing|debugging|"
                r"finding|tracing|digging|taking|starting|waiting|asking|running|re-?running|retrying|trying|comparing|"

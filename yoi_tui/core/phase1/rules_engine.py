@@ -32,6 +32,7 @@ from .rules_attempts import AttemptCarry, chunk_attempts, extract_attempts
 from .rules_commits import commit_scopes
 from .rules_design import (
     CONTRAST_OPENERS,
+    CONVERSE,
     EVALUATION_CUES,
     announced_solutions,
     contrast_first,
@@ -81,7 +82,7 @@ _INTENT_WHY_RE = re.compile(
     r"let's|first,?|then,?)\s+(?!(?:try|check|look|read|"
     r"run|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|query|scan|list|confirm|"
     r"test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|summari[sz]e|explain|need|have|get|"
-    r"figure|understand|also|just|now|quickly|re-?run)\b)(?P<chosen>(?:[^.;:?]|\.(?=\w)){6,140}?),?\s+(?:because|since|so that|"
+    r"figure|understand|also|just|now|quickly|re-?run|" + CONVERSE + r")\b)(?P<chosen>(?:[^.;:?]|\.(?=\w)){6,140}?),?\s+(?:because|since|so that|"
     r"as (?:the|it|this|that|these|those|we|they)|to avoid|to keep|to ensure|so(?=\s+(?:the|it|nothing|no|existing|callers?|"
     r"users?)\b.{0,60}\b(?:stays?|remains?|keeps?|is(?:n't| not)?|are(?:n't| not)?|won'?t|doesn'?t|never|still)\b)|"
     # the quality a choice is for ("… as an alias for backwards compatibility") and what it keeps ("…, which
