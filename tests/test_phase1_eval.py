@@ -96,6 +96,27 @@ def test_third_held_out_half_is_its_own_labelled_choice_and_selected_by_its_flag
     assert run.returncode == 0 and "held-out-3" in run.stdout
 
 
+def test_every_half_is_its_own_choice_of_sessions_and_selected_by_its_flag() -> None:
+    # No session is in two halves (a held-out figure would be a tuning figure), each named session has
+    # its file and its label, and each --half flag selects exactly its key of split.yaml.
+    split = yaml.safe_load((BENCH / "split.yaml").read_text(encoding="utf-8"))
+    sys.path.insert(0, str(BENCH))
+    try:
+        import score
+    finally:
+        sys.path.remove(str(BENCH))
+    assert set(split) <= set(score.HALVES.values()), "a split.yaml key no --half flag selects"
+    seen: dict[str, str] = {}
+    for flag, key in score.HALVES.items():
+        names = split.get(key) or []
+        assert len(names) == len(set(names)), key
+        for name in names:
+            assert name not in seen, f"{name} is in {seen.get(name)} and {key}"
+            seen[name] = key
+            assert (BENCH / "sessions" / name).is_file() and (BENCH / "labels" / f"{Path(name).stem}.yaml").is_file()
+        assert score.half_stems(flag) == {Path(name).stem for name in names}
+
+
 def test_unknown_session_name_is_a_clear_error() -> None:
     run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--session", "nope"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -170,7 +191,7 @@ def test_rules_engine_meets_the_issue_targets_on_the_labelled_set() -> None:
     # third held-out halves are measurements, never targets, so they are left out too.
     split = yaml.safe_load((BENCH / "split.yaml").read_text(encoding="utf-8"))
     later = {Path(n).stem for n in split["development"] + split["held_out"] + (split.get("held_out_2") or [])
-             + (split.get("held_out_3") or [])}
+             + (split.get("held_out_3") or []) + (split.get("held_out_4") or [])}
     sessions = [a for p in sorted((BENCH / "labels").glob("*.yaml")) if p.stem not in later
                 for a in ("--session", p.stem)]
     run = subprocess.run([sys.executable, str(BENCH / "score.py"), "--json", *sessions], capture_output=True,

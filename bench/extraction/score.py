@@ -2,7 +2,7 @@
 """Score a Phase 1 engine against the labelled sessions in ``bench/extraction/labels/``.
 
 ``python bench/extraction/score.py [--engine rules|llm] [--workspace DIR] [--session NAME ...]
-[--half development|held-out|held-out-2|held-out-3] [--json] [--quiet]``
+[--half development|held-out|held-out-2|held-out-3|held-out-4] [--json] [--quiet]``
 
 For each label file, the session it names is parsed and cleaned exactly as ``yoi phase1`` does,
 chunked with the default ``phase1.chunk_tokens``, and given to the engine. Each extracted item is matched to a
@@ -19,7 +19,8 @@ it names were labelled): ``development`` is what the rules may be tuned on, ``he
 ``held-out-2`` is a second held-out half, collected after the first was studied (key ``held_out_2``);
 ``held-out-3`` a third, collected after the second was studied (key ``held_out_3``; every session
 labelled before yoi ran on it; first scored at b45c676, its misses left unread so that later
-runs still measure rules not built on it).
+runs still measure rules not built on it); ``held-out-2`` has been studied since the tenth round;
+``held-out-4`` a fourth, collected and labelled during the tenth round, scored once at its end.
 ``--update-readme [README]`` scores every half with the rules engine and rewrites the table between
 the ``extraction-halves`` markers of README.md (development and the held-out halves side by side, and
 the command that reproduces them); never edit that table by hand.
@@ -55,7 +56,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LABELS = Path(__file__).resolve().parent / "labels"
 SPLIT = Path(__file__).resolve().parent / "split.yaml"
 HALVES = {"development": "development", "held-out": "held_out", "held-out-2": "held_out_2",
-          "held-out-3": "held_out_3"}
+          "held-out-3": "held_out_3", "held-out-4": "held_out_4"}
 CATEGORIES = ("requests", "decisions", "attempts")
 
 if "YOI_BENCH_KEEP_PATH" not in os.environ:  # the baseline run points PYTHONPATH at an older tree
@@ -209,31 +210,31 @@ def totals(scores: list[SessionScore]) -> dict[str, Tally]:
     return {**total, "overall": overall}
 
 
+# The README's columns, in order: each half of split.yaml and how to read it. A held-out half that
+# has no labelled session yet gets no column (development and the first held-out half always do).
+HALF_COLUMNS = (
+    ("development", "development half ({n} sessions)"),
+    ("held-out", "held-out half ({n} sessions; studied while tuning since the fifth round)"),
+    ("held-out-2", "second held-out half ({n} sessions, labelled before the first run; studied since the tenth round)"),
+    ("held-out-3", "third held-out half ({n} sessions, labelled before the first run, its misses never read)"),
+    ("held-out-4", "fourth held-out half ({n} sessions, labelled before the first run)"),
+)
+
+
 def halves_table(engine: Any) -> str:
-    """The README's table: each category's recall / precision on the development and the held-out half."""
-    figures = {}
-    for half in ("development", "held-out"):
+    """The README's table: each category's recall / precision on the development and the held-out halves."""
+    columns = []
+    head = "| category |"
+    rule = "|---|"
+    for half, description in HALF_COLUMNS:
         stems = half_stems(half)
         paths = [p for p in sorted(LABELS.glob("*.yaml")) if p.stem in stems]
-        figures[half] = (len(paths), totals([score_session(path, engine) for path in paths]))
-    (dev_n, dev), (held_n, held) = figures["development"], figures["held-out"]
-    second = [p for p in sorted(LABELS.glob("*.yaml")) if p.stem in half_stems("held-out-2")]
-    columns = [dev, held]
+        if not paths and half not in ("development", "held-out"):
+            continue
+        columns.append(totals([score_session(path, engine) for path in paths]))
+        head += f" {description.format(n=len(paths))}: labels, recall / precision |"
+        rule += "---|"
     llm = latest_llm_result()
-    head = (f"| category | development half ({dev_n} sessions): labels, recall / precision | "
-            f"held-out half ({held_n} sessions; studied while tuning since the fifth round): labels, recall / precision |")
-    rule = "|---|---|---|"
-    if second:  # the second held-out half (split.yaml's held_out_2), once it has labelled sessions
-        columns.append(totals([score_session(path, engine) for path in second]))
-        head += (f" second held-out half ({len(second)} sessions, labelled before the first run): "
-                 "labels, recall / precision |")
-        rule += "---|"
-    third = [p for p in sorted(LABELS.glob("*.yaml")) if p.stem in half_stems("held-out-3")]
-    if third:  # the third held-out half (split.yaml's held_out_3): never read while tuning
-        columns.append(totals([score_session(path, engine) for path in third]))
-        head += (f" third held-out half ({len(third)} sessions, labelled before the first run, its misses never read): "
-                 "labels, recall / precision |")
-        rule += "---|"
     if llm is not None:
         head += f" llm engine, {llm[1]} ({llm[0]['sessions']} smallest labelled sessions): labels, recall / precision |"
         rule += "---|"
@@ -245,7 +246,8 @@ def halves_table(engine: Any) -> str:
             precision = f"{found['precision']:.2f}" if found["items"] else "—"  # no item: no precision
             cells.append(f"{found['labels']}, {found['recall']:.2f} / {precision}")
         lines.append(f"| {name} | {' | '.join(cells)} |")
-    command = "python bench/extraction/score.py --half development   # and --half held-out, --half held-out-2, --half held-out-3; --update-readme rewrites this table"
+    others = ", ".join(f"--half {half}" for half, _ in HALF_COLUMNS[1:])
+    command = f"python bench/extraction/score.py --half development   # and {others}; --update-readme rewrites this table"
     if llm is not None:
         command += (f"\npython bench/extraction/score.py --engine llm --workspace DIR --json   # the llm column: "
                     f"{llm[2]}")
@@ -295,8 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", help="workspace whose config names the model (llm engine)")
     parser.add_argument("--session", action="append", default=[], help="label file stem(s) to score")
     parser.add_argument("--half", choices=sorted(HALVES),
-                        help="one half of split.yaml: development (tune on it), held-out, held-out-2 (studied since),"
-                             " held-out-3 (the third held-out half, split.yaml's held_out_3)")
+                        help="one half of split.yaml: development (tune on it), held-out and held-out-2 (studied"
+                             " since), held-out-3 and held-out-4 (split.yaml's held_out_3, held_out_4)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--quiet", action="store_true", help="only the table, no misses")
     parser.add_argument("--update-readme", nargs="?", const=ROOT / "README.md", type=Path, metavar="README",
