@@ -20,10 +20,11 @@ A fix is any later change or route after which the same goal succeeds (issue 26)
 however it is started (a script by its path or its interpreter, through ``uv run``/``npx``, a chain
 of checks run again with one more), a program not installed met by the next command that succeeded
 with another, a failed look by the next look of the same program, a missing test runner by a test run
-of another kind. Whatever else failed while a check kept failing, or failed and went nowhere inside a
-story that ended fixed, is a step of that story. A status probe that failed while a run was starting
-in the background, or asked again with nothing done in between, fixed and failed nothing; nor does a
-run the agent puts down to other agents' unfinished work.
+of another kind. Whatever else failed between two failing runs of a check close together
+(``LOOP_GAP_CALLS``), or failed and went nowhere inside a story that ended fixed, is a step of that
+story; a check that failed again long after its last run holds no story between the two. A status
+probe that failed while a run was starting in the background, or asked again with nothing done in
+between, fixed and failed nothing; nor does a run the agent puts down to other agents' unfinished work.
 """
 
 from __future__ import annotations
@@ -514,6 +515,9 @@ def extract_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
 # A story still open this many calls after its first failure is told "not fixed" where it stands:
 # what a chunk carries to the next stays bounded, however long the log.
 CARRY_CALLS = 400
+# A check failing again within this many calls of its last failing run is still the same fix loop: a
+# failure between the two is a step of that loop (``python`` missing while a script kept failing).
+LOOP_GAP_CALLS = 12
 _CARRIED_KINDS = {"tool_call", "tool_result", "rejected"}
 
 
@@ -567,7 +571,7 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
     handled: set[int] = {position for position, call in enumerate(calls) if call.entry.index in told}
     taken: dict[int, set[int]] = {}  # first failure -> the failing calls of its story
     still_open: set[int] = set()
-    loops: list[tuple[int, int]] = []  # (first failure, last failing re-run) of each check failing again and again
+    loops: list[tuple[int, int]] = []  # (a failing run, the next failing re-run) of each check failing again and again
     fixed_spans: list[tuple[int, int]] = []  # (failure, the run that passed) of each check that was fixed
     for position, call in enumerate(calls):
         if position in handled or not _is_failure(call) or _probe_while_running(call, calls, position):
@@ -581,7 +585,6 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         paths = path_arguments(call.command()) if tool_missing else set()
         bare = unwrapped_key(call.command()) if call.is_shell else ()
         repeats, fix, edited, ran = 1, None, [], []
-        last_failure = call.entry.index
         chain = _chain(call)
         chained = bool(chain) and not tool_missing
         interpreter, script = inline_script(call.command()) if call.is_shell else ("", "")
@@ -609,13 +612,11 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
             if tool_missing and later.is_shell and _missing_program(later) == _missing_program(call):
                 mine.append(offset)  # the program still not installed, whatever it was asked: the same failure
                 repeats += 1
-                last_failure = later.entry.index
                 continue
             if _narrows(key, _key(later), call.result.text):
                 if _is_failure(later):
                     mine.append(offset)  # the part that failed, run alone, failed again: still the same story
                     repeats += 1
-                    last_failure = later.entry.index
                     continue
                 if later.succeeded:
                     fix = later  # the part that failed, run alone, passed
@@ -625,7 +626,6 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
                     # (`cmd | sed …` exiting 0 with the same error still failed)
                     mine.append(offset)
                     repeats += 1
-                    last_failure = later.entry.index
                     continue
                 if later.succeeded or (later.is_shell and later.result is not None and later.failed):
                     fix = later  # passed, or "failed" only as a search without a match does: it ran
@@ -639,8 +639,12 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
                 break
         handled.update(mine)
         taken[call.entry.index] = {call.entry.index, *(calls[p].entry.index for p in mine)}
-        if last_failure > call.entry.index:
-            loops.append((call.entry.index, last_failure))
+        failing = [position, *mine]
+        # Only a re-run close after the one before keeps the loop going: what failed in such a gap was
+        # a step of that loop; a check that failed again after the agent went on to other work (tens of
+        # calls, other stories fixed) holds no story between its two runs.
+        loops.extend((calls[one].entry.index, calls[two].entry.index) for one, two in zip(failing, failing[1:], strict=False)
+                     if two - one <= LOOP_GAP_CALLS)
         relaunched = False
         if fix is None and tool_missing and _tests(call):
             fix = _other_runner(call, calls, position)
@@ -720,8 +724,8 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         attempts.append(Attempt(trial=trial, result=f"failed{times}: {error}{because}; fixed — {how}; "
                                 f"`{fix.describe()}` then succeeded", outcome="success",
                                 range=(call.entry.index, fix.end)))
-    # Whatever else failed while a check was still failing again and again (between its first and its
-    # last failing run) was a step of that loop, told by the loop's story: one failing check and its
+    # Whatever else failed while a check was still failing again and again (between two of its failing
+    # runs close together) was a step of that loop, told by the loop's story: one failing check and its
     # eventual fix is one attempt, not one more for `python` missing on the way.
     attempts = [a for a in attempts if not any(first < (a.range or (0, 0))[0] < last for first, last in loops)]
     # And a step that failed and went nowhere inside a story that ended fixed (`pip install` refused on
