@@ -6,6 +6,9 @@
 * ``option_text``: an option cut on a dangling word ("attempting a login when") loses that word;
 * ``is_document_heading``: a document's heading staged as a choice ("Feature Specification: …
   (specs/…/spec.md)") is no choice either;
+* ``is_working_step``: the agent's way of working staged as a choice ("Acknowledge the agent's
+  completion and wait for their input", "Update the plan before proceeding", "Escalate this step",
+  "Use a Python script for editing") is how the agent went about the work, no project decision;
 * ``is_change_summary``: a commit or PR subject whose "rationale" is the list of what it changed
   ("Phase 2 Performance Optimization (#377)", "Enhanced tracking - Early ID validation - …") tells
   no choice — the request record says what was done — so it makes no decision record.
@@ -21,6 +24,7 @@ from ..store.titles import (
     IMPERATIVE_VERBS,
     STOP_TAIL,
     _imperative,
+    decision_title,
     one_line,
     starts_with_verb,
 )
@@ -74,12 +78,27 @@ _DOC_KIND_RE = re.compile(r"^(?:feature\s+)?(?:specification|spec|implementation
 _DOC_PATH_RE = re.compile(r"\(\s*`?[\w./-]+\.(?:md|mdx|rst|txt|adoc)`?\s*\)\s*$", re.IGNORECASE)
 
 
+def _names_its_own_file(heading: str) -> bool:
+    """Whether ``heading`` is "<a file's name> (<its path>)" ("PROJECT_PLAN.md (docs/PROJECT_PLAN.md)")
+    or a line of a template file ("… (.specify/templates/tasks-template.md)"): what a document
+    holds, never a choice of the project's (a template's text is its author's, not this work's)."""
+    path = _DOC_PATH_RE.search(heading)
+    if path is None:
+        return False
+    named = path[0].strip(" ()`").replace("\\", "/")
+    name = named.rsplit("/", 1)[-1].lower()
+    before = heading[: path.start()].strip().strip("`").lower()
+    return before == name or bool(re.search(r"(?:^|/)templates?/|[-_.]template\.", named.lower()))
+
+
 def is_document_heading(decision: Any) -> bool:
     """A decision that is only a document's heading: no options, a chosen that repeats its title,
     and a title that is a document's kind and name ("Feature Specification: X") or ends with the
     document's path ("… (specs/001-extension-system/spec.md)") with no rationale — or both, whatever
     the rationale (then it is a line of the document)."""
     title, heading = one_line(decision.title), one_line(decision.chosen)
+    if not decision.options and heading.lower() == title.lower() and _names_its_own_file(heading):
+        return True  # its "rationale" is the document's first line of prose
     kind = _DOC_KIND_RE.match(heading)
     # The title may be the heading without its kind ("Implementation Plan: X (…/plan.md)" titled
     # "X (…/plan.md)": the kind read as a label): the same heading, when it names the document's path
@@ -165,3 +184,31 @@ def split_reason(chosen: str, rationale: str) -> tuple[str, str]:
     if said and not one_line(rationale) and "`" not in said["why"][:1]:
         return said["choice"], f"it is {said['why']}"
     return flat, rationale
+
+
+# The agent's way of working, said as what it does ("Acknowledge the agent completion and wait for
+# their input", "Update the plan based on findings before proceeding", "Escalate this step",
+# "Finish the required worktree preflight: `pnpm install` …"): its conversation with the user, its
+# own plan, the harness's permission steps and its set-up routine, none a choice a teammate keeps.
+_WORKING_STEP_RE = re.compile(
+    r"^(?:(?:so|then|now|first|next)[\s,]+)*(?:acknowledge\b|wait\s+(?:for|until|on)\b|escalate\b|"
+    r"(?:update|revise|adjust|refresh|amend)\s+(?:the|my|our)\s+(?:current\s+|working\s+|task\s+)?plan\b"
+    r"(?![\w.-]|\s+(?:template|document|doc|file|section|page)\b)|"
+    r"(?:finish|complete|do|run)\s+(?:the\s+)?(?:required\s+|usual\s+)?(?:[\w-]+\s+)?(?:pre-?flight|"
+    r"bootstrap\s+steps?|setup\s+steps?)\b|"
+    r"(?:request|ask\s+for)\s+(?:an?\s+)?(?:escalat\w*|approval|permission|elevated)\b)", re.IGNORECASE)
+# How the agent edits files ("Use a Python script for editing", "rewrite the file … via a
+# delete-and-add apply_patch"): the tool of its edit, not what the project chose.
+_EDIT_TOOL_RE = re.compile(
+    r"\b(?:apply_patch|(?:python|shell|bash|node|perl|sed|awk)\s+(?:script|one-?liner|command)s?\s+(?:for|to)\s+"
+    r"(?:edit|editing|patch|patching|rewrite|rewriting|apply|applying|modify|modifying|update|updating|replace|replacing|"
+    r"write|writing)\b|(?:for|when)\s+(?:the\s+)?(?:file\s+)?(?:edits|editing)\b)", re.IGNORECASE)
+
+
+def is_working_step(decision: Any) -> bool:
+    """Whether a staged choice is the agent's way of working (see ``_WORKING_STEP_RE`` and
+    ``_EDIT_TOOL_RE``), told by its title or its chosen, with no options weighed."""
+    if decision.options:
+        return False  # options weighed against each other: a choice, whatever its words
+    said = [decision_title(one_line(decision.title)), chosen_text(one_line(decision.chosen))]
+    return any(_WORKING_STEP_RE.match(s) or _EDIT_TOOL_RE.search(s) for s in said if s)

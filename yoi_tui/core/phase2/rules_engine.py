@@ -59,6 +59,7 @@ from .decision_text import (
     chosen_text,
     is_change_summary,
     is_document_heading,
+    is_working_step,
     option_text,
     rationale_text,
     split_reason,
@@ -386,8 +387,10 @@ class RulesEngine:
         self._attempts(staging, activity.attempts, targets)
 
     def _decision(self, staging: StagingFile, decision: Decision) -> Target | None:
-        if is_change_summary(decision) or is_document_heading(decision):
-            return None  # a commit or PR subject and what it changed, a document's heading: no choice told
+        if is_change_summary(decision) or is_document_heading(decision) or is_working_step(decision):
+            # a commit or PR subject and what it changed, a document's heading, the agent's way of
+            # working: no choice told
+            return None
         title = self._line(decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
         # A title cut before a preposition's object ("… the voice system through"): the preposition goes.
         title = trim_cut(title, one_line(decision.chosen), one_line(decision.rationale), *decision.options)
