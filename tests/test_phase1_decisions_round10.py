@@ -37,3 +37,80 @@ def test_a_reason_then_a_change_to_the_project_is_still_a_decision() -> None:
     log.say("The exporter reads the whole file into memory, so I'll stream the rows to the writer one by one.")
     [decision] = log.extract().decisions
     assert decision.chosen.startswith("stream the rows to the writer")
+
+
+# ---------------------------------------------------------------- a finding listed with its location
+
+
+def test_a_finding_listed_with_its_file_and_line_is_no_decision() -> None:
+    for text in ("Two lint findings are left:\n\n- `store_test.go:88` - should use a tagged switch instead of "
+                 "the if/else chain",
+                 "src/render.ts:41:7: prefer an early return instead of the nested else block"):
+        log = Log()
+        log.user("fix the lint errors")
+        log.bash("golangci-lint run ./...", "store_test.go:88: QF1003", exit_code=1)
+        log.say(text)
+        assert log.extract().decisions == [], text
+
+
+def test_a_way_set_aside_told_without_a_location_is_still_a_decision() -> None:
+    log = Log()
+    log.user("fix the lint errors")
+    log.bash("ls", "store.go")
+    log.say("I'll use a lookup table instead of the long if/else chain, since every case maps one key to one value.")
+    [decision] = log.extract().decisions
+    assert decision.chosen == "a lookup table"
+
+
+# ---------------------------------------------------------------- a step run for its result
+
+
+def test_a_step_run_to_make_sure_it_all_still_works_is_a_check() -> None:
+    for text in ("Now let's build the project to ensure everything compiles:",
+                 "I'll regenerate the client to make sure the tests still pass.",
+                 "Let's rebuild the bundle to verify that the app works."):
+        log = Log()
+        log.user("add the export button")
+        log.edit("src/export.tsx")
+        log.say(text)
+        log.bash("npm run build", "done")
+        assert log.extract().decisions == [], text
+
+
+def test_a_step_with_a_purpose_of_its_own_is_still_a_decision() -> None:
+    log = Log()
+    log.user("add the export button")
+    log.edit("src/export.tsx")
+    log.say("I'll keep the export in a web worker to ensure the page stays responsive on large tables.")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("keep the export in a web worker")
+
+
+# ---------------------------------------------------------------- a template, a plan's progress
+
+
+_PLAN_SECTION = ("# Tasks: Report export\n\n" + "\n".join(
+    f"- [ ] T00{n} Implement the export step {n} in src/export/step{n}.ts with its own unit tests and docs"
+    for n in range(1, 10)) + "\n")
+
+
+def _written(path: str, text: str) -> list[str]:
+    log = Log()
+    log.user("update the plan for the export feature")
+    log.call("Write", {"file_path": path, "content": text}, "written")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_a_template_written_lays_no_design_down() -> None:
+    assert _written(".specify/templates/tasks-template.md", _PLAN_SECTION) == []
+    assert _written("docs/plan-template.md", _PLAN_SECTION) == []
+    assert _written("specs/002-export/tasks.md", _PLAN_SECTION) == ["Tasks: Report export (specs/002-export/tasks.md)"]
+
+
+def test_a_plan_with_its_work_ticked_off_is_bookkeeping_not_a_design() -> None:
+    ticked = _PLAN_SECTION.replace("- [ ] T001", "- [x] T001").replace("- [ ] T002", "- [x] T002")
+    assert _written("docs/PROJECT_PLAN.md", ticked) != []  # two of nine done: still the plan laid down
+    done = _PLAN_SECTION.replace("- [ ] ", "- [x] ")
+    assert _written("docs/PROJECT_PLAN.md", done) == []
+    report = _PLAN_SECTION + "\nTemplates updated:\n- plan-template.md ✅ updated\n- tasks-template.md ✅ updated\n"
+    assert _written("docs/PROJECT_PLAN.md", report) != []  # a report's ticks are no boxes ticked off

@@ -207,6 +207,23 @@ _TITLE_RE = re.compile(r"^#\s+(?P<title>.+)$", re.MULTILINE)
 _MIN_PLAN_CHARS = 700
 
 
+# A template is the shape other documents take (spec-kit's `.specify/templates/tasks-template.md`):
+# editing one lays no design down of its own.
+_TEMPLATE_RE = re.compile(r"(?:^|[/\\])templates?[/\\]|template[\w-]*\.\w+$|[\w-]+-template\.\w+$", re.IGNORECASE)
+# (A ticked box only: a report's "✅ updated" beside the templates it touched is no plan ticked off.)
+_DONE_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[xX]\]", re.MULTILINE)
+_OPEN_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]", re.MULTILINE)
+
+
+def _progress_record(added: str) -> bool:
+    """Whether a plan's added text ticks work off ("- [x] Create the resolver") more than it lays
+    anything new down ("- [ ] T001 …"): bookkeeping of the plan, not a design."""
+    if "[x]" not in added and "[X]" not in added:
+        return False  # cheap test first
+    done = len(_DONE_MARK_RE.findall(added))
+    return done >= 2 and done > len(_OPEN_MARK_RE.findall(added))
+
+
 def written_documents(call: Call) -> list[tuple[str, str]]:
     """(path, added text) of each prose file ``call`` writes: an edit's or a write's added text, or a
     shell heredoc into a file."""
@@ -245,6 +262,8 @@ def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
         for path, added in written_documents(call):
             if "/.claude/plans/" in path.replace("\\", "/"):
                 continue  # plan mode's own file is told by its ExitPlanMode
+            if _TEMPLATE_RE.search(path) or _progress_record(added):
+                continue  # a template others fill in, or a plan's progress ticked off: no design laid down
             found = _doc_design(added) if any(w in added.lower() for w in (
                 "decision", "approach", "recommend", "solution", "chosen", "choice")) else None
             name = path.rsplit("/", 1)[-1]

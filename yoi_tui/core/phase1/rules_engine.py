@@ -90,6 +90,12 @@ _INTENT_WHY_RE = re.compile(
     r"(?=for (?:backwards? |backward )?compatibility\b|for (?:safety|performance|consistency|clarity|simplicity|"
     r"readability|security|portability|testability|robustness)\b|which (?:keeps|avoids|prevents|lets|means)\b))\s*"
     r"(?P<why>[^?]{6,200})$", re.IGNORECASE)
+# A step run for its result, "to ensure everything compiles", "to make sure the tests still pass": a
+# check, whatever the step ("let's build the project to ensure everything compiles").
+_VERIFIES_RE = re.compile(r"\bto (?:ensure|make sure|verify|confirm|check)(?: that)? (?:everything|it|nothing|all\b|"
+                          r"the (?:\w+ ){0,2}(?:build|tests?|suite|project|app|code|changes?))[^.;]{0,40}?\b(?:still )?"
+                          r"(?:compiles?|builds?|works?|pass(?:es)?|runs?|succeeds?|breaks?|is (?:correct|working|fine|green)|"
+                          r"are (?:correct|working|fine|green))\b", re.IGNORECASE)
 _PHRASE = r"(?:`[^`]+`|\"[^\"]+\"|[\w.:/'-]+(?: [\w.:/'-]+){0,3})"
 _INSTEAD_RE = re.compile(rf"(?:(?:i'll|i will|we'll|we will|we should|let's) )?(?:use |using |with |try |trying |go with )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
@@ -153,6 +159,9 @@ _DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culpr
 _LINTER_SAYS_RE = re.compile(r"\b(?:QF|SA|ST|S|E|W|C|F|B|UP|SIM|RUF)\d{3,4}\b|\b(?:linter|lint|staticcheck|golangci(?:-lint)?|"
                              r"eslint|ruff|clippy|pylint|flake8|go vet|gocritic|revive|rubocop|biome)\b[^.;]{0,40}\b(?:says?|"
                              r"suggests?|wants?|complains?|flags?|reports?|warns?|recommends?|asks?)\b")
+# A finding listed with its location ("`export_test.go:224` - should use a tagged switch instead",
+# "src/app.ts:12:5: prefer const"): a linter's or a reviewer's output quoted or reported, not a choice.
+_LOCATED_RE = re.compile(r"^[`'\"*]*[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?[`'\"*]*\s*(?:[-—–:)]|\s-\s)")
 # What a change is expected to do now: "The pagination should now go 1 → 2 → 3 instead of skipping".
 _OUTCOME_RE = re.compile(r"\b(?:should|will|would) now\b|\bnow (?:correctly|properly|works?|shows?|goes|returns?)\b",
                          re.IGNORECASE)
@@ -384,7 +393,7 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         match = None  # a description or a diagnosis that names an alternative is no choice
     if match is None and since is None:
         intent = _INTENT_WHY_RE.search(sentence.rstrip("."))
-        if intent is None or _TOOLISH_RE.search(intent.group("chosen")):
+        if intent is None or _TOOLISH_RE.search(intent.group("chosen")) or _VERIFIES_RE.search(sentence):
             return None
         chosen = squash(intent.group("chosen").strip(), 200)
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen,
@@ -519,7 +528,7 @@ def _stated_decisions(entries: list[Entry]) -> list[Decision]:
                     (" because " in sentence or " since " in sentence or "sense" in sentence)
                     and evaluated_choice(sentence) is not None):
                 continue  # reasoning restates the task and the code ("The user wants …", "It hardcodes …")
-            if _LINTER_SAYS_RE.search(sentence):
+            if _LINTER_SAYS_RE.search(sentence) or (":" in sentence[:80] and _LOCATED_RE.match(sentence)):
                 continue  # "staticcheck says it should use a tagged switch": the linter's words, not a choice
             if _DEFERRED_RE.search(sentence):
                 continue  # "I'm considering X, but for now I'll just Y": X put off, Y a stopgap
