@@ -4,7 +4,8 @@ benchmark session); each test fails without its rule.
 A check failing again and again is one fix loop, and what failed between two of its runs close together
 was a step of it; but a check that failed, was left, and failed again long after (the agent went on
 to other work, other stories fixed in between) holds no story between those two runs: the stories
-the agent told and fixed meanwhile are their own.
+the agent told and fixed meanwhile are their own. And a loop that never got fixed takes in nothing:
+a missing program got past inside it is a story of its own. ``pixi run X`` runs X (as ``uv run X``).
 """
 
 from __future__ import annotations
@@ -50,3 +51,29 @@ def test_a_step_that_failed_between_two_close_failing_runs_is_still_part_of_the_
     log.bash("./scripts/check.sh --json", '{"FEATURE_DIR": "specs/001"}')
     [attempt] = log.extract().attempts
     assert attempt.range is not None and attempt.range[0] == first and attempt.outcome == "success"
+
+
+def test_a_step_got_past_inside_a_loop_that_never_got_fixed_is_its_own_story() -> None:
+    log = Log()
+    log.user("show the CLI's help")
+    first = log.bash("./tool --help", "/bin/bash: line 1: ./tool: No such file or directory", exit_code=127)
+    missing = log.bash("rg --files -g 'tool*'", "/bin/bash: line 1: rg: command not found", exit_code=127)
+    log.bash("find . -maxdepth 3 -name 'tool*'", "./src/tool_cli\n")
+    log.bash("cat pixi.toml", "[tasks]\ntool = 'python -m tool_cli'\n")
+    log.bash("pixi run tool --help", "/bin/bash: line 1: pixi: command not found", exit_code=127)
+    attempts = {a.range[0]: a for a in log.extract().attempts if a.range is not None}
+    assert attempts[first].outcome == "failure" and "(2 times)" in attempts[first].result
+    assert attempts[missing].outcome == "success" and "find . -maxdepth 3" in attempts[missing].result
+
+
+# ---------------------------------------------------------------- pixi runs the command it is given
+def test_pixi_run_reruns_the_check_it_runs() -> None:
+    log = Log()
+    log.user("make the conversion tests pass")
+    start = log.bash("pytest tests/test_convert.py", "FAILED tests/test_convert.py::test_units - KeyError: 'rate'",
+                     exit_code=1)
+    log.edit("/w/src/convert.py")
+    log.bash("pixi run pytest tests/test_convert.py", "4 passed in 0.31s")
+    [attempt] = log.extract().attempts
+    assert attempt.range is not None and attempt.range[0] == start and attempt.outcome == "success"
+    assert "after editing convert.py" in attempt.result

@@ -220,9 +220,9 @@ def script_name(word: str) -> str:
     return base if _SCRIPT_RE.match(base) else ""
 
 
-# Launchers that run another command in the project's environment: ``uv run pytest`` runs pytest,
-# ``npx vitest`` vitest, ``pnpm exec tsc`` tsc — the check is the command they run.
-_ENV_RUNNERS = {"uv", "poetry", "pdm", "hatch", "pipenv", "rye"}
+# Launchers that run another command in the project's environment: ``uv run pytest`` (``pixi run
+# pytest``) runs pytest, ``npx vitest`` vitest, ``pnpm exec tsc`` tsc — the check is the command they run.
+_ENV_RUNNERS = {"uv", "poetry", "pdm", "hatch", "pipenv", "rye", "pixi"}
 _PACKAGE_EXECUTORS = {"npx", "bunx", "pnpx"}
 _SCRIPT_RUNNERS = {"npm", "pnpm", "yarn"}
 

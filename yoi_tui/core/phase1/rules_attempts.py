@@ -20,9 +20,9 @@ A fix is any later change or route after which the same goal succeeds (issue 26)
 however it is started (a script by its path or its interpreter, through ``uv run``/``npx``, a chain
 of checks run again with one more), a program not installed met by the next command that succeeded
 with another, a failed look by the next look of the same program, a missing test runner by a test run
-of another kind. Whatever else failed between two failing runs of a check close together
-(``LOOP_GAP_CALLS``), or failed and went nowhere inside a story that ended fixed, is a step of that
-story; a check that failed again long after its last run holds no story between the two. A status
+of another kind. Whatever else failed between two failing runs close together (``LOOP_GAP_CALLS``)
+of a check that ended fixed, or failed and went nowhere inside a story that ended fixed, is a step of
+that story (a loop never fixed takes in nothing: what was got past inside it is a story of its own); a check that failed again long after its last run holds no story between the two. A status
 probe that failed while a run was starting in the background, or asked again with nothing done in
 between, fixed and failed nothing; nor does a run the agent puts down to other agents' unfinished work.
 """
@@ -571,7 +571,8 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
     handled: set[int] = {position for position, call in enumerate(calls) if call.entry.index in told}
     taken: dict[int, set[int]] = {}  # first failure -> the failing calls of its story
     still_open: set[int] = set()
-    loops: list[tuple[int, int]] = []  # (a failing run, the next failing re-run) of each check failing again and again
+    # (the story, a failing run, the next failing re-run) of each check failing again and again
+    loops: list[tuple[int, int, int]] = []
     fixed_spans: list[tuple[int, int]] = []  # (failure, the run that passed) of each check that was fixed
     for position, call in enumerate(calls):
         if position in handled or not _is_failure(call) or _probe_while_running(call, calls, position):
@@ -643,8 +644,8 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         # Only a re-run close after the one before keeps the loop going: what failed in such a gap was
         # a step of that loop; a check that failed again after the agent went on to other work (tens of
         # calls, other stories fixed) holds no story between its two runs.
-        loops.extend((calls[one].entry.index, calls[two].entry.index) for one, two in zip(failing, failing[1:], strict=False)
-                     if two - one <= LOOP_GAP_CALLS)
+        loops.extend((call.entry.index, calls[one].entry.index, calls[two].entry.index)
+                     for one, two in zip(failing, failing[1:], strict=False) if two - one <= LOOP_GAP_CALLS)
         relaunched = False
         if fix is None and tool_missing and _tests(call):
             fix = _other_runner(call, calls, position)
@@ -726,8 +727,11 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
                                 range=(call.entry.index, fix.end)))
     # Whatever else failed while a check was still failing again and again (between two of its failing
     # runs close together) was a step of that loop, told by the loop's story: one failing check and its
-    # eventual fix is one attempt, not one more for `python` missing on the way.
-    attempts = [a for a in attempts if not any(first < (a.range or (0, 0))[0] < last for first, last in loops)]
+    # eventual fix is one attempt, not one more for `python` missing on the way. A loop that never got
+    # fixed takes in nothing: `rg` missing and met by `find` while the CLI never ran is its own story.
+    fixed = {start for start, _end in fixed_spans}
+    attempts = [a for a in attempts if not any(story in fixed and first < (a.range or (0, 0))[0] < last
+                                               for story, first, last in loops)]
     # And a step that failed and went nowhere inside a story that ended fixed (`pip install` refused on
     # the way to running the tests another way) is part of that story, not one more "not fixed".
     attempts = [a for a in attempts if a.outcome == "success" or not a.range or not any(
