@@ -72,6 +72,19 @@ def _under_heading(lines: list[str], start: int) -> tuple[str, str]:
     return chosen, why
 
 
+def _work_steps(below: list[str]) -> bool:
+    """Whether the list under a plan heading is the order of the agent's work: two of its steps or
+    more are looks or runs ("2. Read the specs", "3. Run the suite") - a sequence of work, no design."""
+    looks = 0
+    for line in below:
+        if not line.strip():
+            continue
+        if not _ITEM_RE.match(line):
+            break
+        looks += bool(_STEP_LOOK_RE.match(line))
+    return looks >= 2
+
+
 def _verdict(text: str) -> tuple[str, str] | None:
     lines = prose(text).splitlines()
     for number, line in enumerate(lines):
@@ -91,6 +104,8 @@ def _verdict(text: str) -> tuple[str, str] | None:
             continue  # "APPROVE ✓", "Don't close #12 yet": a review's verdict, not a design
         if re.match(rf"(?:(?:first|then),?\s+)?(?:{_LOOKUP}|{_LOOKUP_ING})\b", chosen, re.IGNORECASE):
             continue  # "## Plan / 1. Read the config": a look around, no way chosen
+        if not rest and re.search(r"\bplan\b", line, re.IGNORECASE) and _work_steps(lines[number + 1:]):
+            continue  # "Plan: / 1. Finish the setup 2. Read the specs 3. Run the suite": the order of work
         parts = sentences(chosen)
         first = parts[0] if parts else chosen
         if not why and len(parts) > 1:
@@ -309,6 +324,9 @@ _LOOKUP_ING = (r"(?:checking|looking|reading|inspecting|searching|grepping|verif
                r"gathering|collecting|mapping|probing|polling|capturing|printing|dumping|reproducing|rebuilding|"
                r"building|installing|cloning|downloading|loading|analy[sz]ing|identifying|locating|determining|"
                r"evaluating|validating|focusing|proceeding|going|getting|doing|working|thinking|considering)")
+# A step of a plan's list that is a look or a run ("2. Read the specs", "3. Run the suite").
+_STEP_LOOK_RE = re.compile(rf"^\s*(?:[-*•+]|\d{{1,2}}[.)])\s+(?:\*\*|__)?(?:(?:first|then|next),?\s+)?(?:{_LOOKUP})\b",
+                           re.IGNORECASE)
 _TACTIC_RE = re.compile(r"\b(?:perl|one-?liners?|context7|mcp|jq|heredoc|here-doc|sed|awk|grep|rg|ripgrep|curl|"
                         r"web ?search|web ?fetch|the (?:docs|documentation) (?:tool|server|lookup)|subagents?|"
                         r"(?:temporary|throwaway|quick|small|scratch) (?:python |shell |bash |node )?script|"
@@ -377,6 +395,12 @@ _SO_CHOICE_RE = re.compile(
     r"make sure\b|look into\b|handle (?:it|that|this)\b)(?P<chosen>[^;]{8,240})$", re.IGNORECASE)
 
 
+# A step whose object is only a pointer ("…, so I'll leave that alone", "so I'll skip this one"): it
+# names nothing the project becomes.
+_DEICTIC_RE = re.compile(r"^[\w-]+\s+(?:that|this|it|them|these|those)(?:\s+(?:one|ones|step|file|part|alone|"
+                         r"as is|for now|untouched|there|out)){0,2}$", re.IGNORECASE)
+
+
 def reason_then_choice(sentence: str) -> tuple[str, str] | None:
     """(chosen, why) when ``sentence`` gives a reason and then the agent's choice ("<fact>, so I'll X")."""
     plain = sentence.replace("\u2019", "'").strip().rstrip(".!")
@@ -389,7 +413,7 @@ def reason_then_choice(sentence: str) -> tuple[str, str] | None:
     if _WHY_RE.search(chosen):
         return None  # "… so I'll X to keep Y": the stated intention with its purpose (the engine's own rule)
     if len(chosen.split()) < 3 or _TACTIC_RE.search(chosen) or _LINT_RE.search(plain) \
-            or re.match(r"(?:it|this|that|them)\b", chosen, re.IGNORECASE):
+            or re.match(r"(?:it|this|that|them)\b", chosen, re.IGNORECASE) or _DEICTIC_RE.match(chosen):
         return None
     if re.match(r"(?:i'm|i am|we're|we are)\s+(?:\w+ly\s+)?\w+ing\b", why, re.IGNORECASE) \
             or re.search(r"\bbut\b", why, re.IGNORECASE):
