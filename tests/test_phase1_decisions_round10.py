@@ -150,3 +150,26 @@ def test_a_reason_then_a_step_on_a_mere_pointer_is_no_decision() -> None:
         log.bash("git status --short", "?? notes.txt")
         log.say(text)
         assert log.extract().decisions == [], text
+
+
+# ---------------------------------------------------------------- how the agent's own runs go
+
+
+def test_where_the_agents_runs_write_and_which_flags_they_take_is_no_decision() -> None:
+    for text in ("I'll write the run artifacts under `/tmp` to keep the checkout clean.",
+                 "The first run also uploaded its report by default, so I'll add `--no-upload` for the remaining "
+                 "runs."):
+        log = Log()
+        log.user("run the benchmark on the three datasets")
+        log.bash("bench run a.csv", "done")
+        log.say(text)
+        assert log.extract().decisions == [], text
+
+
+def test_a_project_choice_about_a_temporary_folder_is_still_a_decision() -> None:
+    log = Log()
+    log.user("make the uploads survive a crash")
+    log.bash("ls src", "upload.py")
+    log.say("I'll write the partial uploads under `/var/spool/app` to keep them across restarts.")
+    [decision] = log.extract().decisions
+    assert decision.chosen.startswith("write the partial uploads under")

@@ -324,6 +324,11 @@ _LOOKUP_ING = (r"(?:checking|looking|reading|inspecting|searching|grepping|verif
                r"gathering|collecting|mapping|probing|polling|capturing|printing|dumping|reproducing|rebuilding|"
                r"building|installing|cloning|downloading|loading|analy[sz]ing|identifying|locating|determining|"
                r"evaluating|validating|focusing|proceeding|going|getting|doing|working|thinking|considering)")
+# Where the agent's own runs put their output or what flags they take ("write run artifacts under /tmp",
+# "add --no-push for the remaining runs"): how it runs things, not what the project becomes. (A
+# temporary folder alone is no sign: the project's own code may choose one.)
+AGENT_RUNS = (r"for (?:the )?(?:remaining|next|later|subsequent|other|following) (?:runs?|attempts?|invocations?|calls?)|"
+              r"(?:run|test|scratch) (?:artifacts|output|results)\b(?! (?:page|view|table|endpoint|api|schema))")
 # A step of a plan's list that is a look or a run ("2. Read the specs", "3. Run the suite").
 _STEP_LOOK_RE = re.compile(rf"^\s*(?:[-*•+]|\d{{1,2}}[.)])\s+(?:\*\*|__)?(?:(?:first|then|next),?\s+)?(?:{_LOOKUP})\b",
                            re.IGNORECASE)
@@ -332,7 +337,7 @@ _TACTIC_RE = re.compile(r"\b(?:perl|one-?liners?|context7|mcp|jq|heredoc|here-do
                         r"(?:temporary|throwaway|quick|small|scratch) (?:python |shell |bash |node )?script|"
                         r"python (?:one-?liner|snippet)|the (?:\w+ )?tool\b|todo ?list|plan mode|"
                         r"the (?:read|grep|glob|bash|edit|write) tool|skills?|(?:the |a )?[\w-]+ workflow|the [\w-]+ skill|"
-                        r"(?:for|in) (?:execution|isolation)|guidance)\b", re.IGNORECASE)
+                        r"(?:for|in) (?:execution|isolation)|guidance|" + AGENT_RUNS + r")\b", re.IGNORECASE)
 _AGENT = r"(?:i|we)"
 # The choice: the agent's future step ("I'll deep-merge …") or a choice verb in its account
 # ("bumped the version MINOR because …", "kept the flag since …"); never a listed change verb

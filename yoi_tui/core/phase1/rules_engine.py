@@ -31,6 +31,7 @@ from .calls import EDIT_TOOLS, Call, pair_calls
 from .rules_attempts import AttemptCarry, chunk_attempts, extract_attempts
 from .rules_commits import commit_scopes
 from .rules_design import (
+    AGENT_RUNS,
     CONTRAST_OPENERS,
     CONVERSE,
     EVALUATION_CUES,
@@ -134,7 +135,8 @@ _BECAUSE_RE = re.compile(r"\b(?:because|since|as|due to|so that|so)\b\s*(.+)", r
 # a docs lookup service ("use a Perl one-liner instead", "use Context7 for the docs").
 _TOOLISH_RE = re.compile(r"\b(?:tool|tools|subagent|agent|the (?:read|grep|glob|bash|task|edit|write) |webfetch|grep|rg|"
                          r"sed|awk|curl|find|ls|cat|head|tail|perl|one-?liners?|context7|mcp|jq|heredoc|"
-                         r"websearch|todowrite|todo list|plan mode|a search|the search|skills?|the [\w-]+ workflow)\b", re.IGNORECASE)
+                         r"websearch|todowrite|todo list|plan mode|a search|the search|skills?|the [\w-]+ workflow|" + AGENT_RUNS + r")\b",
+                         re.IGNORECASE)
 # The agent naming the way it settles on: "The simplest fix is to drop the re-sort, since …", "the
 # cleanest solution is to add a lint directive" (never "the fix is a one-line removal": that reports it).
 _SOLUTION = (r"(?:the (?:(?:simplest|cleanest|best|right|proper|safest|easiest|correct|minimal|obvious|smallest|"
