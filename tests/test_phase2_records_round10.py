@@ -75,3 +75,85 @@ def test_a_choice_written_into_a_document_of_another_name_stays() -> None:
     heading = "Keep the cache in Redis (docs/adr/0003-cache.md)"
     assert not is_document_heading(_decision(heading, rationale="Redis is already deployed"))
     assert not is_document_heading(_decision("ROADMAP.md (docs/ROADMAP.md)", options=["ROADMAP.md", "a wiki page"]))
+
+
+# --- request titles: the instruction asked, a question whole, a prompt's own heading ------------------
+
+
+def test_help_me_names_the_instruction_and_a_dash_opens_an_aside() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text, request_title
+
+    asked = asked_text("Help me tidy the backlog - a few items can go for now. I dont need the sprint view yet.")
+    assert request_title("Fix I dont need the sprint view yet", asked, "") == "Tidy the backlog"
+    asked = asked_text("Could you help me to migrate the settings file? It lives in the repo root.")
+    assert request_title("Could you help me to migrate the settings file", asked, "") == "Migrate the settings file"
+    # no verb after "help me": nothing read out of it
+    asked = asked_text("I need help with the release. It keeps failing on the tag step.")
+    assert request_title("I need help with the release", asked, "") == "I need help with the release"
+
+
+def test_a_report_opener_typed_without_its_apostrophe_keeps_the_question_whole() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text, request_title
+
+    asked = asked_text("I dont have any tenants other than the demo one - is the tenant filter worth it still? "
+                       "We will add more later.")
+    assert request_title("Fix I dont have any tenants other", asked, "") == \
+        "I dont have any tenants other than the demo one - is the tenant filter worth it still"
+
+
+def test_a_filler_with_a_dash_is_no_part_of_what_was_asked() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text
+
+    assert asked_text("Great - now split the importer into two modules.") == "Split the importer into two modules."
+    assert asked_text("yes — go ahead with what the agent proposed: add the cache") == \
+        "Go ahead with what the agent proposed: add the cache"
+
+
+def test_a_prompt_expanded_from_its_command_heading_is_titled_by_what_the_command_does() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text, request_title
+
+    asked = asked_text("/ship-spec — Apply a ShipSpec. Purpose: apply one spec file with strict guardrails. "
+                       "Invocation: `codex /ship-spec <SPEC_PATH>`. Return a sanity check (expected shape).")
+    assert request_title("Check (expected shape)", asked, "") == "Apply a ShipSpec (/ship-spec)"
+    # a heading that says no instruction, or no heading: the title as it was
+    asked = asked_text("/notes — Scratchpad. Keep it short.")
+    assert request_title("Keep it short", asked, "") == "Keep it short"
+
+
+# --- the user handing over what the agent's report asked for ----------------------------------------
+
+
+def test_a_reply_to_the_report_s_ask_is_detail_of_the_request_it_answers(tmp_path: Path) -> None:
+    from yoi_tui.core.store.staging import Request
+
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 30, requests=[
+        Request(intent="fix", target="", summary="When I build the docs I get two warnings:",
+                title="Fix the two warnings the docs build gives",
+                done="Please paste both warnings in full (the whole terminal output), then I can fix them.",
+                range=(0, 4)),
+        Request(intent="other", target="", summary="docs/index.md(12,1): warning InvalidFileLink: Invalid file link:(~/LICENSE).",
+                title="docs/index.md(12,1): warning InvalidFileLink: Invalid file",
+                done="Those were link checks against files outside the docset; both are resources in docs.json now.",
+                range=(5, 30))])
+    run_phase2(ws, flush=True)
+    names = sorted(p.name for p in ws.requests_dir.glob("*.md"))
+    assert names == ["fix-the-two-warnings-the-docs-build-gives.md"], names
+    text = (ws.requests_dir / names[0]).read_text()
+    assert "refined: docs/index.md(12,1)" in text and "Done: Those were link checks" in text
+    assert "Please paste" not in text and "range: [0, 30]" in text
+
+
+def test_a_new_instruction_or_question_after_an_ask_is_a_request_of_its_own(tmp_path: Path) -> None:
+    from yoi_tui.core.store.staging import Request
+
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 30, requests=[
+        Request(intent="fix", target="", summary="The build warns twice.", title="Fix the two build warnings",
+                done="Please paste both warnings in full.", range=(0, 4)),
+        Request(intent="add", target="", summary="Add a changelog entry for the release.",
+                title="Add a changelog entry for the release", done="Added.", range=(5, 9)),
+        Request(intent="explain", target="", summary="Why does the linter run twice?",
+                title="Why does the linter run twice", done="Two hooks call it.", range=(10, 30))])
+    run_phase2(ws, flush=True)
+    assert len(list(ws.requests_dir.glob("*.md"))) == 3

@@ -57,7 +57,7 @@ _STEP_LABEL_RE = re.compile(r"^(?:step\s*\d+|setup|set-up|prerequisites?|prepara
 # Filler and harness keywords in front of what was asked ("Ok ultrathink and come up with …");
 # a polite "Please" or "Can you" is the user's own way of asking and stays.
 _OPENER_RE = re.compile(r"^(?:(?:ok(?:ay)?|ultrathink|think\s+hard(?:er)?|alright|hey|hi|hello|yes|yeah|great|cool)"
-                        r"(?:\s+and)?[\s,!.:;]+)+(?:now[\s,]+)?", re.IGNORECASE)
+                        r"(?:\s+and)?[\s,!.:;—–-]+)+(?:now[\s,]+)?", re.IGNORECASE)  # "Great - now delegate …"
 
 
 # An effort modifier said on its own ("Think hard.", "Ultrathink", "think deeply about it"): how hard
@@ -183,10 +183,15 @@ def _shortened(instruction: str) -> str:
     where I will …" → "add another section") and to at most a dozen words."""
     words = instruction.split()
     # Not right after the verb and its object ("Tell me which variables …" asks about "which").
-    cut = next((i for i in range(3, len(words)) if words[i].lower() in _RUN_ON_ENDS), len(words))
+    # A dash standing alone opens the user's aside ("refine the plan - there are a few things …").
+    cut = next((i for i in range(3, len(words)) if words[i].lower() in _RUN_ON_ENDS or words[i] in _DASHES), len(words))
     return clean_title(" ".join(words[:min(cut, _MAX_WORDS)]))
 
 
+_DASHES = {"-", "–", "—"}
+# "Help me refine the plan": the verb after "help me" is what is asked (any verb: "refine" is one).
+_HELP_ME_RE = re.compile(r"^(?:(?:please|can\s+you|could\s+you|would\s+you)\s+)*help\s+me\s+(?:to\s+)?(?P<rest>[a-z]\w+\s+\S.*)$",
+                         re.IGNORECASE)
 _LOOK_AHEAD = 4  # sentences of what was asked in which a title that is no instruction looks for one
 
 
@@ -201,6 +206,9 @@ def _instruction_in(asked: str, *, first_too: bool) -> str:
         candidate = clean_title(sentence)
         if (first_too or at) and starts_with_verb(candidate):
             return _shortened(candidate)
+        helped = _HELP_ME_RE.match(one_line(sentence))
+        if helped and not starts_with_verb(one_line(sentence)):
+            return _shortened(capitalise(helped["rest"]))
         inner = embedded_instruction(sentence)
         if inner:
             said = _shortened(inner)
@@ -254,7 +262,8 @@ _MAKE_ERROR_RE = re.compile(r"^[Mm]ake\s+(?:an?\s+|the\s+)?(?:[\w.]*(?:Error|Exc
 # follows the verb opens a clause (a subject and its verb, a gerund of seeing), not a thing to change.
 _REPORT_OPENER_RE = re.compile(
     r"^(?:fix|make|try)\s+(?:(?:i|we|they|it|this|that|you|he|she)(?:'m|'re|'s|'ve|'d|\s+(?:am|are|is|was|were|"
-    r"have|had|think|thought|guess|feel|wonder|noticed|see|saw|get|got|tried|want|don't|do|did|still|also|just))(?=[\s,])|"
+    r"have|had|think|thought|guess|feel|wonder|noticed|see|saw|get|got|tried|want|don't|do|did|still|also|just|"
+    r"dont|didnt|doesnt|cant|wont|need|needed))(?=[\s,])|"  # ("I dont need …": typed without the apostrophe)
     r"(?:im|ive|its|theyre|thats|theres)\b|(?:getting|seeing|having|receiving|hitting|running\s+into)\b|"
     r"(?:the\s+)?same\s+(?:error|issue|problem|thing)\b)", re.IGNORECASE)
 _THOUGHT_RE = re.compile(r"^(?:fix|make|try)\s+(?:i|we)(?:'m|\s+am|\s+are|'re)?\s+(?:thinking|wondering|think|guess|"
@@ -317,9 +326,13 @@ def _report_title(title: str, asked: str) -> str:
     inner = _instruction_in(asked, first_too=True)
     if inner and inner.split()[:3] != title.split()[:3]:
         return inner  # (the title's own sentence read again is no other instruction)
+    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+    if first.endswith("?") and len(first.split()) <= 2 * _MAX_WORDS:
+        # "I dont have any users other than me - is it worth implementing still?": what is asked is
+        # the question, whole (its words cut to a title lost "than me").
+        return clean_title(first)
     if _THOUGHT_RE.match(title):
         return ""  # "I'm thinking of …" with no instruction: no problem to name either
-    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
     but = _BUT_RE.search(first)
     return _reported_problem(but["rest"] if but else first)
 
@@ -466,12 +479,31 @@ def _bare_name_title(title: str, asked: str, done: str) -> str:
     return ""
 
 
+# A saved prompt expanded from its own heading ("# /butler-exec — Execute a ButlerSpec", as a Codex
+# custom prompt or a command file opens): what the command does is what running it asked, never a
+# line of the template's body ("… sanity check (expected shape)").
+_COMMAND_HEADING_RE = re.compile(r"^/(?P<name>[\w:.-]+)\s+[—–-]+\s+(?P<what>[A-Za-z]\w+\s+[^.!?]{2,80}?)[.!]?$")
+
+
+def _command_heading_title(asked: str) -> str:
+    """"Execute a ButlerSpec (/butler-exec)" for what was asked opening with a prompt's heading
+    "/butler-exec — Execute a ButlerSpec." (its description an instruction); "" otherwise."""
+    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+    heading = _COMMAND_HEADING_RE.match(first)
+    if heading is None or not starts_with_verb(heading["what"]):
+        return ""
+    return clean_title(f"{capitalise(heading['what'].strip())} (/{heading['name']})")
+
+
 def request_title(title: str, asked: str, done: str) -> str:
     """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
     title that is no instruction ("I came from the future", an effort modifier "Think hard")
     takes the instruction said in the first sentences of ``asked`` when there is one."""
     if is_effort_modifier(title):
         return _instruction_in(asked, first_too=True) or title
+    command = _command_heading_title(asked)
+    if command:
+        return command
     title = _without_aside(title)
     if _ANSWERED_RE.match(title):  # "Voice system - Yes, we'll use the existing …": the answer, as an instruction
         title = decision_title(title)
@@ -593,6 +625,34 @@ def is_resume_of(request: object, before: object) -> bool:
     return (getattr(request, "intent", "") == "continue"
             and summary.lower().startswith("continue:") and bool(asked)
             and summary[len("continue:"):].strip().startswith(asked[:60]))
+
+
+# The agent's report asking the user to hand something over, without a question mark ("Please paste
+# the full output of `docfx`, then I can fix them", "Bitte poste die beiden Warnungen …", "Share the
+# email address to use"): the work waits on the user's reply.
+_ASKS_TO_GIVE_RE = re.compile(
+    r"^(?:(?:please|bitte|kindly|(?:could|can|would)\s+you)\s+)*(?:(?:just|also|einmal|mir|noch)\s+)*"
+    r"(?:share|send|paste|post|poste|provide|give\s+me|tell\s+me|show\s+me|schick\w*|sende|gib\s+mir|zeig\w*)\b",
+    re.IGNORECASE)
+_ASK_SENTENCES = 2  # of the report's end, where an ask that the reply answers stands
+
+
+def asks_to_give(done: str) -> bool:
+    """Whether the report ``done`` ends asking the user for something (one of its last two sentences
+    opens with an ask to share, paste, send, post … it)."""
+    said = prompt_template.sentences(one_line(done))
+    return any(_ASKS_TO_GIVE_RE.match(s) for s in said[-_ASK_SENTENCES:])
+
+
+def answers_the_ask(request: object, before: object) -> bool:
+    """Whether ``request`` is the user handing over what the report of ``before`` asked for (the
+    warnings pasted after "Please post both warnings in full"): no instruction and no question of its
+    own, so it is detail of ``before``, its report that request's outcome."""
+    if not asks_to_give(getattr(before, "done", "") or ""):
+        return False
+    title = one_line(getattr(request, "title", "") or getattr(request, "summary", "") or "")
+    first = next(iter(prompt_template.sentences(one_line(getattr(request, "summary", "") or ""))), "")
+    return bool(title) and not starts_with_verb(title) and "?" not in first and not title.endswith("?")
 
 
 _CONTENT_RE = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")

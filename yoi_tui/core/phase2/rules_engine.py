@@ -68,6 +68,7 @@ from .decision_text import (
 from .record_fields import defang, one_line, summary_line
 from .request_text import (
     REFINED,
+    answers_the_ask,
     asked_text,
     done_text,
     is_resume_of,
@@ -768,7 +769,8 @@ def folded_requests(requests: list[Request]) -> list[Request]:
         elif before is not None and is_resume_of(request, before):
             kept[-1] = before.model_copy(update={"done": request.done or before.done,
                                                  "range": _span(before.range, request.range)})
-        elif before is not None and is_same_again(request.summary):
+        elif before is not None and (is_same_again(request.summary) or answers_the_ask(request, before)):
+            # "same error", or what the agent's report asked the user to hand over: detail of the request
             summary = f"{before.summary}{REFINED}{one_line(request.summary)}"
             kept[-1] = before.model_copy(update={"summary": summary, "done": request.done or before.done,
                                                  "range": _span(before.range, request.range)})
