@@ -77,3 +77,27 @@ def test_pixi_run_reruns_the_check_it_runs() -> None:
     [attempt] = log.extract().attempts
     assert attempt.range is not None and attempt.range[0] == start and attempt.outcome == "success"
     assert "after editing convert.py" in attempt.result
+
+
+# ---------------------------------------------------------------- what failed is never a test that passed
+def test_a_passing_test_line_is_never_told_as_what_failed() -> None:
+    log = Log()
+    log.user("add the cycle service")
+    log.bash("npm test -- src/cycle.test.ts",
+             "FAIL src/cycle.test.ts\n  CycleService\n    ✓ should throw ValidationError when creation fails (11 ms)\n"
+             "    ✕ should create a new cycle with valid data (7 ms)\nTests: 1 failed, 1 passed, 2 total", exit_code=1)
+    log.edit("/w/src/cycle.ts")
+    log.bash("npm test -- src/cycle.test.ts", "PASS src/cycle.test.ts\nTests: 2 passed, 2 total")
+    [attempt] = log.extract().attempts
+    assert "failed: exit 1: ✕ should create a new cycle with valid data" in attempt.result
+    assert "ValidationError" not in attempt.result
+
+
+def test_a_failed_run_that_shows_only_passing_tests_says_no_failure_is_shown() -> None:
+    log = Log()
+    log.user("check the coverage")
+    log.bash("npm run test:coverage", "PASS src/label.test.ts\n  ✓ should throw ValidationError when creation fails\n"
+             "------------|---------|----------|\nFile        | % Stmts | % Branch |\n"
+             "------------|---------|----------|", exit_code=1)
+    [attempt] = log.extract().attempts
+    assert "failed: exit 1: no failing test in the output shown;" in attempt.result

@@ -69,9 +69,11 @@ _ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|exception|den
 _ERROR_WORD_RE = re.compile(r"\berror\b|\bfatal\b|exception|traceback", re.IGNORECASE)
 _WARNING_RE = re.compile(r"^(?:⚠|warn(?:ing)?\b)|\bwarn(?:ing)?:|will be ignored", re.IGNORECASE)
 _DIAGNOSTIC_RE = re.compile(r"^(?:\S+\.\w{1,5}:\d+(?::\d+)?:\s*\S|--- FAIL:|\S+Error: )")
+_PASSED_LINE_RE = re.compile(r"^(?:[✓✔√]|PASS\b|ok\s)")
+_FAILED_TEST_RE = re.compile(r"^[✕✗✘]\s")  # a failing test as jest (✕) and others mark it
 _NOISE_LINE_RE = re.compile(r"^(?:Exit code:? -?\d+|Wall time: .*|Output:|Process exited with code -?\d+|"
                             r"Chunk ID: .*|Original token count: .*|Total output lines: .*|[⎯─━=\-_ ]+.*[⎯─━]+|"
-                            r"\(eval\):\d+:?)$")
+                            r"[-=+|: ]{8,}|\(eval\):\d+:?)$")  # (a table's rule line: `------|------|`)
 # A read tool aimed at nothing readable (a missing path, a directory): a look around, not an attempt.
 _MISSING_READ_RE = re.compile(r"does not exist|no such file|not found|enoent|eisdir|is a directory", re.IGNORECASE)
 _READ_TOOLS = {"read", "glob", "grep", "ls", "view", "read_file", "list_dir", "search", "notebookread", "find"}
@@ -90,14 +92,20 @@ def error_line(result: Entry) -> str:
     if stderr := denied_stderr(text):
         text = f"sandbox denied: {stderr}"
     lines = _lines(text.replace("\\n", "\n"))
-    hits = [line for line in lines if _ERROR_HINT_RE.search(line)]
+    # A test that passed ("✓ should throw ValidationError when …") is never what failed, whatever
+    # words its name holds.
+    hits = [line for line in lines if _ERROR_HINT_RE.search(line) and not _PASSED_LINE_RE.match(line)]
     # What failed says more than the runner's verdict: a diagnostic (path:line: ...) or a failing
     # test line comes before "[lint] ERROR task failed".
-    precise = [line for line in lines if _DIAGNOSTIC_RE.search(line)]
+    precise = [line for line in lines if _DIAGNOSTIC_RE.search(line)] or [
+        line for line in lines if _FAILED_TEST_RE.match(line)]
     # A warning printed before the error ("⚠ Unknown setting 'byok' … will be ignored") is not what failed.
     errors = [line for line in hits if _ERROR_WORD_RE.search(line) and not _WARNING_RE.search(line)]
     hits = errors or [line for line in hits if not _WARNING_RE.search(line)] or hits
-    chosen = precise[0] if precise else hits[0] if hits else (lines[-1] if lines else "")
+    passed = not hits and not precise and any(_PASSED_LINE_RE.match(line) for line in lines)
+    # (only passing tests shown, the failure cut from the output: said so, not a table row in its place)
+    chosen = precise[0] if precise else hits[0] if hits else "no failing test in the output shown" if passed else (
+        lines[-1] if lines else "")
     if chosen.endswith(":") and chosen in lines and lines.index(chosen) + 1 < len(lines):
         # A header ("Pre-commit validation failed:") says little; its first line says what.
         chosen = f"{chosen} {lines[lines.index(chosen) + 1]}"
