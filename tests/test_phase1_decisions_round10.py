@@ -173,3 +173,53 @@ def test_a_project_choice_about_a_temporary_folder_is_still_a_decision() -> None
     log.say("I'll write the partial uploads under `/var/spool/app` to keep them across restarts.")
     [decision] = log.extract().decisions
     assert decision.chosen.startswith("write the partial uploads under")
+
+
+# ---------------------------------------------------------------- a design heading, then "I'm removing …"
+
+
+def test_a_change_told_in_the_present_under_a_design_heading_reads_more_verbs() -> None:
+    for verb, rest in (("removing", "the static retry list from the config file to keep it purely static, and "
+                                    "computing the list from the registered handlers at startup"),
+                       ("designing", "the import step to write each batch in one transaction, so a failed batch "
+                                     "leaves nothing half-written")):
+        log = Log()
+        log.user("make the retry list follow the handlers")
+        thought = _thinking(log, f"**Planning the retry list**\n\nI'm {verb} {rest}. Next, I'll check the "
+                                 "loader.")
+        step = log.edit("src/retry.py")
+        [decision] = log.extract().decisions
+        assert decision.chosen.startswith(f"{verb} {rest.split()[0]}"), verb
+        assert decision.range == (thought, step)
+
+
+def test_a_look_told_in_the_present_under_a_design_heading_is_still_none() -> None:
+    log = Log()
+    log.user("make the retry list follow the handlers")
+    _thinking(log, "**Planning the retry list**\n\nI'm reviewing how the loader reads the retry list and where "
+                   "the handlers are registered.")
+    log.bash("sed -n '1,80p' src/retry.py")
+    assert log.extract().decisions == []
+
+
+# ---------------------------------------------------------------- the fix named after a colon
+
+
+def _fix_told(text: str) -> list[tuple[str, str]]:
+    log = Log()
+    log.user("the checkout tests are flaky, fix them")
+    log.bash("npm test", "2 flaky")
+    log.say(text)
+    log.edit("tests/checkout.spec.ts")
+    return [(d.chosen, d.rationale) for d in log.extract().decisions]
+
+
+def test_the_fix_named_after_a_colon_is_a_decision_with_its_reason() -> None:
+    assert _fix_told("I'm editing the two specs now. The fix is small: give each test its own cart id so one "
+                     "test's order can't leak into the next.") == [
+        ("give each test its own cart id", "one test's order can't leak into the next")]
+
+
+def test_a_fix_reported_or_a_look_after_the_colon_is_none() -> None:
+    assert _fix_told("All tests pass. The fix is simple: changed `retry: 0` to `retry: 2` in the config.") == []
+    assert _fix_told("The fix is straightforward: check which fixture leaks the cart id first.") == []

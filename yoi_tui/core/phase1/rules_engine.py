@@ -146,6 +146,12 @@ _SOLUTION = (r"(?:the (?:(?:simplest|cleanest|best|right|proper|safest|easiest|c
 _SOLUTION_RE = re.compile(rf"\b{_SOLUTION}\s+(?:just\s+|simply\s+)?(?P<chosen>[^;?]{{4,160}}?)(?:[,;]?\s+"
                           r"(?:since|because|as (?:the|it|this|that|these|those|we|they))\s+(?P<why>[^?]{6,200}))?$",
                           re.IGNORECASE)
+# The fix named after a colon: "The fix is surgical: stop reusing the week numbers so the tests cannot
+# collide" - the way, with "so …" its reason; "The fix is simple: changed X to Y" reports a change.
+_FIX_COLON_RE = re.compile(r"\bthe (?:\w+ )?(?:fix|solution|change) (?:is|will be|here is) (?:simple|surgical|small|"
+                           r"straightforward|minimal|easy|targeted|narrow|local|contained|mechanical)\s*:\s*"
+                           r"(?P<chosen>[^;?]{8,200}?)(?:,?\s+(?:so(?: that)?|since|because)\s+(?P<why>[^?]{6,200}))?$",
+                           re.IGNORECASE)
 # A bare "instead of" / "rather than" is a choice only when someone makes it: "I'll use X instead of
 # Y", "we should X rather than Y", "Use X instead of Y" - not a description ("the engine evaluates X
 # instead of Y", "can work instead of Z", "these are for A rather than B").
@@ -370,6 +376,14 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         chosen = squash(f"keep {kept.group('kept').strip()}", 200)
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(kept.group("why"), 200),
                         range=(index, index))
+    colon = _FIX_COLON_RE.search(sentence.rstrip(".")) if ("fix is" in lowered or "solution is" in lowered
+                                                            or "change is" in lowered) else None
+    if colon is not None and not _TOOLISH_RE.search(colon.group("chosen")) and not _LOOK_FIRST_RE.match(
+            colon.group("chosen")) and not _PAST_RE.match(colon.group("chosen")) \
+            and not re.match(r"\w+ed\b", colon.group("chosen")):
+        chosen = squash(colon.group("chosen").strip(" ,"), 200)
+        return Decision(title=short_title(chosen, 12), options=[], chosen=chosen,
+                        rationale=squash(colon.group("why") or context or "", 200), range=(index, index))
     solution = _SOLUTION_RE.search(sentence.rstrip(".:")) if " to " in lowered and (
         "fix" in lowered or "solution" in lowered or "approach" in lowered or "option" in lowered
         or " way " in lowered or "remedy" in lowered) else None
@@ -593,7 +607,7 @@ _DESIGN_HEAD_RE = re.compile(r"^\*\*(?:planning|designing|deciding(?: on)?|choos
 _PLAN_LEAD_RE = re.compile(r"^(?:i'?m |i am |i )?(?:now )?(?:planning|going|intending|aiming|deciding|choosing|opting)"
                            r"(?: to| on| for)?\s+|^(?:i'll|i will|we'll|we will)\s+|^(?:i'?m|i am|we'?re|we are)\s+(?:now\s+)?"
                            r"(?=(?:adding|implementing|introducing|storing|keeping|switching|moving|wrapping|replacing|"
-                           r"defining|extending|making)\b)", re.IGNORECASE)
+                           r"defining|extending|making|removing|dropping|designing|generating)\b)", re.IGNORECASE)
 # How the agent works, not what the project becomes: a script, a command, a way to read, count or patch.
 _HOW_I_WORK_RE = re.compile(r"\b(?:scripts?|commands?|one-?liners?|patch(?:es|ing)?|file creation|counting|parsing|"
                             r"reading|search(?:ing)?|lookup|regex(?:es)?|shell|terminal|tool|plan tool)\b", re.IGNORECASE)
