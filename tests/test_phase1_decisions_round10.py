@@ -223,3 +223,18 @@ def test_the_fix_named_after_a_colon_is_a_decision_with_its_reason() -> None:
 def test_a_fix_reported_or_a_look_after_the_colon_is_none() -> None:
     assert _fix_told("All tests pass. The fix is simple: changed `retry: 0` to `retry: 2` in the config.") == []
     assert _fix_told("The fix is straightforward: check which fixture leaks the cart id first.") == []
+
+
+def test_updating_the_agents_own_working_plan_is_no_decision() -> None:
+    log = Log()
+    log.user("move the settings file into the package")
+    log.bash("ls", "settings.json")
+    _thinking(log, "**Confirming the inspection is done**\n\nThe loader and its tests have been read, so I'll update "
+                   "the plan based on the findings before going on.")
+    log.call("update_plan", {"plan": [{"status": "completed", "step": "Read the loader"}]}, "Plan updated")
+    assert log.extract().decisions == []
+    log = Log()
+    log.user("move the settings file into the package")
+    log.bash("ls", "settings.json")
+    log.say("The roadmap still lists the old layout, so I'll update the plan document with the package layout.")
+    assert [d.chosen for d in log.extract().decisions] == ["update the plan document with the package layout"]

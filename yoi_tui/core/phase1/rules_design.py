@@ -326,9 +326,13 @@ _LOOKUP_ING = (r"(?:checking|looking|reading|inspecting|searching|grepping|verif
                r"evaluating|validating|focusing|proceeding|going|getting|doing|working|thinking|considering)")
 # Where the agent's own runs put their output or what flags they take ("write run artifacts under /tmp",
 # "add --no-push for the remaining runs"): how it runs things, not what the project becomes. (A
-# temporary folder alone is no sign: the project's own code may choose one.)
+# temporary folder alone is no sign: the project's own code may choose one.) Nor is the agent's own
+# working plan, updated as it goes.
 AGENT_RUNS = (r"for (?:the )?(?:remaining|next|later|subsequent|other|following) (?:runs?|attempts?|invocations?|calls?)|"
-              r"(?:run|test|scratch) (?:artifacts|output|results)\b(?! (?:page|view|table|endpoint|api|schema))")
+              r"(?:run|test|scratch) (?:artifacts|output|results)\b(?! (?:page|view|table|endpoint|api|schema))|"
+              # the agent's own working plan (Codex's update_plan, Claude Code's todo list): "so I'll update
+              # the plan based on findings" (a plan document is named: "the project plan", "PLAN.md")
+              r"(?:update|revise|adjust|refresh) (?:the|my) (?:plan|todos?|todo list|checklist)\b(?! (?:document|file|doc)\b)")
 # A step of a plan's list that is a look or a run ("2. Read the specs", "3. Run the suite").
 _STEP_LOOK_RE = re.compile(rf"^\s*(?:[-*•+]|\d{{1,2}}[.)])\s+(?:\*\*|__)?(?:(?:first|then|next),?\s+)?(?:{_LOOKUP})\b",
                            re.IGNORECASE)
