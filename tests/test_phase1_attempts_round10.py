@@ -101,3 +101,17 @@ def test_a_failed_run_that_shows_only_passing_tests_says_no_failure_is_shown() -
              "------------|---------|----------|", exit_code=1)
     [attempt] = log.extract().attempts
     assert "failed: exit 1: no failing test in the output shown;" in attempt.result
+
+
+# ---------------------------------------------------------------- a run that checked nothing passed on nothing
+def test_a_rerun_that_found_nothing_to_check_fixes_nothing() -> None:
+    log = Log()
+    log.user("generate the API docs")
+    start = log.bash("docgen metadata docgen.json", "TimeoutException: The operation has timed out.", exit_code=255)
+    log.bash("cat > /tmp/min.json <<'EOF'\n{\"files\": [\"src/Core.csproj\"]}\nEOF\ndocgen metadata /tmp/min.json",
+             "No files are found with glob pattern src/Core.csproj\nBuild succeeded with warning.")
+    log.bash("cat > /tmp/min.json <<'EOF'\n{\"src\": \"/w\", \"files\": [\"src/Core.csproj\"]}\nEOF\n"
+             "docgen metadata /tmp/min.json", "TimeoutException: The operation has timed out.", exit_code=255)
+    [attempt] = log.extract().attempts
+    assert attempt.range is not None and attempt.range[0] == start
+    assert attempt.outcome == "failure" and "(2 times)" in attempt.result

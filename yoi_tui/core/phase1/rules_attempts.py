@@ -184,6 +184,18 @@ def _shows_same_error(failed: Call, later: Call) -> bool:
     return len(line) >= 20 and line in " ".join(later.result.text.replace("\\n", "\n").split())
 
 
+# A run that found nothing to check: it passed on nothing, so it verified no fix.
+_NOTHING_CHECKED_RE = re.compile(r"\bno (?:test files|tests?|files|specs?|inputs?|sources?) (?:are |were |was )?found\b|"
+                                 r"\bno tests (?:ran|to run|collected)\b|\bcollected 0 items\b|\bRan 0 tests\b|"
+                                 r"\bno test suites? found\b|\bno files (?:matched|to (?:check|lint|process))\b",
+                                 re.IGNORECASE)
+
+
+def _checked_nothing(call: Call) -> bool:
+    """A passing run whose output says it found nothing to check (a glob matching no file, no test)."""
+    return call.result is not None and bool(_NOTHING_CHECKED_RE.search(call.result.text[:4000]))
+
+
 _BUILD_WORDS = {"build", "compile", "bundle", "generate", "codegen", "install"}
 
 
@@ -631,6 +643,8 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
                     fix = later  # the part that failed, run alone, passed
                     break
             if same_check(key, _key(later)):
+                if later.succeeded and _checked_nothing(later):
+                    continue  # it found nothing to check ("No files are found"): it passed on nothing
                 if _is_failure(later) or (later.succeeded and _shows_same_error(call, later)):
                     # (`cmd | sed …` exiting 0 with the same error still failed)
                     mine.append(offset)
