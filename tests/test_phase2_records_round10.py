@@ -157,3 +157,55 @@ def test_a_new_instruction_or_question_after_an_ask_is_a_request_of_its_own(tmp_
                 title="Why does the linter run twice", done="Two hooks call it.", range=(10, 30))])
     run_phase2(ws, flush=True)
     assert len(list(ws.requests_dir.glob("*.md"))) == 3
+
+
+# --- record fields: no list numbers, no line continuations, no bracketed aside as Target -------------
+
+
+def test_a_flattened_list_s_numbers_leave_the_report() -> None:
+    from yoi_tui.core.phase2.request_text import done_text
+
+    assert done_text("Run these in this order. Re-open the release after the final fix: 2.") == \
+        "Run these in this order. Re-open the release after the final fix."
+    assert done_text("The cause was: 1; keys carry a `Raster.` prefix; 2. the dates are strings.") == \
+        "The cause was: keys carry a `Raster.` prefix; the dates are strings."
+    # a number that is a value, not a list's: kept
+    assert done_text("Bumped to 1.2.0: 3 files changed.") == "Bumped to 1.2.0: 3 files changed."
+
+
+def test_a_typed_line_continuation_is_no_word_of_what_was_asked() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text
+
+    assert asked_text("Save this to notes/tickets/ \\. Mirror the tracker's layout.") == \
+        "Save this to notes/tickets/. Mirror the tracker's layout."
+    assert asked_text("We may go python instead. \\. Frame the rest as milestones.") == \
+        "We may go python instead. Frame the rest as milestones."
+    assert asked_text("Copy it to C:\\Users\\me\\bin please.") == "Copy it to C:\\Users\\me\\bin please."
+
+
+def test_a_bracketed_aside_is_no_target(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.rules_engine import adds_to_title
+
+    assert not adds_to_title("(expected shape)", "Apply a ShipSpec (/ship-spec)")
+    assert adds_to_title("ship/specs/one.yaml", "Apply a ShipSpec (/ship-spec)")
+
+
+# --- a title that asks nothing: what the agent reported doing for it --------------------------------
+
+
+def test_a_thought_or_a_template_run_with_nothing_asked_is_titled_by_the_work_reported() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text, request_title
+    from yoi_tui.core.store.prompt_template import NO_INPUT_SUMMARY, NO_INPUT_TITLE
+
+    asked = asked_text("i'm thinking of other colour-blind users who may want a calmer palette.")
+    assert request_title("Fix i'm thinking of other colour-blind users", asked,
+                         "Added a high-contrast palette to the settings page.") == \
+        "Add a high-contrast palette to the settings page"
+    assert request_title(NO_INPUT_TITLE, NO_INPUT_SUMMARY, "I've created the ticket tree in `notes/tickets/`.") == \
+        "Create the ticket tree in `notes/tickets/`"
+    assert request_title(NO_INPUT_TITLE, NO_INPUT_SUMMARY, "Wrote the guide to docs/guide.md.") == \
+        "Write the guide to docs/guide.md"
+    # a report that tells no work: the titles as they were
+    assert request_title(NO_INPUT_TITLE, NO_INPUT_SUMMARY, "The spec looks fine.") == NO_INPUT_TITLE
+    assert request_title("Fix i'm thinking of other colour-blind users", asked, "That is a good thought.") == \
+        "Fix i'm thinking of other colour-blind users"

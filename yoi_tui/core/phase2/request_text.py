@@ -81,6 +81,9 @@ def _asked_sentence(sentence: str) -> str:
     return body[:1].upper() + body[1:]
 
 
+_CONTINUATION_RE = re.compile(r"(?<=[.!?])\s+\\+\.?(?=\s|$)|\s+\\+(?=[.\s]|$)")
+
+
 def asked_text(summary: str) -> str:
     """The asked part of a summary: no template scaffolding, no opener in front of a sentence. Each
     "— refined: …" part is tidied the same way."""
@@ -92,7 +95,8 @@ def asked_text(summary: str) -> str:
         if prompt_template.looks_templated(part):
             # A template's own steps ("Setup: Run the prerequisites script") are not what was asked.
             kept = [s for s in kept if not _STEP_LABEL_RE.match(s)] or [_NO_INPUT]
-        said = " ".join(_asked_sentence(s) for s in kept)
+        # A line continuation the user typed ("Save this to .claude/tickets/ \\") is no word of theirs.
+        said = _CONTINUATION_RE.sub("", " ".join(_asked_sentence(s) for s in kept))
         if said and not any(said.lower().rstrip(".!") == p.lower().rstrip(".!") for p in parts):
             parts.append(said)  # a part said again ("Fix tests. — refined: Fix tests.") is said once
     return _REFINED.join(parts)
@@ -156,11 +160,33 @@ def _report_sentences(done: str) -> list[str]:
     return kept
 
 
+# The numbers of a list flattened into the report's line ("I corrected: 1; Status line: …; 2.",
+# "Re-close Layer 3 Group 4 after the final fix: 2."): left of the list's layout, they say nothing.
+_LIST_NUMBER_RE = re.compile(r"(?<=[:;])\s+\d{1,2}[.;)](?=\s|$)")
+_BARE_END_RE = re.compile(r"\s*[:;,]\s*(?=[.;]|$)")
+
+
+def _without_list_numbers(text: str) -> str:
+    """``text`` without the numbers of a flattened list after a colon or semicolon, and without the
+    colon or semicolon left bare in front of a full stop ("after the final fix: 2." → "… fix.")."""
+    found = list(_LIST_NUMBER_RE.finditer(text))
+    if not found:
+        return text
+    if len(found) == 1 and not found[0][0].endswith(";"):
+        # One "N." alone: a list's number after a clause of prose ("after the final fix: 2."), or
+        # a value after its key ("Max_attempts: 3."), which stays.
+        clause = re.split(r"[.;!?]\s", text[: found[0].start()])[-1]
+        if len(clause.split()) < 4 or "_" in clause or "`" in clause:
+            return text
+    bare = _BARE_END_RE.sub("", _LIST_NUMBER_RE.sub("", text))
+    return bare if bare.endswith((".", "!", "?", "…")) else bare + "."
+
+
 def done_text(done: str) -> str:
-    """The agent's report without scaffolding, greetings, thanks, headings, an echo of "Done" and a
-    list opening it was cut before ("" when nothing is left: a report that was only "Hey Okarin!"
-    tells nothing)."""
-    text = " ".join(_report_sentences(done))
+    """The agent's report without scaffolding, greetings, thanks, headings, an echo of "Done", a
+    list opening it was cut before and a flattened list's numbers ("" when nothing is left: a report
+    that was only "Hey Okarin!" tells nothing)."""
+    text = _without_list_numbers(" ".join(_report_sentences(done)))
     echo = _DONE_ECHO_RE.match(text)
     if echo and text[echo.end():].strip():
         rest = text[echo.end():].strip()
@@ -332,7 +358,9 @@ def _report_title(title: str, asked: str) -> str:
         # the question, whole (its words cut to a title lost "than me").
         return clean_title(first)
     if _THOUGHT_RE.match(title):
-        return ""  # "I'm thinking of …" with no instruction: no problem to name either
+        # "I'm thinking of …" with no instruction: no problem to name either; what the agent reported
+        # doing for it ("Added a calm mode toggle …") says what the thought asked for.
+        return ""
     but = _BUT_RE.search(first)
     return _reported_problem(but["rest"] if but else first)
 
@@ -495,6 +523,43 @@ def _command_heading_title(asked: str) -> str:
     return clean_title(f"{capitalise(heading['what'].strip())} (/{heading['name']})")
 
 
+# What the agent reported doing, in the past tense ("Added a calm mode toggle …", "I've created the
+# ticket system in `.claude/tickets/`", "Wrote the guide to docs/guide.md").
+_DID_RE = re.compile(r"^(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:(?:now|also|just|successfully|finally)\s+)*"
+                     r"(?P<verb>[a-z]{3,})\s+(?P<rest>\S.{4,}?)[.!]?$", re.IGNORECASE)
+_IRREGULAR = {"wrote": "write", "built": "build", "made": "make", "ran": "run", "set": "set", "put": "put",
+              "split": "split", "cut": "cut", "kept": "keep", "found": "find", "took": "take", "gave": "give",
+              "rewrote": "rewrite", "moved": "move"}
+
+
+def _base_verb(word: str) -> str | None:
+    """The instruction verb of a past tense ("added" → "add", "created" → "create", "stopped" →
+    "stop", "wrote" → "write"), or None when it is none."""
+    low = word.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if not low.endswith("ed"):
+        return None
+    stem = low[:-2]
+    for verb in (stem, low[:-1], stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else "",
+                 stem[:-1] + "y" if stem.endswith("i") else ""):
+        if verb in IMPERATIVE_VERBS:
+            return verb
+    return None
+
+
+def _done_title(done: str) -> str:
+    """The work the agent's report (already read by ``done_text``) opens with, said as an
+    instruction ("Added a calm mode toggle to the settings." → "Add a calm mode toggle to the
+    settings"); "" when its first two sentences tell no such work."""
+    for sentence in prompt_template.sentences(done)[:2]:
+        did = _DID_RE.match(sentence.strip())
+        verb = _base_verb(did["verb"]) if did else None
+        if did and verb:
+            return _shortened(capitalise(f"{verb} {did['rest'].rstrip(' :')}"))
+    return ""
+
+
 def request_title(title: str, asked: str, done: str) -> str:
     """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
     title that is no instruction ("I came from the future", an effort modifier "Think hard")
@@ -519,6 +584,8 @@ def request_title(title: str, asked: str, done: str) -> str:
                 or _deprecation_title(title))
         if said:
             return said
+        if _THOUGHT_RE.match(title):  # a thought, nothing asked: what the agent did for it, if it said
+            return _done_title(done) or title
         if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
             return title
         # "I came from the future" of "I came from the future … now add another section …".
@@ -536,7 +603,7 @@ def request_title(title: str, asked: str, done: str) -> str:
             what = what if what[:2].isupper() else what[:1].lower() + what[1:]
             name = match["path"].rsplit("/", 1)[-1]
             return capitalise(f"Write the {what} in {name}")
-    return "Follow the prompt template"
+    return _done_title(done) or prompt_template.NO_INPUT_TITLE  # (the work done says what the run was for)
 
 
 # The label of output the user pasted ("Stderr: error: …"), never the thing the request is about.

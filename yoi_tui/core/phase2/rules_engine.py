@@ -799,6 +799,8 @@ def adds_to_title(target: str, title: str) -> bool:
     words = _plain_words(target)
     if not words or words[0] in _TARGET_EDGE_WORDS - _PHRASE_OPENERS or words[-1] in _TARGET_EDGE_WORDS:
         return False
+    if re.fullmatch(r"\([^()]*\)", target.strip()):
+        return False  # "(expected shape)": an aside in brackets cut out of a sentence, no thing of its own
     # One that only repeats the title's words says nothing the title does not ("Target: this dump").
     said = set(_plain_words(title))
     return not set(words) <= said
