@@ -115,3 +115,33 @@ def test_a_rerun_that_found_nothing_to_check_fixes_nothing() -> None:
     [attempt] = log.extract().attempts
     assert attempt.range is not None and attempt.range[0] == start
     assert attempt.outcome == "failure" and "(2 times)" in attempt.result
+
+
+# ---------------------------------------------------------------- a look that found the work blocked
+def test_a_look_that_found_a_prerequisite_missing_and_the_agent_stopped_blocked_is_a_story_not_fixed() -> None:
+    log = Log()
+    log.user("implement the tasks in tasks.md")
+    log.bash("ls specs", "001-dashboard\n")
+    look = log.bash("ls package.json", "ls: package.json: No such file or directory", exit_code=1)
+    stop = log.say("**Blocked**\n- T002 cannot proceed: there is no package.json, so no dependency can be installed.")
+    log.user("ok, scaffold the app first")
+    [attempt] = log.extract().attempts
+    assert attempt.range == (look, stop) and attempt.outcome == "failure"
+    assert "not fixed — the agent stopped, blocked: Blocked: T002 cannot proceed" in attempt.result
+
+
+def test_a_missing_file_the_agent_then_created_is_no_blocked_story() -> None:
+    log = Log()
+    log.user("set up the test runner")
+    log.bash("ls package.json", "ls: package.json: No such file or directory", exit_code=1)
+    log.call("Write", {"file_path": "/w/package.json", "content": "{}"}, "File created")
+    log.say("The project was blocked on a missing package.json; I created one.")
+    assert log.extract().attempts == []
+
+
+def test_a_look_that_found_nothing_is_no_story_when_the_agent_does_not_say_it_is_blocked() -> None:
+    log = Log()
+    log.user("where is the retry limit set?")
+    log.bash("rg -n RETRY_LIMIT src", "", exit_code=1)
+    log.say("There is no RETRY_LIMIT in src; the limit comes from the config file's default.")
+    assert log.extract().attempts == []

@@ -25,10 +25,13 @@ of a check that ended fixed, or failed and went nowhere inside a story that ende
 that story (a loop never fixed takes in nothing: what was got past inside it is a story of its own); a check that failed again long after its last run holds no story between the two. A status
 probe that failed while a run was starting in the background, or asked again with nothing done in
 between, fixed and failed nothing; nor does a run the agent puts down to other agents' unfinished work.
+A look that found what the work needs missing (``ls package.json``), after which the agent changed
+nothing and ended its turn saying it is blocked, is a story not fixed (``_blocked_attempts``).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -759,6 +762,7 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
     attempts = [a for a in attempts if a.outcome == "success" or not a.range or not any(
         start < a.range[0] < end for start, end in fixed_spans)]
     attempts.extend(_hook_attempts(entries, calls))
+    attempts.extend(_blocked_attempts(entries, calls, attempts))
     attempts.extend(_reported_attempts(entries, calls))
     attempts.extend(a for a in _stuck_edit_attempts(calls) if a.range and a.range[0] not in told)
     # (a look an earlier chunk carried here was told there)
@@ -811,6 +815,63 @@ def _hook_attempts(entries: list[Entry], calls: list[Call]) -> list[Attempt]:
                                    for c in calls):
             found.append(Attempt(trial=f"the {hook} hook", result=f"blocked{times}: {said}; not fixed in this range",
                                  outcome="failure", range=(entry.index, last.index)))
+    return found
+
+
+# ---------------------------------------------------------------- a look that found the work blocked
+# The agent ending its turn saying it cannot go on: "**Blocked** — T002 cannot proceed", "unable to
+# continue", a workflow's "Préflight échoué — arrêt obligatoire" (halted).
+_BLOCKED_RE = re.compile(r"\bblocked\b|\bcannot proceed\b|\bcan'?t proceed\b|\bunable to (?:proceed|continue)\b|"
+                         r"\bhalt(?:ed|ing)?\b|\béchou|\barrêt\b|\bbloqué", re.IGNORECASE)
+
+
+def _blocked_sentence(text: str) -> str:
+    """The agent's sentence saying it is blocked, its markup dropped; a heading alone ("**Blocked**")
+    with the sentence after it."""
+    said = [re.sub(r"[*_#`]+", "", s).strip(" -—:") for s in sentences(text)]
+    for number, sentence in enumerate(said):
+        if _BLOCKED_RE.search(sentence):
+            if len(sentence.split()) < 4 and number + 1 < len(said):
+                sentence = f"{sentence}: {said[number + 1]}"
+            return squash(" ".join(sentence.split()), 160)
+    return ""
+
+
+def _blocked_attempts(entries: list[Entry], calls: list[Call], told: list[Attempt]) -> list[Attempt]:
+    """A look that found something the work needs missing (``ls package.json``: no such file; a search
+    for the project's config that found nothing) — a look around on its own — after which the agent
+    changed nothing and ended its turn saying it cannot go on: the work was tried and is blocked, a
+    story not fixed. Only when no story of the turn tells a real failure already."""
+    failed = [c for c in calls if c.is_shell and c.failed and c.result is not None]  # (cheap first: most have none)
+    if not failed:
+        return []
+    users = [e.index for e in entries if e.role == "user" and e.kind in (None, "message")]
+    last_look: dict[int, Call] = {}  # the turn (the user's next message, or none) -> its last failed look
+    for call in failed:
+        assert call.result is not None
+        if not _is_failure(call) and not missing_tool(call.result.text, call.result.exit_code):
+            last_look[bisect.bisect_right(users, call.entry.index)] = call
+    found: list[Attempt] = []
+    for turn, look in last_look.items():
+        since = users[turn - 1] if turn > 0 else -1
+        until = users[turn] if turn < len(users) else 1 << 60
+        later = [c for c in calls if look.entry.index < c.entry.index < until]
+        if any(c.succeeded and (c.is_edit or (c.is_shell and _changes(c))) for c in later):
+            continue  # something was changed after it: the agent got on with the work
+        if any(a.range and since < a.range[0] < until for a in told):
+            continue  # a story of the turn tells its real failure
+        after = max((c.end for c in later), default=look.end)
+        # the agent's last words of the turn, after its last call: it stopped there
+        words = [e for e in entries if after < e.index < until and e.role == "assistant" and e.kind in (None, "message")]
+        if not words or (turn == len(users) and entries[-1].index != words[-1].index):
+            continue
+        said = _blocked_sentence(words[-1].text[:1500])
+        if not said:
+            continue
+        shown = " ".join(_lines(look.result.text if look.result else ""))
+        found.append(Attempt(trial=f"`{look.describe()}`", result=f"failed: {squash(shown, 120) or 'found nothing'}; "
+                             f"not fixed — the agent stopped, blocked: {said}", outcome="failure",
+                             range=(look.entry.index, words[-1].index)))
     return found
 
 
