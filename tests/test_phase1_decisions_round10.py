@@ -238,3 +238,40 @@ def test_updating_the_agents_own_working_plan_is_no_decision() -> None:
     log.bash("ls", "settings.json")
     log.say("The roadmap still lists the old layout, so I'll update the plan document with the package layout.")
     assert [d.chosen for d in log.extract().decisions] == ["update the plan document with the package layout"]
+
+
+# ---------------------------------------------------------------- facts, linters, dropped options, routine steps
+
+
+def _said(text: str) -> list[str]:
+    log = Log()
+    log.user("add CSV import to the app")
+    log.bash("ls src", "app.py")
+    log.say(text)
+    log.edit("src/app.py")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_what_the_code_does_told_with_a_way_set_aside_is_a_fact() -> None:
+    assert _said("The tests use an in-memory SQLite database instead of Postgres.") == []
+    assert _said("This service stores sessions in Redis rather than in memory.") == []
+    assert _said("We should use an in-memory SQLite database instead of Postgres for the tests.") != []
+
+
+def test_a_linter_named_before_a_colon_is_its_message() -> None:
+    assert _said("eslint: prefer const over let for variables that are never reassigned.") == []
+    assert _said("I prefer const over let here, since nothing reassigns these values.") != []
+
+
+def test_an_option_dropped_with_an_objection_chooses_nothing() -> None:
+    assert _said("We could use a queue here, but it adds a dependency the project doesn't have.") == []
+    assert _said("I could also add a CLI flag for this, but the request only asks for the config option.") == []
+    assert _said("We could even drop the flag, but keeping the explicit flag is clearer.") == [
+        "keeping the explicit flag is clearer"]
+
+
+def test_recording_the_work_and_carrying_on_are_routine_steps() -> None:
+    assert _said("I'll commit these changes with a descriptive message since the tests pass.") == []
+    assert _said("I'll keep going with the remaining files.") == []
+    assert _said("I'll add type hints to the new helpers to keep mypy happy.") == []
+    assert _said("I'll go with a streaming parser, since the files can be large.") != []

@@ -309,6 +309,20 @@ def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
 # choice about the project, whatever reason is given for it.
 CONVERSE = (r"(?:acknowledge|suggest|propose|recommend|answer|respond|reply|mention|point out|clarify|apologi[sz]e|"
             r"thank|greet|escalate|let (?:the user|them|you|him|her) know)")
+# A step run for its result, "to ensure everything compiles", "to make sure the tests still pass", "to
+# keep mypy happy": a check (or a tool satisfied), whatever the step ("let's build the project to
+# ensure everything compiles").
+VERIFIES_RE = re.compile(r"\bto (?:keep|make) (?:mypy|ruff|eslint|tsc|clippy|pyright|ci|the (?:linter|type ?checker|"
+                         r"compiler|build|ci|tests?|suite)) (?:happy|green|pass(?:ing)?|clean|quiet)\b|"
+                         r"\bto (?:ensure|make sure|verify|confirm|check)(?: that)? (?:everything|it|nothing|all\b|"
+                         r"the (?:\w+ ){0,2}(?:build|tests?|suite|project|app|code|changes?))[^.;]{0,40}?\b(?:still )?"
+                         r"(?:compiles?|builds?|works?|pass(?:es)?|runs?|succeeds?|breaks?|is (?:correct|working|fine|green)|"
+                         r"are (?:correct|working|fine|green))\b", re.IGNORECASE)
+# Recording the work done ("I'll commit these changes with a clear message since the tests pass",
+# "let me push the fix"): a routine step, whatever reason is given; a commit of chosen paths is told
+# by rules_commits.
+RECORD_WORK = (r"(?:commit|push|stage|save)\s+(?:these|the|my|all|our|this|those)\s+(?:\w+\s+)?(?:changes|work|"
+               r"fix(?:es)?|updates?|edits?)\b")
 # A step of the agent's own work, whatever the reason given: a look-up, a retry, a tool to use.
 _LOOKUP = (r"(?:check|look|read|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|"
            r"query|scan|list|confirm|test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|"
@@ -317,7 +331,7 @@ _LOOKUP = (r"(?:check|look|read|inspect|search|grep|verify|investigate|explore|e
            r"analy[sz]e|examine|identify|locate|determine|evaluate|validate|focus|keep going|move on|proceed|"
            # a turn of the conversation, or a permission asked of the harness: "…, so I should acknowledge
            # it and wait for their input", "…, so I'll suggest test areas", "…, so I'll escalate this step"
-           rf"{CONVERSE})")
+           rf"{CONVERSE}|{RECORD_WORK})")
 _LOOKUP_ING = (r"(?:checking|looking|reading|inspecting|searching|grepping|verifying|investigating|exploring|"
                r"examining|opening|reviewing|fetching|pulling|querying|scanning|listing|confirming|testing|debugging|"
                r"finding|tracing|digging|taking|starting|waiting|asking|running|re-?running|retrying|trying|comparing|"
@@ -385,8 +399,8 @@ def reasoned_choice(sentence: str) -> tuple[str, str] | None:
                 or _DIAGNOSIS_RE.search(chosen):
             return None
         return chosen, other
-    if why is None or why.start() < 8:
-        return None
+    if why is None or why.start() < 8 or VERIFIES_RE.search(plain):
+        return None  # (a step run for its result, "… to keep mypy happy", is a check)
     chosen, reason = chosen[: why.start()].strip(" ,;:—-"), why.group("why").strip().rstrip(" :;.)").strip()
     if len(chosen.split()) < 2 or _TACTIC_RE.search(chosen) or _DIAGNOSIS_RE.search(chosen):
         return None

@@ -35,6 +35,8 @@ from .rules_design import (
     CONTRAST_OPENERS,
     CONVERSE,
     EVALUATION_CUES,
+    RECORD_WORK,
+    VERIFIES_RE,
     announced_solutions,
     contrast_first,
     document_designs,
@@ -65,7 +67,8 @@ from .text import forget_chunk, prose, sentences, short_title, squash
 
 _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 _CHOICE_RE = re.compile(
-    r"\b(?:instead of|rather than|decided (?:to|on|against)|decision is|opted (?:for|to)|going with|go with|"
+    r"\b(?:instead of|rather than|decided (?:to|on|against)|decision is|opted (?:for|to)|"
+    r"(?<!keep )(?<!keeps )(?<!get )going with|(?<!keep )(?<!get )go with|"
     r"switch(?:ed|ing)? (?:to|from)|chose|choose to|we'll use|let's use|we should (?:use|go with|keep|prefer)|"
     r"we'll go with|i'll use (?!(?:that|this|it|them|these|those)\b)\S+(?: \S+){0,3} (?:for|to|as|with)|(?:i'll|i will|we'll|we will|let's) (?:set|cap|limit|"
     r"default|pin|keep) (?:the |a |an )?(?:[\w.-]+ ){1,4}(?:to|at) `?\d[\d.]*|i'll use (?:the |a |an )?(?!(?:that|this|it|them|these|those)\b)\S+(?: \S+){0,2} and |prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
@@ -83,7 +86,7 @@ _INTENT_WHY_RE = re.compile(
     r"let's|first,?|then,?)\s+(?!(?:try|check|look|read|"
     r"run|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|query|scan|list|confirm|"
     r"test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|summari[sz]e|explain|need|have|get|"
-    r"figure|understand|also|just|now|quickly|re-?run|" + CONVERSE + r")\b)(?P<chosen>(?:[^.;:?]|\.(?=\w)){6,140}?),?\s+(?:because|since|so that|"
+    r"figure|understand|also|just|now|quickly|re-?run|" + CONVERSE + r")\b|" + RECORD_WORK + r")(?P<chosen>(?:[^.;:?]|\.(?=\w)){6,140}?),?\s+(?:because|since|so that|"
     r"as (?:the|it|this|that|these|those|we|they)|to avoid|to keep|to ensure|so(?=\s+(?:the|it|nothing|no|existing|callers?|"
     r"users?)\b.{0,60}\b(?:stays?|remains?|keeps?|is(?:n't| not)?|are(?:n't| not)?|won'?t|doesn'?t|never|still)\b)|"
     # the quality a choice is for ("… as an alias for backwards compatibility") and what it keeps ("…, which
@@ -91,12 +94,6 @@ _INTENT_WHY_RE = re.compile(
     r"(?=for (?:backwards? |backward )?compatibility\b|for (?:safety|performance|consistency|clarity|simplicity|"
     r"readability|security|portability|testability|robustness)\b|which (?:keeps|avoids|prevents|lets|means)\b))\s*"
     r"(?P<why>[^?]{6,200})$", re.IGNORECASE)
-# A step run for its result, "to ensure everything compiles", "to make sure the tests still pass": a
-# check, whatever the step ("let's build the project to ensure everything compiles").
-_VERIFIES_RE = re.compile(r"\bto (?:ensure|make sure|verify|confirm|check)(?: that)? (?:everything|it|nothing|all\b|"
-                          r"the (?:\w+ ){0,2}(?:build|tests?|suite|project|app|code|changes?))[^.;]{0,40}?\b(?:still )?"
-                          r"(?:compiles?|builds?|works?|pass(?:es)?|runs?|succeeds?|breaks?|is (?:correct|working|fine|green)|"
-                          r"are (?:correct|working|fine|green))\b", re.IGNORECASE)
 _PHRASE = r"(?:`[^`]+`|\"[^\"]+\"|[\w.:/'-]+(?: [\w.:/'-]+){0,3})"
 _INSTEAD_RE = re.compile(rf"(?:(?:i'll|i will|we'll|we will|we should|let's) )?(?:use |using |with |try |trying |go with )?(?P<chosen>{_PHRASE}),? (?:instead of|rather than) "
                          rf"(?P<other>{_PHRASE})", re.IGNORECASE)
@@ -159,12 +156,19 @@ _ACTOR_RE = re.compile(r"\b(?:i|i'll|i'd|i'm|i've|we|we'll|we'd|we're|let's|our|
                        r"go(?:ing)? with|opt(?:ed|ing)?|pick(?:ed)?|follow(?:ing)?|use(?! cases?\b)|using)\b|^(?:keep|add|put|make|return|call|store|"
                        r"write|move|pass|read|run|set|go|do|create|build|switch|replace|leave|take|try|wrap|send|"
                        r"load|check|pin|\w+ing)\b", re.IGNORECASE)
+# What the code or the project does, told of it ("The tests use an in-memory database instead of
+# Postgres", "This service stores sessions in Redis rather than in memory"): a fact, nobody choosing.
+_DESCRIBED_RE = re.compile(r"^(?:the|this|that|these|those|its|their|each|every)\s+(?![\w-]+\s+(?:should|will|would|must)\b)"
+                           r"[^,;:]{0,50}?\b(?:uses|use|is using|are using|reads|returns|stores|calls|runs|keeps|"
+                           r"relies on|rely on|goes through|talks to)\b", re.IGNORECASE)
 # A sentence telling what is wrong: "I can see the problem: we're still getting X rather than Y".
 _DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culprit)\b(?: here)?(?: is|:| was)|"
                            r"\bstill (?:getting|seeing|producing|using|thinking)\b", re.IGNORECASE)
 # A linter's finding quoted or reported ("QF1003: could use tagged switch", "the linter says we should
 # use …"): what the tool asks for, not a choice the session made.
-_LINTER_SAYS_RE = re.compile(r"\b(?:QF|SA|ST|S|E|W|C|F|B|UP|SIM|RUF)\d{3,4}\b|\b(?:linter|lint|staticcheck|golangci(?:-lint)?|"
+_LINTER_SAYS_RE = re.compile(r"^(?:eslint|ruff|mypy|pyright|tsc|clippy|staticcheck|golangci(?:-lint)?|biome|"
+                             r"rubocop|flake8|pylint|gocritic|revive|shellcheck|stylelint|prettier)\b[^:]{0,30}:\s|"
+                             r"\b(?:QF|SA|ST|S|E|W|C|F|B|UP|SIM|RUF)\d{3,4}\b|\b(?:linter|lint|staticcheck|golangci(?:-lint)?|"
                              r"eslint|ruff|clippy|pylint|flake8|go vet|gocritic|revive|rubocop|biome)\b[^.;]{0,40}\b(?:says?|"
                              r"suggests?|wants?|complains?|flags?|reports?|warns?|recommends?|asks?)\b")
 # A finding listed with its location ("`export_test.go:224` - should use a tagged switch instead",
@@ -407,9 +411,12 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
             not _ACTOR_RE.search(sentence[: match.start()]) or _DIAGNOSIS_RE.search(sentence)
             or _OUTCOME_RE.search(sentence)):
         match = None  # a description or a diagnosis that names an alternative is no choice
+    if match is not None and _DESCRIBED_RE.match(sentence) and (
+            match.group(0).lower() in ("instead of", "rather than") or match.group(0).lower().startswith("use ")):
+        match = None  # "The tests use X instead of Y": what the code does, nobody choosing
     if match is None and since is None:
         intent = _INTENT_WHY_RE.search(sentence.rstrip("."))
-        if intent is None or _TOOLISH_RE.search(intent.group("chosen")) or _VERIFIES_RE.search(sentence):
+        if intent is None or _TOOLISH_RE.search(intent.group("chosen")) or VERIFIES_RE.search(sentence):
             return None
         chosen = squash(intent.group("chosen").strip(), 200)
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen,

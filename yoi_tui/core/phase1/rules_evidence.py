@@ -284,6 +284,16 @@ def _first_edit_after(entries: list[Entry], calls: list[Call], index: int) -> in
     return edit.end if edit is not None else index
 
 
+# An objection after "but" ("…, but it adds a dependency", "but that would break the API", "but the
+# request only asks for X"): the option is set aside and no other way is named - a considered-and-
+# dropped option, no choice.
+_OBJECTION_RE = re.compile(r"^(?:the (?:request|task|user|spec|issue|ticket) (?:only |just )?(?:asks?|wants?|needs?|"
+                           r"says?|is|does(?:n'?t| not))\b|"
+                           r"(?:it|that|this|there|which|they|those)(?:'s|'d|'ll| is| are| was| would| will| could| "
+                           r"might| adds?| needs?| requires?| makes?| means?| breaks?| costs?| changes?| isn'?t| "
+                           r"aren'?t| doesn'?t| don'?t| won'?t| wouldn'?t| can'?t)\b)", re.IGNORECASE)
+
+
 def favoured(sentence: str) -> tuple[str, str] | None:
     """(chosen, rejected) from "X is being phased out in favour of Y"."""
     match = _FAVOUR_RE.search(sentence)
@@ -435,6 +445,8 @@ def weighed_options(entries: list[Entry]) -> list[Decision]:
                 previous = sentence
                 continue
             chosen, other = match.group("chosen").strip(), match.group("other").strip()
+            if _OBJECTION_RE.match(chosen):
+                break  # "we could use a queue, but it adds a dependency": the option dropped, none taken
             before = re.sub(r"^(?:and|but|so|also)\s+", "", sentence[:match.start()].strip(" ,"), flags=re.IGNORECASE)
             if before:  # "since --full-auto implies it, we could drop the flag": the option's own case
                 other = f"{other} ({before})"
