@@ -93,14 +93,23 @@ def test_a_passing_test_line_is_never_told_as_what_failed() -> None:
     assert "ValidationError" not in attempt.result
 
 
-def test_a_failed_run_that_shows_only_passing_tests_says_no_failure_is_shown() -> None:
+def test_a_failed_run_that_shows_only_passing_tests_is_no_story() -> None:
     log = Log()
     log.user("check the coverage")
     log.bash("npm run test:coverage", "PASS src/label.test.ts\n  ✓ should throw ValidationError when creation fails\n"
              "------------|---------|----------|\nFile        | % Stmts | % Branch |\n"
              "------------|---------|----------|", exit_code=1)
+    log.say("Coverage is above the requirement.")
+    assert log.extract().attempts == []
+
+
+def test_a_coverage_threshold_not_met_is_still_what_failed() -> None:
+    log = Log()
+    log.user("check the coverage")
+    log.bash("npm run test:coverage", "PASS src/label.test.ts\n  ✓ should create a label\n"
+             'Jest: "global" coverage threshold for lines (80%) not met: 74.2%', exit_code=1)
     [attempt] = log.extract().attempts
-    assert "failed: exit 1: no failing test in the output shown;" in attempt.result
+    assert 'coverage threshold for lines (80%) not met' in attempt.result
 
 
 # ---------------------------------------------------------------- a run that checked nothing passed on nothing
