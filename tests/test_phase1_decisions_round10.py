@@ -275,3 +275,50 @@ def test_recording_the_work_and_carrying_on_are_routine_steps() -> None:
     assert _said("I'll keep going with the remaining files.") == []
     assert _said("I'll add type hints to the new helpers to keep mypy happy.") == []
     assert _said("I'll go with a streaming parser, since the files can be large.") != []
+
+
+# ---------------------------------------------------------------- plan steps told in reasoning, a test's comments
+
+
+def _reasoned(text: str) -> list[str]:
+    log = Log()
+    log.user("add CSV import to the app")
+    log.bash("ls src", "app.py")
+    _thinking(log, text)
+    log.edit("src/app.py")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_a_heading_that_names_the_agents_work_or_a_step_of_it_lays_no_design_down() -> None:
+    for text in ("**Planning next steps**\n\nI'll add the missing import, then rerun the failing test to confirm it.",
+                 "**Planning final summary**\n\nI'll summarize the changes, list the files touched and mention the "
+                 "tests run.",
+                 "**Designing the response**\n\nI'll explain the root cause and suggest two follow-ups to the user.",
+                 "**Deciding on the importer**\n\nI'll commit the work and push the branch since everything passes.",
+                 "**Deciding to run tests**\n\nDeciding to run the full test suite before committing to catch "
+                 "regressions.",
+                 "Decided to check the logs first since the error message is vague."):
+        assert _reasoned(text) == [], text
+
+
+def test_a_design_under_a_heading_that_names_it_is_still_a_decision() -> None:
+    assert _reasoned("**Planning the CSV importer**\n\nI'll parse the file with the csv module and stream the rows "
+                     "into the store in batches of 500.") == [
+        "parse the file with the csv module and stream the rows into the store in batches of 500."]
+
+
+def _commented(path: str, comment: str) -> list[str]:
+    log = Log()
+    log.user("add CSV import to the app")
+    log.bash("ls src", "app.py")
+    log.call("Edit", {"file_path": path, "old_string": "a", "new_string": f"x = 1\n{comment}\ny = 2"}, "updated")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_a_tests_own_comment_tells_what_it_does_or_expects() -> None:
+    for comment in ("# Test that the importer rejects empty files since they would crash the parser",
+                    "// Should return 404 because the import does not exist",
+                    "# Mock the store call, so it should return nothing since no rows were sent",
+                    "// Wait for the server to start since the test depends on it"):
+        assert _commented("tests/test_import.py", comment) == [], comment
+    assert _commented("src/importer.py", "# Read in batches of 500 because whole files can exceed memory") != []

@@ -347,6 +347,9 @@ AGENT_RUNS = (r"for (?:the )?(?:remaining|next|later|subsequent|other|following)
               # the agent's own working plan (Codex's update_plan, Claude Code's todo list): "so I'll update
               # the plan based on findings" (a plan document is named: "the project plan", "PLAN.md")
               r"(?:update|revise|adjust|refresh) (?:the|my) (?:plan|todos?|todo list|checklist)\b(?! (?:document|file|doc)\b)")
+# A step that opens with a look, a run, a turn of the conversation or recording the work ("run the
+# full suite", "summarize the changes", "commit the work"): the agent's work, never a design.
+LOOK_STEP_RE = re.compile(rf"^(?:(?:first|then|next|now),?\s+)?(?:{_LOOKUP})\b", re.IGNORECASE)
 # A step of a plan's list that is a look or a run ("2. Read the specs", "3. Run the suite").
 _STEP_LOOK_RE = re.compile(rf"^\s*(?:[-*•+]|\d{{1,2}}[.)])\s+(?:\*\*|__)?(?:(?:first|then|next),?\s+)?(?:{_LOOKUP})\b",
                            re.IGNORECASE)
@@ -661,7 +664,11 @@ _COMMENT_NOISE_RE = re.compile(r"\b(?:todo|fixme|xxx|hack|copyright|licen[cs]e|s
                                r"nolint|pragma)\b|(?:^|\s)@\w+", re.IGNORECASE)
 # A comment describing what the code does ("It parses the input …", "Provides early validation …",
 # "Returns the id so that …") documents it; it chooses nothing.
+# (A test's own comment - "Test that …", "Should return 404 because …", "Mock the client so …", "Wait
+# for the server since …" - tells what the test does or expects.)
 _DESCRIBES_RE = re.compile(r"^(?:it|this|these|they|the (?:function|method|class|module|helper|hook)|function|method)\b|"
+                           r"^(?:test(?:s|ing)?|should|expect(?:s|ed)?|verif(?:y|ies)|ensure|assert|check|wait|mock|stub|"
+                           r"simulate|fake)\b|"
                            r"^[A-Z]?[a-z]+(?<!s)s\b(?<!\bhas)", re.IGNORECASE)
 _CODE_FILES_SKIP = (".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".org", ".html", ".json", ".lock", ".csv", ".svg")
 

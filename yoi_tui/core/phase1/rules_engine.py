@@ -35,6 +35,7 @@ from .rules_design import (
     CONTRAST_OPENERS,
     CONVERSE,
     EVALUATION_CUES,
+    LOOK_STEP_RE,
     RECORD_WORK,
     VERIFIES_RE,
     announced_solutions,
@@ -620,6 +621,15 @@ _HOW_I_WORK_RE = re.compile(r"\b(?:scripts?|commands?|one-?liners?|patch(?:es|in
                             r"reading|search(?:ing)?|lookup|regex(?:es)?|shell|terminal|tool|plan tool)\b", re.IGNORECASE)
 
 
+# A heading that names the agent's work, not a design: "**Planning next steps**", "**Planning final
+# summary**", "**Designing the response**", "**Planning file edits**", "**Planning test updates**".
+_GENERIC_TOPIC_RE = re.compile(r"^(?:(?:the|a|my|next|final|remaining|file|code|test|tests|initial|further|additional|"
+                               r"minor|small|quick|needed|required|necessary|overall|user|concise)\s+)*(?:steps?|"
+                               r"summary|response|answer|reply|edits?|changes?|updates?|implementation|fix(?:es)?|"
+                               r"work|tasks?|tests?|commit|message|output|report|actions?|verification|validation)$",
+                               re.IGNORECASE)
+
+
 def _designed(text: str) -> Decision | None:
     """The first section of a reasoning summary whose heading names a design and whose first sentence
     lays it down (a "**Planning …**" section that only looks around gives way to the next one)."""
@@ -641,9 +651,8 @@ def _design_section(match: re.Match[str]) -> Decision | None:
     chosen = _PLAN_LEAD_RE.sub("", first).strip()
     topic = re.sub(r"^(?:the|a|an)\s+", "", topic, flags=re.IGNORECASE)
     if _TOOLISH_RE.search(chosen) or _HOW_I_WORK_RE.search(chosen) or len(chosen.split()) < 4 \
-            or re.match(r"(?:inspect|check|look|read|review|verify|confirm|explore|investigate|examine|search|find|"
-                        r"run|test|see|understand|figure)\b", chosen, re.IGNORECASE):
-        return None  # a look around under a design heading
+            or LOOK_STEP_RE.match(chosen) or _GENERIC_TOPIC_RE.match(topic):
+        return None  # a look around (a summary, a commit) under a design heading, or a heading naming no design
     if re.search(r"\bfor now\b", chosen, re.IGNORECASE):
         return None  # "I'll add the helpers but leave them unused for now": a stopgap, put off
     rationale = parts[1] if len(parts) > 1 else ""
@@ -661,8 +670,8 @@ def _decided(lead: re.Match[str], index: int, context: str) -> Decision | None:
     chosen = rest[: why.start()].strip(" ,;") if why and why.start() >= 8 else rest
     if prep.lower() == "against":
         chosen = f"not {chosen}"
-    if _TOOLISH_RE.search(chosen) or len(chosen.split()) < 2:
-        return None  # "Deciding to use the plan tool": how the agent works
+    if _TOOLISH_RE.search(chosen) or len(chosen.split()) < 2 or LOOK_STEP_RE.match(chosen):
+        return None  # "Deciding to use the plan tool", "Decided to check the logs first": how the agent works
     rationale = rest[why.start():].strip(" ,;") if why and why.start() >= 8 else context
     return Decision(title=short_title(chosen, 12), options=[], chosen=squash(chosen, 200),
                     rationale=squash(rationale, 200), range=(index, index))
