@@ -569,11 +569,36 @@ def slash_request(entry: Entry) -> Request | None:
                        title="Write the project instructions (/init)", range=span)
     if not args:
         return Request(intent="run", target=name, summary=text, title=f"Run {name}", range=span)
+    if all(word.startswith("-") for word in args.split()):  # `/specify --help`: the command run with its flags
+        return Request(intent="run", target=squash(text, 100), summary=text, title=squash(f"Run {text}", 120),
+                       range=span)
     intent, sentence = directive(args)
     found = _verb(sentence)
     title = _title(intent, sentence) if found else f"{name}: {short_title(args, TITLE_WORDS)}"
     return Request(intent=intent if found else "run", target=_target(sentence, found[1] if found else None),
                    summary=summary_of(text, MAX_SUMMARY), title=clean_title(title), range=span)
+
+
+_TYPED_SLASH_RE = re.compile(r"/[a-z][\w.:-]*")  # `/specify`, `/prompts:review` (a path has more slashes)
+_SKILL_RE = re.compile(r"\$[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*")  # `$skill-installer` (`$HOME/x`, `$ ls`: no skill)
+
+
+def typed_command(entry: Entry) -> Request | None:
+    """A message that is a command in the client's syntax: a slash command typed as text (its first
+    word ``/name``, no further slash) or a skill named alone or with what to do (``$skill-installer``),
+    as the request to run it; None for anything else."""
+    text = entry.text.strip()
+    first, _, rest = text.partition(" ")
+    if first[:1] == "/" and _TYPED_SLASH_RE.fullmatch(first):
+        return slash_request(entry)
+    if first[:1] != "$" or not _SKILL_RE.fullmatch(first):
+        return None
+    name = first[1:]
+    span = (entry.index, entry.index)
+    if not prose(rest).strip():
+        return Request(intent="run", target=first, summary=text, title=f"Run the {name} skill", range=span)
+    return Request(intent="run", target=first, summary=summary_of(text, MAX_SUMMARY),
+                   title=clean_title(f"Run the {name} skill: {short_title(prose(rest), TITLE_WORDS)}"), range=span)
 
 
 def _suggested_command(text: str, said: str) -> str:
@@ -675,6 +700,15 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             expanding = None
             continue
         expanding = None
+        command = typed_command(entry)
+        if command is not None:
+            # A command in the client's own syntax sent as a message (Codex passes a `/specify --help` it
+            # does not know on as text; `$skill-installer` names a skill): a run of it, as a slash
+            # command the client read itself is.
+            requests.append(command)
+            interrupted = asked = acted = stopped = False
+            said = ""
+            continue
         typed = prompt_template.user_input(text)
         if typed is not None:
             # A prompt template expanded into the message (spec-kit's /speckit.tasks, a Codex custom

@@ -1,0 +1,43 @@
+"""Phase 1's tenth round on requests, each mechanism on a small constructed log (no line copied from a
+benchmark session); each test fails without its rule (the negative cases guard its edges).
+
+A command in the client's own syntax sent as a message is a run of it: a slash command the client
+passed on as text (``/specify --help``) and a skill named alone (``$skill-installer``); a path and a
+shell prompt are neither.
+"""
+
+from __future__ import annotations
+
+from test_phase1_rules import Log
+
+
+def test_a_slash_command_typed_as_a_message_is_a_run_of_it() -> None:
+    log = Log()
+    start = log.user("/specify --help")
+    log.bash("./specify --help", "/bin/bash: ./specify: No such file or directory", exit_code=127)
+    [request] = log.extract().requests
+    assert request.range is not None and request.range[0] == start
+    assert request.intent == "run" and request.title == "Run /specify --help"
+
+
+def test_a_skill_named_alone_is_a_run_of_that_skill() -> None:
+    log = Log()
+    log.user("add a login page to the web app")
+    log.edit("/w/web/login.tsx")
+    log.say("The login page is in place.")
+    skill = log.user("$skill-installer")
+    log.bash("ls ~/.codex/skills", "skill-installer\n")
+    requests = log.extract().requests
+    assert len(requests) == 2 and requests[1].range is not None and requests[1].range[0] == skill
+    assert requests[1].intent == "run" and requests[1].title == "Run the skill-installer skill"
+
+
+def test_a_pasted_path_or_shell_prompt_is_no_typed_command() -> None:
+    log = Log()
+    log.user("fix the broken links docfx warns about")
+    log.bash("docfx docfx.json", "warning InvalidFileLink")
+    log.say("Which warnings do you see?")
+    log.user("/w/README.md(46,1): warning InvalidFileLink: Invalid file link:(~/LICENSE).")
+    log.user("$ docfx docfx.json")
+    titles = [r.title for r in log.extract().requests]
+    assert not any(t.startswith("Run /") or "skill" in t for t in titles)
