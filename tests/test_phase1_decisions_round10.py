@@ -322,3 +322,25 @@ def test_a_tests_own_comment_tells_what_it_does_or_expects() -> None:
                     "// Wait for the server to start since the test depends on it"):
         assert _commented("tests/test_import.py", comment) == [], comment
     assert _commented("src/importer.py", "# Read in batches of 500 because whole files can exceed memory") != []
+
+
+# ---------------------------------------------------------------- headings with nothing chosen, offers, ways to run checks
+
+
+def test_a_decision_heading_with_nothing_chosen_or_a_look_under_it_is_none() -> None:
+    assert _said("**Decision:** none needed yet - waiting on your input.") == []
+    assert _said("Key decisions:\n- None so far; the design is still open.") == []
+    assert _said("## Approach\n\nI'll read the existing importer first, then decide where the parsing goes.") == []
+    assert _said("## Recommendation\n\nI recommend reviewing the failing tests before merging.") == []
+    assert _said("## Recommendation\n\nStream the rows into the store in batches of 500.") == [
+        "Stream the rows into the store in batches of 500."]
+
+
+def test_an_offer_or_advice_to_the_user_chooses_nothing() -> None:
+    assert _said("If you prefer, I can use pandas instead of the csv module.") == []
+    assert _said("You could use pandas instead of the csv module if you need speed.") == []
+    assert _said("I'll use pandas instead of the csv module, since the files need type inference.") != []
+
+
+def test_a_way_to_run_the_checks_is_how_the_agent_works() -> None:
+    assert _said("I'll use `pytest -k import` to run only the import tests.") == []

@@ -85,6 +85,13 @@ def _work_steps(below: list[str]) -> bool:
     return looks >= 2
 
 
+# The agent's own lead before the way ("I'll …", "I recommend …"): the way is what follows it.
+_OWN_LEAD_RE = re.compile(r"^(?:i'll|i will|we'll|we will|let me|let's|i'd|i would|i recommend|i suggest|i'd recommend|"
+                          r"i'd suggest|we should|i should)\s+", re.IGNORECASE)
+# A decision heading or label that says nothing is decided yet: "none yet", "nothing so far", "TBD".
+NOTHING_CHOSEN_RE = re.compile(r"^(?:none|nothing|n/?a|tbd|to be decided|pending|not yet|no decisions?)\b", re.IGNORECASE)
+
+
 def _verdict(text: str) -> tuple[str, str] | None:
     lines = prose(text).splitlines()
     for number, line in enumerate(lines):
@@ -102,8 +109,10 @@ def _verdict(text: str) -> tuple[str, str] | None:
         chosen, why = (rest, "") if len(rest.split()) >= 2 else _under_heading(lines, number)
         if len(re.findall(r"[A-Za-z]{2,}", chosen)) < 3 or chosen.endswith("?") or _VERDICT_RE.search(chosen):
             continue  # "APPROVE ✓", "Don't close #12 yet": a review's verdict, not a design
-        if re.match(rf"(?:(?:first|then),?\s+)?(?:{_LOOKUP}|{_LOOKUP_ING})\b", chosen, re.IGNORECASE):
-            continue  # "## Plan / 1. Read the config": a look around, no way chosen
+        if re.match(rf"(?:(?:first|then),?\s+)?(?:{_LOOKUP}|{_LOOKUP_ING})\b", _OWN_LEAD_RE.sub("", chosen), re.IGNORECASE):
+            continue  # "## Plan / 1. Read the config", "## Approach / I'll read …": a look around, no way chosen
+        if NOTHING_CHOSEN_RE.match(chosen):
+            continue  # "**Decision:** none yet - waiting on your input": nothing chosen
         if not rest and re.search(r"\bplan\b", line, re.IGNORECASE) and _work_steps(lines[number + 1:]):
             continue  # "Plan: / 1. Finish the setup 2. Read the specs 3. Run the suite": the order of work
         parts = sentences(chosen)
@@ -346,7 +355,9 @@ AGENT_RUNS = (r"for (?:the )?(?:remaining|next|later|subsequent|other|following)
               r"(?:run|test|scratch) (?:artifacts|output|results)\b(?! (?:page|view|table|endpoint|api|schema))|"
               # the agent's own working plan (Codex's update_plan, Claude Code's todo list): "so I'll update
               # the plan based on findings" (a plan document is named: "the project plan", "PLAN.md")
-              r"(?:update|revise|adjust|refresh) (?:the|my) (?:plan|todos?|todo list|checklist)\b(?! (?:document|file|doc)\b)")
+              r"(?:update|revise|adjust|refresh) (?:the|my) (?:plan|todos?|todo list|checklist)\b(?! (?:document|file|doc)\b)|"
+              # a way to run the checks ("I'll use `pytest -k import` to run only the import tests")
+              r"to (?:run|rerun|re-run) (?:only |just )?(?:the |a |all )?(?:[\w-]+ ){0,2}(?:tests?|suite|specs?|checks?|linters?)")
 # A step that opens with a look, a run, a turn of the conversation or recording the work ("run the
 # full suite", "summarize the changes", "commit the work"): the agent's work, never a design.
 LOOK_STEP_RE = re.compile(rf"^(?:(?:first|then|next|now),?\s+)?(?:{_LOOKUP})\b", re.IGNORECASE)

@@ -36,6 +36,7 @@ from .rules_design import (
     CONVERSE,
     EVALUATION_CUES,
     LOOK_STEP_RE,
+    NOTHING_CHOSEN_RE,
     RECORD_WORK,
     VERIFIES_RE,
     announced_solutions,
@@ -162,6 +163,10 @@ _ACTOR_RE = re.compile(r"\b(?:i|i'll|i'd|i'm|i've|we|we'll|we'd|we're|let's|our|
 _DESCRIBED_RE = re.compile(r"^(?:the|this|that|these|those|its|their|each|every)\s+(?![\w-]+\s+(?:should|will|would|must)\b)"
                            r"[^,;:]{0,50}?\b(?:uses|use|is using|are using|reads|returns|stores|calls|runs|keeps|"
                            r"relies on|rely on|goes through|talks to)\b", re.IGNORECASE)
+# An offer to the user or advice for them, nobody choosing: "If you prefer, I can use pandas instead",
+# "You could use X instead of Y if …", "Would you like me to …".
+_OFFER_RE = re.compile(r"^(?:if you (?:prefer|want|like|'d like|would like|need)\b|would you like\b)|\b(?:i can|i could|"
+                       r"you could|you can|you might|you may)\b", re.IGNORECASE)
 # A sentence telling what is wrong: "I can see the problem: we're still getting X rather than Y".
 _DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culprit)\b(?: here)?(?: is|:| was)|"
                            r"\bstill (?:getting|seeing|producing|using|thinking)\b", re.IGNORECASE)
@@ -357,7 +362,8 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
         return Decision(title=short_title(chosen, 12), options=[squash(o, 200) for o in weighed[1]], chosen=chosen,
                         rationale=squash(weighed[2], 200), range=(index, index))
     label = _CHOICE_LABEL_RE.match(sentence.rstrip(".")) if ":" in sentence[:30] else None
-    if label is not None and not _LOOK_FIRST_RE.match(label.group("chosen")) and not _TOOLISH_RE.search(label.group("chosen")):
+    if label is not None and not _LOOK_FIRST_RE.match(label.group("chosen")) and not _TOOLISH_RE.search(label.group("chosen")) \
+            and not NOTHING_CHOSEN_RE.match(label.group("chosen")):
         chosen = squash(label.group("chosen").strip(), 200)
         return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(context, 200),
                         range=(index, index))
@@ -412,6 +418,8 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
             not _ACTOR_RE.search(sentence[: match.start()]) or _DIAGNOSIS_RE.search(sentence)
             or _OUTCOME_RE.search(sentence)):
         match = None  # a description or a diagnosis that names an alternative is no choice
+    if match is not None and _OFFER_RE.search(sentence[: match.end()]):
+        match = None  # "If you prefer, I can use X instead", "You could use X instead": an offer or advice
     if match is not None and _DESCRIBED_RE.match(sentence) and (
             match.group(0).lower() in ("instead of", "rather than") or match.group(0).lower().startswith("use ")):
         match = None  # "The tests use X instead of Y": what the code does, nobody choosing
