@@ -41,3 +41,14 @@ def test_a_pasted_path_or_shell_prompt_is_no_typed_command() -> None:
     log.user("$ docfx docfx.json")
     titles = [r.title for r in log.extract().requests]
     assert not any(t.startswith("Run /") or "skill" in t for t in titles)
+
+
+def test_diagnostics_pasted_alone_are_no_request_of_their_own() -> None:
+    log = Log()
+    first = log.user("when I run the docs build alone it prints these two warnings:")
+    log.say("Please paste both warnings in full, then I can fix them.")
+    log.user("/w/README.md(46,1): warning InvalidFileLink: Invalid file link:(~/LICENSE).\n"
+             "/w/README.md(29,1): warning InvalidFileLink: Invalid file link:(~/ci.yml).")
+    log.edit("/w/README.md")
+    [request] = log.extract().requests
+    assert request.range is not None and request.range[0] == first

@@ -173,10 +173,19 @@ def _instruction_question(sentence: str) -> bool:
     return found is not None and found[1] not in _TALK_VERBS
 
 
+# A compiler's or linter's diagnostic line: `README.md(46,1): warning InvalidFileLink: …` (MSBuild,
+# DocFX), `src/a.ts:3:7: error …`.
+_DIAGNOSTIC_LINE_RE = re.compile(r"^\s*\S+?(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?):?\s*(?:warning|error|note)\b",
+                                 re.IGNORECASE)
+
+
 def pasted_terminal(text: str) -> bool:
     """Output pasted with no sentence of the user's own: a shell command line, then only what it
-    printed (error/warning lines, indented or marker lines) or more command lines."""
+    printed (error/warning lines, indented or marker lines) or more command lines; or only a tool's
+    diagnostic lines (the warnings the user was asked to paste)."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
+    if lines and all(_DIAGNOSTIC_LINE_RE.match(line) for line in lines):
+        return True
     if len(lines) < 2 or lines[0].split()[0].lstrip("$").lower() not in _SHELL_WORDS:
         return False
     return all(_OUTPUT_LINE_RE.match(line) or line.split()[0].lstrip("$").lower() in _SHELL_WORDS for line in lines[1:])
