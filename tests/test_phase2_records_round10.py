@@ -209,3 +209,47 @@ def test_a_thought_or_a_template_run_with_nothing_asked_is_titled_by_the_work_re
     assert request_title(NO_INPUT_TITLE, NO_INPUT_SUMMARY, "The spec looks fine.") == NO_INPUT_TITLE
     assert request_title("Fix i'm thinking of other colour-blind users", asked, "That is a good thought.") == \
         "Fix i'm thinking of other colour-blind users"
+
+
+# --- a way considered and not taken; a look at CI's state ---------------------------------------------
+
+
+def test_a_way_put_aside_and_then_taken_leaves_only_the_way_taken(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.decision_text import settled
+
+    considered = _decision("Configure the interpreter in the project settings rather than aliasing",
+                           "configure the interpreter in the project settings rather than aliasing it")
+    taken = _decision("Alias node to the pinned version", "alias node to the pinned version in the shell profile",
+                      "the project settings are not read by the test runner")
+    other = _decision("Keep the cache in Redis")
+    kept = settled([considered, other, taken])
+    assert [d.title for d in kept] == [other.title, taken.title]
+    assert kept[-1].options[-1].startswith("configure the interpreter")
+    # the way put aside never taken, or only named by a later choice: both choices stay
+    later = _decision("Document the aliasing option in the README")
+    assert [d.title for d in settled([considered, later])] == [considered.title, later.title]
+    assert [d.title for d in settled([taken, considered])] == [taken.title, considered.title]
+
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 9, decisions=[considered, taken])
+    run_phase2(ws, flush=True)
+    assert sorted(p.name for p in ws.decisions_dir.glob("*.md")) == ["alias-node-to-the-pinned-version.md"]
+
+
+def test_a_look_at_ci_s_state_is_no_attempt(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.rules_engine import is_status_poll
+    from yoi_tui.core.store.staging import Attempt, Request
+
+    assert is_status_poll("gh pr checks 18 --repo me/app 2>&1")
+    assert is_status_poll("cd app && gh run watch 123")
+    assert not is_status_poll("gh pr create --fill")
+    assert not is_status_poll("npm test")
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 20, requests=[
+        Request(intent="fix", target="", summary="Fix the lint job on the PR.", title="Fix the lint job on the PR",
+                done="All checks pass on the PR.", range=(0, 20))],
+        attempts=[Attempt(trial="gh pr checks 18 2>&1", result="failed: exit 1: lint fail 30s; fixed — after editing "
+                          "README.md; `gh pr checks 18 2>&1` then succeeded.", outcome="failure", range=(3, 15))])
+    run_phase2(ws, flush=True)
+    text = (ws.requests_dir / "fix-the-lint-job-on-the-pr.md").read_text()
+    assert "gh pr checks" not in text and "Failure and fix" not in text

@@ -212,3 +212,79 @@ def is_working_step(decision: Any) -> bool:
         return False  # options weighed against each other: a choice, whatever its words
     said = [decision_title(one_line(decision.title)), chosen_text(one_line(decision.chosen))]
     return any(_WORKING_STEP_RE.match(s) or _EDIT_TOOL_RE.search(s) for s in said if s)
+
+
+# What a choice puts aside ("Configure the venv's python rather than aliasing it", "X instead of Y").
+_PUT_ASIDE_RE = re.compile(r"\b(?:rather\s+than|instead\s+of)\s+(?P<aside>[^,;.()]{3,60})", re.IGNORECASE)
+_ASIDE_STOP = {"a", "an", "the", "it", "them", "this", "that", "to", "of", "for", "in", "on", "with", "and", "or",
+               "just", "only", "any", "its", "their", "our", "my"}
+
+
+def _stems(text: str) -> set[str]:
+    """The content words of ``text``, each cut to a rough stem ("aliasing", "aliased", "aliases" →
+    "alias"), so a choice and a later one are compared on their words, whatever the tense."""
+    stems = set()
+    for word in re.findall(r"[a-z][a-z0-9_-]+", text.lower()):
+        if word in _ASIDE_STOP:
+            continue
+        for end in ("ing", "ed"):
+            if word.endswith(end) and len(word) - len(end) >= 3:
+                word = word[: -len(end)]
+                break
+        stems.add(word)
+    return stems
+
+
+def _takes(aside: set[str], words: set[str]) -> bool:
+    """Whether every word of ``aside`` is among ``words``, a word matching one it opens
+    ("alias" and "aliases", "pin" and "pinned": a stem is only roughly cut)."""
+    return all(any(w == a or (min(len(w), len(a)) >= 4 and (w.startswith(a) or a.startswith(w))) for w in words)
+               for a in aside)
+
+
+def _put_aside(decision: Any) -> list[tuple[str, set[str]]]:
+    """Each way ``decision`` put aside, said after "rather than" / "instead of" in its title or
+    chosen: its first word's stem and the stems of all its words (at most three)."""
+    asides = [m["aside"] for text in (one_line(decision.title), one_line(decision.chosen))
+              for m in _PUT_ASIDE_RE.finditer(text)]
+    found = []
+    for aside in asides:
+        words = [w for w in re.findall(r"[a-z][a-z0-9_-]+", aside.lower()) if w not in _ASIDE_STOP]
+        stems = _stems(aside)
+        if words and 0 < len(stems) <= 3:
+            found.append((next(iter(_stems(words[0]))), stems))
+    return found
+
+
+def _first_stem(text: str) -> str:
+    words = [w for w in re.findall(r"[a-z][a-z0-9_-]+", text.lower()) if w not in _ASIDE_STOP]
+    return next(iter(_stems(words[0])), "") if words else ""
+
+
+def settled(decisions: list[Any]) -> list[Any]:
+    """``decisions`` without a choice a later one of the same chunk went back on: when a later
+    decision does what an earlier one put aside ("Configure the venv … rather than aliasing", then
+    "Alias python to python3": it opens with the way's verb and holds all its words), the earlier
+    was a way considered, not the one taken; the later keeps it among its options."""
+    kept = list(decisions)
+    for at, earlier in enumerate(decisions):
+        asides = _put_aside(earlier)
+        if not asides:
+            continue
+        for later in decisions[at + 1:]:
+            said = one_line(later.chosen) or one_line(later.title)
+            took = _stems(f"{one_line(later.title)} {said}")
+            own = [o for _, o in _put_aside(later)]
+            # the later choice does the way put aside: it opens with that way's verb ("Alias …")
+            opens = {_first_stem(chosen_text(said)), _first_stem(decision_title(one_line(later.title)))}
+            if any(_takes({first}, opens) and _takes(a, took) and not any(_takes(a, o) for o in own)
+                   for first, a in asides):
+                if earlier in kept:
+                    kept.remove(earlier)
+                options = [*later.options] or [said]
+                gone = one_line(earlier.chosen) or one_line(earlier.title)
+                if gone and gone not in options:
+                    options.append(gone)
+                kept[kept.index(later)] = later.model_copy(update={"options": options})
+                break
+    return kept

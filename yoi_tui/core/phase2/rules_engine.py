@@ -62,6 +62,7 @@ from .decision_text import (
     is_working_step,
     option_text,
     rationale_text,
+    settled,
     split_reason,
     without_emphasis,
 )
@@ -364,7 +365,7 @@ class RulesEngine:
         activity = staging.activity
         targets: list[Target] = []
         ctx = self.ctx
-        for decision in activity.decisions:
+        for decision in settled(activity.decisions):  # a way considered and then not taken: no choice
             with ctx.from_items(staging, [("decisions", decision)]):
                 target = self._decision(staging, decision)
             if target is not None:
@@ -480,8 +481,10 @@ class RulesEngine:
         pairs: list[tuple[str, str, tuple[int, int] | None, list[Attempt]]] = []
         failures: list[Attempt] = []
         for attempt in attempts:
-            if is_harness_poll(attempt.trial):
-                continue  # waiting on a command ("write_stdin", "BashOutput") is no attempt of its own
+            if is_harness_poll(attempt.trial) or is_status_poll(attempt.trial):
+                # waiting on a command ("write_stdin", "BashOutput") or on CI ("gh pr checks") is no
+                # attempt of its own
+                continue
             if attempt.outcome == "success" and failures:
                 # The older shape: a failure item, then the success that fixed it (or skipped the check).
                 flag = bypassed_by(attempt.trial, [f.trial for f in failures])
@@ -826,6 +829,19 @@ def is_harness_poll(trial: str) -> bool:
     Claude Code's ``BashOutput``): what it waited on is the command, and Phase 1 names the
     attempt after that; a poll left alone says nothing a teammate keeps."""
     return bool(_POLL_RE.match(trial))
+
+
+# A look at a CI run's state ("gh pr checks 18", "gh run watch", "glab ci status"): its exit code is
+# the checks' state (pending, failing) at that moment, never a step of the agent's that failed —
+# and what "fixed" it is time passing, not the edit before the next look. The request's report
+# tells how the checks ended.
+_STATUS_POLL_RE = re.compile(r"^\W*(?:cd\s+\S+\s*(?:&&|;)\s*)?(?:gh\s+(?:pr\s+checks|run\s+(?:watch|view|list)|pr\s+status)|"
+                             r"glab\s+ci\s+(?:status|view)|glab\s+pipeline\s+status)\b", re.IGNORECASE)
+
+
+def is_status_poll(trial: str) -> bool:
+    """An attempt named after a look at CI's state (``_STATUS_POLL_RE``): no failure of the agent's."""
+    return bool(_STATUS_POLL_RE.match(trial))
 
 
 def _is_story(attempt: Attempt) -> bool:
