@@ -344,3 +344,29 @@ def test_an_offer_or_advice_to_the_user_chooses_nothing() -> None:
 
 def test_a_way_to_run_the_checks_is_how_the_agent_works() -> None:
     assert _said("I'll use `pytest -k import` to run only the import tests.") == []
+
+
+# ---------------------------------------------------------------- what no user correction is
+
+
+def _after_the_agent_acted(reply: str) -> list[str]:
+    log = Log()
+    log.user("please add CSV import to the app")
+    log.edit("src/app.py")
+    log.say("I've added the importer.")
+    log.user(reply)
+    log.say("Understood.")
+    log.edit("src/app.py")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_a_reminder_a_bare_stop_a_question_or_a_fact_set_right_is_no_correction() -> None:
+    for reply in ("don't forget to run the linter", "stop", "it should be faster now, right?",
+                  "no, the tests are in tests/unit"):
+        assert _after_the_agent_acted(reply) == [], reply
+
+
+def test_a_user_turning_the_approach_down_is_still_a_correction() -> None:
+    assert _after_the_agent_acted("no, don't write a new parser, only change the csv reader") == [
+        "no, don't write a new parser, only change the csv reader"]
+    assert _after_the_agent_acted("why did you change the config?") == ["why did you change the config?"]

@@ -98,8 +98,22 @@ _INSTEAD_WORD_RE = re.compile(r"\b(?:instead|rather than)\b", re.IGNORECASE)
 _LETS_RE = re.compile(r"^(?:(?:ok(?:ay)?|so|then|actually|hmm),?\s+)?let'?s\b", re.IGNORECASE)
 
 
+# What no correction is: a reminder of a step ("don't forget to run the linter"), a bare "stop" (an
+# interruption), a question other than "why did you …" ("it should be faster now, right?").
+_REMINDER_RE = re.compile(r"^(?:please\s+)?(?:don'?t|do not) forget\b|^remember to\b|^(?:stop|wait|hold on)\W*$",
+                          re.IGNORECASE)
+# "no, <a fact>" ("no, the tests are in tests/unit"): the user sets a fact right, no way of working.
+_NO_FACT_RE = re.compile(r"^no[,.!]\s+(?:(?:the|this|that|these|those|our|my)\s+(?:[\w./-]+\s+){0,3}|(?:it|they|there|we|"
+                         r"you)\s*)(?:'s|'re|is|are|was|were|has|have|lives?|sits?)\b", re.IGNORECASE)
+
+
 def _steers(sentence: str) -> bool:
     """Whether a user's sentence turns the agent's approach down or says which way to go."""
+    plain = sentence.strip()
+    if _REMINDER_RE.search(plain) or (plain.endswith("?") and not re.search(r"\bwhy did (?:you|i)\b", plain, re.IGNORECASE)):
+        return False
+    if _NO_FACT_RE.match(plain) and not re.search(r"\b(?:should|instead|use|don'?t|only|just)\b", plain[3:], re.IGNORECASE):
+        return False
     if _CORRECTION_RE.search(sentence):
         return True
     return bool(_INSTEAD_WORD_RE.search(sentence)) and (instruction_verb(sentence) is not None
