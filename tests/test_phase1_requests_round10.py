@@ -52,3 +52,24 @@ def test_diagnostics_pasted_alone_are_no_request_of_their_own() -> None:
     log.edit("/w/README.md")
     [request] = log.extract().requests
     assert request.range is not None and request.range[0] == first
+
+
+def test_please_to_an_offer_made_on_a_condition_is_a_request_to_go_ahead() -> None:
+    log = Log()
+    log.user("run the remaining end-to-end groups")
+    log.bash("pnpm exec playwright test e2e/weeks.spec.ts", "11 passed")
+    log.say("Group 3 closed cleanly. If useful, I can lay out the exact remaining commands in order.")
+    accept = log.user("please")
+    log.say("1. Re-run group 4. 2. Run group 5.")
+    requests = log.extract().requests
+    assert len(requests) == 2 and requests[1].range is not None and requests[1].range[0] == accept
+    assert requests[1].title == "Go ahead: lay out the exact remaining commands in order"
+
+
+def test_please_with_no_offer_before_it_is_no_request() -> None:
+    log = Log()
+    log.user("run the remaining end-to-end groups")
+    log.bash("pnpm exec playwright test e2e/weeks.spec.ts", "11 passed")
+    log.say("Group 3 closed cleanly.")
+    log.user("please")
+    assert len(log.extract().requests) == 1

@@ -835,7 +835,7 @@ def _bare_yes(text: str) -> bool:
     flat = re.sub(r"[\s,.!]+", " ", prose(text).strip().lower()).strip()
     flat = re.sub(r" (?:please|thanks|thank you)$", "", flat)
     return bool(flat) and (flat in _YES or flat in ("yes go ahead", "ok go ahead", "yes do it", "ok do it",
-                                                    "sure go ahead", "yes sure"))
+                                                    "sure go ahead", "yes sure", "please"))
 
 
 # What the agent offers to do: "Would you like me to implement this solution?" -> "implement this
@@ -844,20 +844,24 @@ _OFFER_RE = re.compile(r"\b(?:would you like me to|do you want me to|want me to|
                        re.IGNORECASE)
 _RECOMMEND_RE = re.compile(r"\b(?:i'?d|i would|i) (?:recommend|suggest|focus on|propose)\s+(?P<what>[^\n]+)",
                            re.IGNORECASE)
+# An offer made on a condition, as Codex ends its reports: "If useful, I can lay out the remaining
+# commands in order." -> "lay out the remaining commands in order".
+_IF_OFFER_RE = re.compile(r"\bif (?:useful|helpful|you(?:'d)? (?:want|like)(?: it)?|you prefer)[^,.\n]{0,30},?\s+"
+                          r"I can\s+(?P<what>[^.?\n]+)", re.IGNORECASE)
 
 
 def _offers(said: str) -> bool:
     """The agent's message ends by offering to do something ("Want me to create a plan?") or
     recommending a way ("I'd focus on X"), which a bare "yes" takes up."""
     tail = prose(said)[-600:]
-    return bool(_OFFER_RE.search(tail) or _RECOMMEND_RE.search(tail))
+    return bool(_OFFER_RE.search(tail) or _RECOMMEND_RE.search(tail) or _IF_OFFER_RE.search(tail))
 
 
 def _go_ahead(text: str, said: str, index: int) -> Request:
     """The request a bare "yes" to the agent's proposal makes: carry out what was proposed."""
     body = prose(said)
     offer = list(_OFFER_RE.finditer(body))
-    found = offer[-1] if offer else _RECOMMEND_RE.search(body)
+    found = offer[-1] if offer else _RECOMMEND_RE.search(body) or _IF_OFFER_RE.search(body[-600:])
     what = squash(found.group("what").strip().rstrip(".:"), 100) if found else ""
     if not what:  # no offer in words: the agent's last sentence that is not a question
         plain = [s for s in sentences(body) if not s.rstrip().endswith("?")]
