@@ -370,3 +370,25 @@ def test_a_user_turning_the_approach_down_is_still_a_correction() -> None:
     assert _after_the_agent_acted("no, don't write a new parser, only change the csv reader") == [
         "no, don't write a new parser, only change the csv reader"]
     assert _after_the_agent_acted("why did you change the config?") == ["why did you change the config?"]
+
+
+# ---------------------------------------------------------------- a comment on when code runs, a bug's cause in a commit
+
+
+def test_a_comment_on_when_the_code_runs_or_a_steps_number_is_a_description() -> None:
+    assert _commented("src/form.js", "/* Called when the user clicks save, otherwise nothing happens */") == []
+    assert _commented("src/importer.py", "# Step 2: validate the rows because bad rows break the import") == []
+
+
+def _committed(message: str) -> list[str]:
+    log = Log()
+    log.user("please add CSV import to the app")
+    log.edit("src/app.py")
+    log.bash(f"git commit -m \"$(cat <<'EOF'\n{message}\nEOF\n)\"", "[main abc123] x")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_a_commit_body_telling_how_the_bug_came_about_is_no_reason_for_a_choice() -> None:
+    assert _committed("fix: handle empty rows\n\nEmpty rows caused a crash because the parser expected a header.") == []
+    assert _committed("feat: stream the import\n\nRows are streamed so that large files do not exhaust memory.") == [
+        "stream the import"]

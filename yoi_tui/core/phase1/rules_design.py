@@ -680,6 +680,9 @@ _COMMENT_NOISE_RE = re.compile(r"\b(?:todo|fixme|xxx|hack|copyright|licen[cs]e|s
 _DESCRIBES_RE = re.compile(r"^(?:it|this|these|they|the (?:function|method|class|module|helper|hook)|function|method)\b|"
                            r"^(?:test(?:s|ing)?|should|expect(?:s|ed)?|verif(?:y|ies)|ensure|assert|check|wait|mock|stub|"
                            r"simulate|fake)\b|"
+                           # when the code runs ("Called when the user clicks save, …") and a step's number
+                           r"^(?:called|used|invoked|run|triggered|executed|fired) (?:when|by|from|after|before|on|if)\b|"
+                           r"^step \d+\b|"
                            r"^[A-Z]?[a-z]+(?<!s)s\b(?<!\bhas)", re.IGNORECASE)
 _CODE_FILES_SKIP = (".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".org", ".html", ".json", ".lock", ".csv", ".svg")
 

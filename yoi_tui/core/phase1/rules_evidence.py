@@ -361,10 +361,17 @@ def pr_text(command: str) -> tuple[str, str]:
     return _quoted(_TITLE_ARG_RE.search(rest)).strip(), body
 
 
+# A body sentence that tells how the bug came about ("Empty rows caused a crash because the parser
+# expected a header"): the fix's diagnosis, not the reason for a choice.
+_CAUSE_RE = re.compile(r"\b(?:caused|causing|crash(?:ed|es|ing)?|fail(?:ed|s|ing)|broke|breaks|threw|throws)\b[^.]*\b"
+                       r"(?:because|since|as)\b", re.IGNORECASE)
+
+
 def _reasons(text: str) -> list[str]:
-    """The sentences of a commit or PR body that say why (trailers and change lists left out)."""
+    """The sentences of a commit or PR body that say why (trailers, change lists and a bug's cause
+    left out)."""
     lines = [line for line in text.splitlines() if line.strip() and not _TRAILER_RE.search(line.strip())]
-    return [s for s in sentences(" ".join(lines)) if _WHY_RE.search(s)]
+    return [s for s in sentences(" ".join(lines)) if _WHY_RE.search(s) and not _CAUSE_RE.search(s)]
 
 
 def _subject_why(subject: str) -> tuple[str, str]:
