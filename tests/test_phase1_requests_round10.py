@@ -73,3 +73,26 @@ def test_please_with_no_offer_before_it_is_no_request() -> None:
     log.say("Group 3 closed cleanly.")
     log.user("please")
     assert len(log.extract().requests) == 1
+
+
+def test_yes_and_the_offered_action_in_its_own_words_is_a_request_of_its_own() -> None:
+    log = Log()
+    log.user("review how the query walks nested agents")
+    log.bash("rg -n agentId src", "src/query.go:12: agentId")
+    log.say("The data model is misaligned. Should I create a detailed implementation plan for the fix first?")
+    accept = log.user("yes, please create a detailed plan and add it to the existing master plan document")
+    log.edit("/w/docs/PLAN.md")
+    requests = log.extract().requests
+    assert len(requests) == 2 and requests[1].range is not None and requests[1].range[0] == accept
+    assert requests[1].intent == "add"
+
+
+def test_sure_with_a_detail_of_the_offer_still_answers_it() -> None:
+    log = Log()
+    first = log.user("add a fake secret to the docs to test the scanner")
+    log.bash("rg -n secret docs", "")
+    log.say("That would pollute the docs. Would you like me to create a test-secrets.txt or a .scanner-test file?")
+    log.user("Sure, put it in test-secrets.")
+    log.call("Write", {"file_path": "/w/test-secrets.txt", "content": "x"}, "File created")
+    [request] = log.extract().requests
+    assert request.range is not None and request.range[0] == first

@@ -224,6 +224,17 @@ _PROPOSAL_RE = re.compile(r"\?(?:\s|$)|\b(?:let me know|would you like|shall i|s
                           re.IGNORECASE)
 
 
+def _takes_up_offer(body: str, said: str) -> bool:
+    """``body`` ("yes, please create a detailed plan …") does what the agent's offer ("Should I create a
+    detailed plan for X?") said, by the offer's own verb."""
+    offer = list(_OFFER_RE.finditer(prose(said)[-600:]))
+    if not offer:
+        return False
+    offered = _verb(offer[-1].group("what"))
+    mine = _verb(re.sub(r"^\W*\w+[\s,.!:-]+(?:please\s+)?", "", body))  # (the accepting word dropped)
+    return offered is not None and mine is not None and offered[1] == mine[1]
+
+
 def _refines_previous(body: str, previous: Request | None, said: str) -> bool:
     """A message that continues the request before it rather than starting one: accepting what the
     agent just proposed ("Ok ..." after a report of done work is a new request), a bare follow-up
@@ -232,7 +243,9 @@ def _refines_previous(body: str, previous: Request | None, said: str) -> bool:
         return False
     words = body.split()
     if len(words) <= 15 and _ACCEPT_RE.match(body) and bool(said) and bool(_PROPOSAL_RE.search(prose(said))):
-        return True
+        # "yes, please create the plan" to "Should I create a plan?": the offer taken up in its own
+        # words is the go-ahead, a request of its own ("Sure, put it in X" answers a detail of it).
+        return not _takes_up_offer(body, said)
     if len(words) <= 3 and _verb(body) is None and not body.rstrip().endswith("?") and not _DOCUMENT_RE.match(body.strip()):
         return True  # (a document's path alone is handed over to be followed: a run of its own)
     first = previous.summary.split(_REFINED)[0]  # the request as first typed
