@@ -253,3 +253,14 @@ def test_a_look_at_ci_s_state_is_no_attempt(tmp_path: Path) -> None:
     run_phase2(ws, flush=True)
     text = (ws.requests_dir / "fix-the-lint-job-on-the-pr.md").read_text()
     assert "gh pr checks" not in text and "Failure and fix" not in text
+
+
+def test_a_report_ending_on_the_heading_of_its_list_of_changes_loses_it() -> None:
+    from yoi_tui.core.phase2.request_text import done_text
+
+    assert done_text("I've updated ROADMAP.md to match what shipped: Summary of Changes.") == \
+        "I've updated ROADMAP.md to match what shipped."
+    assert done_text("Updated the roadmap. Details for the team.") == "Updated the roadmap."
+    # a sentence that goes on after the words is no heading
+    assert done_text("Fixed the bug: summary of the failing test is below.") == \
+        "Fixed the bug: summary of the failing test is below."

@@ -113,7 +113,7 @@ _RIGHT_RE = re.compile(r"^(?:you're|you\s+are)\s+(?:right|correct)\s*[:,—–-]
 _AGREE_RE = re.compile(r"^(?:great|good|perfect|nice|excellent)\s*[—–-]+\s*(?=\S)", re.IGNORECASE)
 _SMALL_WORDS = {"of", "vs", "and", "the", "for", "to", "a", "an", "in", "on", "with", "&", "-", "—", "–", "&amp;"}
 _LIST_OPENING_RE = re.compile(r"^(?:(?:here's|here\s+is)\s+what\b.*|what\s+(?:i|we)\s+\w+|"
-                              r"(?:the\s+)?(?:changes|fixes|summary|details|steps)(?:\s+\w+)?)"
+                              r"(?:the\s+)?(?:changes|fixes|summary|details|steps)(?:\s+(?:of|for)\s+(?:the\s+)?\w+|\s+\w+)?)"
                               r"\s*[:;.]?(?:\s*\d{1,2}[.;)]?)?\s*[.:]?$", re.IGNORECASE)
 _MAX_HEADING_WORDS = 7
 # A line of a config block the report showed ("Timeout_minutes: 60 - 60 minute timeout per attempt."):
