@@ -392,3 +392,23 @@ def test_a_commit_body_telling_how_the_bug_came_about_is_no_reason_for_a_choice(
     assert _committed("fix: handle empty rows\n\nEmpty rows caused a crash because the parser expected a header.") == []
     assert _committed("feat: stream the import\n\nRows are streamed so that large files do not exhaust memory.") == [
         "stream the import"]
+
+
+# ---------------------------------------------------------------- Codex-style commentary: steps, answers, bookkeeping
+
+
+def test_commentary_on_the_order_of_work_the_answer_and_bookkeeping_is_no_decision() -> None:
+    for text in ("I found the failing path in the importer, so I'll patch the row handler next and rerun the unit "
+                 "tests.",
+                 "The sandbox blocks network access, so I'll request escalation for the install.",
+                 "The user wants a summary, so I'll write a short report with the results.",
+                 "I'll mark T003 as done in tasks.md since the tests pass.",
+                 "I'll keep the output concise since the user asked for a quick answer.",
+                 "I'll proceed with implementation, since the plan is approved."):
+        assert _said(text) == [], text
+        assert _reasoned(text) == [], text
+
+
+def test_a_reason_then_a_change_with_no_check_chained_is_still_a_decision() -> None:
+    assert _said("The change is small, so I'll keep the importer and the parser in one module.") == [
+        "keep the importer and the parser in one module"]

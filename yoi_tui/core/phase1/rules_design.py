@@ -317,7 +317,11 @@ def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
 # What the agent says to the user (or asks of its harness) next: a turn of the conversation, never a
 # choice about the project, whatever reason is given for it.
 CONVERSE = (r"(?:acknowledge|suggest|propose|recommend|answer|respond|reply|mention|point out|clarify|apologi[sz]e|"
-            r"thank|greet|escalate|let (?:the user|them|you|him|her) know)")
+            r"thank|greet|escalate|let (?:the user|them|you|him|her) know|request (?:escalation|approval|permission|access)|"
+            # the answer itself: "…, so I'll write a short report with the results", "keep the answer concise"
+            r"(?:write|give|send|post|provide) (?:a|the|my) (?:short |brief |quick |final |concise )?(?:report|summary|"
+            r"answer|reply|recap|overview)\b(?! (?:to|into|in) \S+\.\w+)|keep (?:the|my) (?:output|answer|response|reply|"
+            r"summary) (?:concise|short|brief))")
 # A step run for its result, "to ensure everything compiles", "to make sure the tests still pass", "to
 # keep mypy happy": a check (or a tool satisfied), whatever the step ("let's build the project to
 # ensure everything compiles").
@@ -331,7 +335,8 @@ VERIFIES_RE = re.compile(r"\bto (?:keep|make) (?:mypy|ruff|eslint|tsc|clippy|pyr
 # "let me push the fix"): a routine step, whatever reason is given; a commit of chosen paths is told
 # by rules_commits.
 RECORD_WORK = (r"(?:commit|push|stage|save)\s+(?:these|the|my|all|our|this|those)\s+(?:\w+\s+)?(?:changes|work|"
-               r"fix(?:es)?|updates?|edits?)\b")
+               r"fix(?:es)?|updates?|edits?)\b|mark (?:\S+ ){1,3}(?:as )?(?:done|complete|completed|finished|resolved)\b|"
+               r"proceed\b|go ahead\b|move on\b")
 # A step of the agent's own work, whatever the reason given: a look-up, a retry, a tool to use.
 _LOOKUP = (r"(?:check|look|read|inspect|search|grep|verify|investigate|explore|examine|open|see|review|fetch|pull|"
            r"query|scan|list|confirm|test|debug|find|trace|dig|take|start|begin|continue|wait|ask|tell|report|"
@@ -438,6 +443,12 @@ _DEICTIC_RE = re.compile(r"^[\w-]+\s+(?:that|this|it|them|these|those)(?:\s+(?:o
                          r"as is|for now|untouched|there|out)){0,2}$", re.IGNORECASE)
 
 
+# A change chained with a check ("patch the row handler next and rerun the unit tests", "…, then run
+# the suite"): the order of the agent's work told as it goes, not a choice.
+THEN_CHECK_RE = re.compile(rf",?\s+(?:and|then|and then)\s+(?:{_LOOKUP})\b(?:\s+\S+){{0,4}}\s+(?:tests?|suite|specs?|"
+                           r"build|checks?|linters?|it|again)\b", re.IGNORECASE)
+
+
 def reason_then_choice(sentence: str) -> tuple[str, str] | None:
     """(chosen, why) when ``sentence`` gives a reason and then the agent's choice ("<fact>, so I'll X")."""
     plain = sentence.replace("\u2019", "'").strip().rstrip(".!")
@@ -450,7 +461,8 @@ def reason_then_choice(sentence: str) -> tuple[str, str] | None:
     if _WHY_RE.search(chosen):
         return None  # "… so I'll X to keep Y": the stated intention with its purpose (the engine's own rule)
     if len(chosen.split()) < 3 or _TACTIC_RE.search(chosen) or _LINT_RE.search(plain) \
-            or re.match(r"(?:it|this|that|them)\b", chosen, re.IGNORECASE) or _DEICTIC_RE.match(chosen):
+            or re.match(r"(?:it|this|that|them)\b", chosen, re.IGNORECASE) or _DEICTIC_RE.match(chosen) \
+            or THEN_CHECK_RE.search(chosen):
         return None
     if re.match(r"(?:i'm|i am|we're|we are)\s+(?:\w+ly\s+)?\w+ing\b", why, re.IGNORECASE) \
             or re.search(r"\bbut\b", why, re.IGNORECASE):

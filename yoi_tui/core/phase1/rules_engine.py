@@ -167,6 +167,7 @@ _DESCRIBED_RE = re.compile(r"^(?:the|this|that|these|those|its|their|each|every)
 # "You could use X instead of Y if …", "Would you like me to …".
 _OFFER_RE = re.compile(r"^(?:if you (?:prefer|want|like|'d like|would like|need)\b|would you like\b)|\b(?:i can|i could|"
                        r"you could|you can|you might|you may)\b", re.IGNORECASE)
+_CONVERSE_RE = re.compile(CONVERSE, re.IGNORECASE)
 # A sentence telling what is wrong: "I can see the problem: we're still getting X rather than Y".
 _DIAGNOSIS_RE = re.compile(r"\b(?:the|a|one) (?:\w+ )?(?:problem|issue|bug|culprit)\b(?: here)?(?: is|:| was)|"
                            r"\bstill (?:getting|seeing|producing|using|thinking)\b", re.IGNORECASE)
@@ -454,8 +455,8 @@ def _text_decision(sentence: str, role: str, index: int, context: str = "") -> D
                         rationale=rationale,
                         range=(index, index))
     assert since is not None
-    if _TOOLISH_RE.search(since.group("chosen")):
-        return None  # "I'll use the GitHub workflow because …" is how the agent works
+    if _TOOLISH_RE.search(since.group("chosen")) or _CONVERSE_RE.match(f"{since.group('verb')}{since.group('chosen')}"):
+        return None  # "I'll use the GitHub workflow because …" is how the agent works ("keep the answer short": how it talks)
     chosen = squash(f"{since.group('verb')}{since.group('chosen')}".strip(" —-:"), 200)
     return Decision(title=short_title(chosen, 12), options=[], chosen=chosen, rationale=squash(since.group("why"), 200),
                     range=(index, index))
