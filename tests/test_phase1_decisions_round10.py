@@ -412,3 +412,25 @@ def test_commentary_on_the_order_of_work_the_answer_and_bookkeeping_is_no_decisi
 def test_a_reason_then_a_change_with_no_check_chained_is_still_a_decision() -> None:
     assert _said("The change is small, so I'll keep the importer and the parser in one module.") == [
         "keep the importer and the parser in one module"]
+
+
+# ---------------------------------------------------------------- what a recommendation heading holds
+
+
+def test_follow_ups_suggestions_and_results_under_a_recommendation_heading_choose_nothing() -> None:
+    for text in ("## Summary\n\nAdded the importer.\n\n## Recommendations\n\n- Add more tests for edge cases\n"
+                 "- Consider caching the parsed header",
+                 "## Recommendations for next steps\n\n1. Run the full suite in CI\n2. Review the error messages",
+                 "### Recommendation\n\nConsider adding pagination later if the lists grow.",
+                 "Recommended: restart the dev server to pick up the change.",
+                 "My recommendation: let me know which option you prefer.",
+                 "## Verdict\n\nThe importer works as expected with the sample files.",
+                 "## My take\n\nThis looks like a flaky test rather than a real bug."):
+        assert _said(text) == [], text
+
+
+def test_a_recommendation_that_chooses_and_a_chosen_approach_are_still_decisions() -> None:
+    assert _said("**Recommendation**: Stick with the csv module for now. It's simpler and needs no new "
+                 "dependency.") == ["Stick with the csv module for now."]
+    assert _said("## Chosen approach\n\nStream rows with the csv module and write them in batches of 500.") == [
+        "Stream rows with the csv module and write them in batches of 500."]

@@ -72,6 +72,18 @@ def _under_heading(lines: list[str], start: int) -> tuple[str, str]:
     return chosen, why
 
 
+def _listed(below: list[str]) -> int:
+    """How many list items open the lines under a heading (blank lines skipped)."""
+    count = 0
+    for line in below:
+        if not line.strip():
+            continue
+        if not _ITEM_RE.match(line):
+            break
+        count += 1
+    return count
+
+
 def _work_steps(below: list[str]) -> bool:
     """Whether the list under a plan heading is the order of the agent's work: two of its steps or
     more are looks or runs ("2. Read the specs", "3. Run the suite") - a sequence of work, no design."""
@@ -85,6 +97,15 @@ def _work_steps(below: list[str]) -> bool:
     return looks >= 2
 
 
+# Under a recommendation heading: follow-ups left to the user ("## Recommendations for next steps"), a
+# suggestion for later ("Consider adding pagination later", "Monitor memory use"), a result reported
+# ("The importer works as expected", "This looks like a flaky test") - nothing the session chose.
+_FOLLOW_UPS_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future|later|improvements?|further work)\b", re.IGNORECASE)
+_SUGGESTION_RE = re.compile(r"^(?:consider|optionally|maybe|perhaps|you (?:may|might|could|can|should)|it may be worth|"
+                            r"keep an eye|watch)\b", re.IGNORECASE)
+_STATE_RE = re.compile(r"^(?:the|this|that|it|everything|all|both)\b[^,;:]{0,60}?\b(?:works?|worked|looks?|seems?|"
+                       r"passe[sd]|pass|is|are|was|were)\b", re.IGNORECASE)
+_MODAL_RE = re.compile(r"\b(?:should|must|needs? to|ought|would be (?:better|cleaner|safer)|is better|best)\b", re.IGNORECASE)
 # The agent's own lead before the way ("I'll …", "I recommend …"): the way is what follows it.
 _OWN_LEAD_RE = re.compile(r"^(?:i'll|i will|we'll|we will|let me|let's|i'd|i would|i recommend|i suggest|i'd recommend|"
                           r"i'd suggest|we should|i should)\s+", re.IGNORECASE)
@@ -106,10 +127,19 @@ def _verdict(text: str) -> tuple[str, str] | None:
         if re.match(r"(?:needed|required|pending|open|outstanding|to (?:make|be made)|for (?:you|the user|review))\b",
                     rest, re.IGNORECASE):
             continue  # "## Decisions needed": questions left to the user, nothing chosen yet
+        if re.match(r"(?:for|on|about|regarding)\b", rest, re.IGNORECASE):
+            if _FOLLOW_UPS_RE.search(rest):
+                continue  # "## Recommendations for next steps": follow-ups for the user, nothing chosen
+            rest = ""  # "## Recommendation for the parser": the heading's own words
         chosen, why = (rest, "") if len(rest.split()) >= 2 else _under_heading(lines, number)
+        if not rest and re.search(r"\brecommendations\b", line, re.IGNORECASE) and _listed(lines[number + 1:]) >= 2:
+            continue  # "## Recommendations" over a list: suggestions left to the user, one of them no choice
+        if _SUGGESTION_RE.match(chosen) or (_STATE_RE.match(chosen) and not _MODAL_RE.search(chosen)):
+            continue  # "Consider caching later", "The importer works as expected": a suggestion, a result
         if len(re.findall(r"[A-Za-z]{2,}", chosen)) < 3 or chosen.endswith("?") or _VERDICT_RE.search(chosen):
             continue  # "APPROVE ✓", "Don't close #12 yet": a review's verdict, not a design
-        if re.match(rf"(?:(?:first|then),?\s+)?(?:{_LOOKUP}|{_LOOKUP_ING})\b", _OWN_LEAD_RE.sub("", chosen), re.IGNORECASE):
+        if any(re.match(rf"(?:(?:first|then),?\s+)?(?:{_LOOKUP}|{_LOOKUP_ING})\b", c, re.IGNORECASE)
+               for c in (chosen, _OWN_LEAD_RE.sub("", chosen))):
             continue  # "## Plan / 1. Read the config", "## Approach / I'll read …": a look around, no way chosen
         if NOTHING_CHOSEN_RE.match(chosen):
             continue  # "**Decision:** none yet - waiting on your input": nothing chosen
@@ -317,7 +347,7 @@ def document_designs(calls: list[Call], entries: list[Entry]) -> list[Decision]:
 # What the agent says to the user (or asks of its harness) next: a turn of the conversation, never a
 # choice about the project, whatever reason is given for it.
 CONVERSE = (r"(?:acknowledge|suggest|propose|recommend|answer|respond|reply|mention|point out|clarify|apologi[sz]e|"
-            r"thank|greet|escalate|let (?:the user|them|you|him|her) know|request (?:escalation|approval|permission|access)|"
+            r"thank|greet|escalate|let (?:the user|them|you|him|her|me|us) know|request (?:escalation|approval|permission|access)|"
             # the answer itself: "…, so I'll write a short report with the results", "keep the answer concise"
             r"(?:write|give|send|post|provide) (?:a|the|my) (?:short |brief |quick |final |concise )?(?:report|summary|"
             r"answer|reply|recap|overview)\b(?! (?:to|into|in) \S+\.\w+)|keep (?:the|my) (?:output|answer|response|reply|"
@@ -343,6 +373,7 @@ _LOOKUP = (r"(?:check|look|read|inspect|search|grep|verify|investigate|explore|e
            r"summari[sz]e|explain|figure|understand|run|re-?run|retry|try|compare|gather|collect|map|note|"
            r"double-check|probe|poll|capture|print|dump|reproduce|rebuild|build|install|clone|download|load|"
            r"analy[sz]e|examine|identify|locate|determine|evaluate|validate|focus|keep going|move on|proceed|"
+           r"re-?start|reload|monitor|"
            # a turn of the conversation, or a permission asked of the harness: "…, so I should acknowledge
            # it and wait for their input", "…, so I'll suggest test areas", "…, so I'll escalate this step"
            rf"{CONVERSE}|{RECORD_WORK})")

@@ -71,7 +71,7 @@ _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 _CHOICE_RE = re.compile(
     r"\b(?:instead of|rather than|decided (?:to|on|against)|decision is|opted (?:for|to)|"
     r"(?<!keep )(?<!keeps )(?<!get )going with|(?<!keep )(?<!get )go with|"
-    r"switch(?:ed|ing)? (?:to|from)|chose|choose to|we'll use|let's use|we should (?:use|go with|keep|prefer)|"
+    r"switch(?:ed|ing)? (?:to|from)|chose\b|choose to|we'll use|let's use|we should (?:use|go with|keep|prefer)|"
     r"we'll go with|i'll use (?!(?:that|this|it|them|these|those)\b)\S+(?: \S+){0,3} (?:for|to|as|with)|(?:i'll|i will|we'll|we will|let's) (?:set|cap|limit|"
     r"default|pin|keep) (?:the |a |an )?(?:[\w.-]+ ){1,4}(?:to|at) `?\d[\d.]*|i'll use (?:the |a |an )?(?!(?:that|this|it|them|these|those)\b)\S+(?: \S+){0,2} and |prefer \S+ over|use (?:[\w.`'\"-]+ ){1,4}instead|"
     r"(?:set up|setting up|configure|wire up) (?:[\w.-]+ ){1,4}(?:with|using|via) [`\w][\w.-]*|"
