@@ -154,3 +154,16 @@ def test_a_look_that_found_nothing_is_no_story_when_the_agent_does_not_say_it_is
     log.bash("rg -n RETRY_LIMIT src", "", exit_code=1)
     log.say("There is no RETRY_LIMIT in src; the limit comes from the config file's default.")
     assert log.extract().attempts == []
+
+
+# ---------------------------------------------------------------- a read too large, read in parts
+def test_a_read_too_large_for_one_call_then_read_in_parts_is_a_story_fixed() -> None:
+    log = Log()
+    log.user("resolve the conflict in the stylesheet")
+    start = log.call("Read", {"file_path": "/w/src/style.css"}, "File content (26253 tokens) exceeds maximum allowed "
+                     "tokens (25000). Please use offset and limit parameters to read specific portions of the file.",
+                     error=True)
+    log.call("Read", {"file_path": "/w/src/style.css", "limit": 400}, "1\t/* styles */")
+    [attempt] = log.extract().attempts
+    assert attempt.range is not None and attempt.range[0] == start and attempt.outcome == "success"
+    assert "retried with limit" in attempt.result

@@ -239,12 +239,11 @@ def test_a_check_ended_by_a_time_limit_failed_and_its_wrapper_is_no_part_of_the_
 
 
 # ---------------------------------------------------------------- harness mechanics and denials
-def test_a_read_too_large_and_a_kill_of_an_ended_shell_are_mechanics() -> None:
+def test_a_kill_of_an_ended_shell_is_mechanics() -> None:
+    # (A Read too large for one call was mechanics here too; since the tenth round it is a story, fixed by
+    # the read in parts: tests/test_phase1_attempts_round10.py.)
     log = Log()
     log.user("summarise the server log")
-    log.call("Read", {"file_path": "/w/logs/server.log"}, "File content (48213 tokens) exceeds maximum allowed tokens "
-             "(25000). Please use offset and limit parameters to read specific portions of the file.", error=True)
-    log.call("Read", {"file_path": "/w/logs/server.log", "offset": 1, "limit": 400}, "1\tINFO boot ...")
     log.call("KillShell", {"shell_id": "bash_2"}, "Shell bash_2 is not running, so cannot be killed (status: "
              "completed)", error=True)
     assert log.extract().attempts == []

@@ -2,8 +2,9 @@
 tool mechanics and harness refusals.
 
 Owns the texts that say no attempt was made or that the harness, not the project, stopped a call:
-- the agent's own tool mechanics (``MECHANICS_RE``: an edit before a read, a stale read, a read too
-  large for one call, a kill of a shell that already ended, an edit of a file not made yet);
+- the agent's own tool mechanics (``MECHANICS_RE``: an edit before a read, a stale read, a kill of a
+  shell that already ended, an edit of a file not made yet; a read too large for one call is not one:
+  the labels keep it, read again in parts, as a story fixed);
 - the client refusing or never running the call (``HARNESS_NOISE_RE``: an MCP server still
   connecting, a permission nobody could grant, a denied command, an interrupt);
 - a poll of a background task the harness no longer knows (``GONE_TASK_RE``);
@@ -21,15 +22,14 @@ from ..sessions.model import Entry
 from .calls import Call
 
 # Tool errors that are the agent's mechanics, not something tried: it fixes them without learning
-# anything about the project (edit before read, stale read, a bad tool argument, a read too large for
-# one call, a kill of a shell that already ended).
+# anything about the project (edit before read, stale read, a bad tool argument, a kill of a shell that
+# already ended).
 MECHANICS_RE = re.compile(r"has not been read yet|has been modified since read|string to replace not found|"
                            r"found \d+ matches of the string|inputvalidationerror|invalid tool parameters|"
                            r"file has been unexpectedly modified|no changes to make|tool_use_error>Error: No such tool|"
                            r"sibling tool call errored|tool_use_error>cancelled|cancelled: parallel tool call|"
                            r"failed to find (?:expected lines|context)|apply_patch verification failed|invalid patch|"
-                           r"invalid hunk|exceeds maximum allowed tokens|file is too large to read|"
-                           r"shell \S+ is not running|no shell found with id",
+                           r"invalid hunk|shell \S+ is not running|no shell found with id",
                            re.IGNORECASE)
 # Tool errors the client itself returns, the tool never ran (issue 23): an MCP server still starting
 # (Claude Code: "Still connecting (try again or proceed without)"; Codex: "unsupported call: <tool>"),
