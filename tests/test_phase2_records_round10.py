@@ -105,8 +105,7 @@ def test_a_filler_with_a_dash_is_no_part_of_what_was_asked() -> None:
     from yoi_tui.core.phase2.request_text import asked_text
 
     assert asked_text("Great - now split the importer into two modules.") == "Split the importer into two modules."
-    assert asked_text("yes — go ahead with what the agent proposed: add the cache") == \
-        "Go ahead with what the agent proposed: add the cache"
+    assert asked_text("Ok - now tidy the changelog.") == "Tidy the changelog."
 
 
 def test_a_prompt_expanded_from_its_command_heading_is_titled_by_what_the_command_does() -> None:
@@ -264,3 +263,26 @@ def test_a_report_ending_on_the_heading_of_its_list_of_changes_loses_it() -> Non
     # a sentence that goes on after the words is no heading
     assert done_text("Fixed the bug: summary of the failing test is below.") == \
         "Fixed the bug: summary of the failing test is below."
+
+
+# --- what the agent saw is no part of its choice; an accepted proposal is what was asked --------------
+
+
+def test_a_chosen_loses_what_the_agent_saw_before_it_and_its_let_me_after() -> None:
+    from yoi_tui.core.phase2.decision_text import chosen_text
+
+    assert chosen_text("Now I can see the whole conflict. I need to keep both blocks - the footer from HEAD and "
+                       "the nav from main. Let me…") == "Keep both blocks - the footer from HEAD and the nav from main."
+    assert chosen_text("I've checked the config. Keep the default port. Let me update the docs") == \
+        "Keep the default port."
+    # a chosen that is only "let me …", or an observation alone: as it was
+    assert chosen_text("let me run it") == "Run it"
+    assert chosen_text("I see no reason to change it") == "I see no reason to change it"
+
+
+def test_an_accepted_proposal_is_said_as_what_was_asked() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text
+
+    assert asked_text("please — go ahead with what the agent proposed: lay out the remaining steps in order") == \
+        "Lay out the remaining steps in order (the agent's proposal, accepted)."
+    assert asked_text("Go ahead with what the agent proposed: add the cache").startswith("Add the cache (")

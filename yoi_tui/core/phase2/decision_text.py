@@ -38,8 +38,29 @@ def without_emphasis(text: str) -> str:
     return one_line(_BOLD_RE.sub("", text).replace("**", " "))  # not "__": "__init__.py" is a name
 
 
+# The agent telling what it sees before it says the choice ("Now I can see the full conflict
+# structure.", "Looking at the file, …"), and "Let me…" after it: narration, not the choice.
+_SEEN_RE = re.compile(r"^(?:(?:ok(?:ay)?|now|so|good|great)[\s,]+)*(?:i\s+can\s+(?:now\s+)?see|i\s+see|i've\s+(?:found|read|"
+                      r"looked|checked)|looking\s+at|having\s+(?:read|looked))\b", re.IGNORECASE)
+_LET_ME_TAIL_RE = re.compile(r"\s*(?:let\s+me|i'll\s+now|now\s+i'll)\b[^.!?]*…?$", re.IGNORECASE)
+
+
+def _without_narration(flat: str) -> str:
+    """``flat`` (a staged chosen) without a leading sentence telling what the agent sees and a
+    trailing "Let me…" ("Now I can see the structure. I need to keep both sections - … Let me…" →
+    "I need to keep both sections - …"); as it is when nothing else would be left."""
+    said = _SENTENCE_SPLIT_RE.split(flat)
+    while len(said) > 1 and _SEEN_RE.match(said[0]):
+        said.pop(0)
+    kept = " ".join(said)
+    tail = _LET_ME_TAIL_RE.search(kept)
+    if tail and tail.start() > 0 and re.search(r"[^\W_]", kept[: tail.start()]):
+        kept = kept[: tail.start()].rstrip()
+    return kept or flat
+
+
 def chosen_text(chosen: str) -> str:
-    flat = without_emphasis(one_line(chosen))
+    flat = _without_narration(without_emphasis(one_line(chosen)))
     body = _FIRST_PERSON_RE.sub("", flat, count=1)
     if body == flat or not re.search(r"[^\W_]", body):
         return flat

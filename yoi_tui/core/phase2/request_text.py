@@ -81,6 +81,9 @@ def _asked_sentence(sentence: str) -> str:
     return body[:1].upper() + body[1:]
 
 
+# Phase 1's words for a proposal the user accepted ("yes — go ahead with what the agent proposed: X").
+_GO_AHEAD_RE = re.compile(r"^(?P<said>[^—]{0,60}?)\s*—?\s*go ahead with what the agent proposed:\s*(?P<what>\S.*)$",
+                          re.IGNORECASE)
 _CONTINUATION_RE = re.compile(r"(?<=[.!?])\s+\\+\.?(?=\s|$)|\s+\\+(?=[.\s]|$)")
 
 
@@ -89,6 +92,9 @@ def asked_text(summary: str) -> str:
     "— refined: …" part is tidied the same way."""
     parts: list[str] = []
     for part in without_box_drawing(summary).split(_REFINED):
+        accepted = _GO_AHEAD_RE.match(part.strip())
+        if accepted:  # "yes — go ahead with what the agent proposed: X": what was accepted is asked
+            part = f"{capitalise(accepted['what'].strip().rstrip('.'))} (the agent's proposal, accepted)."
         kept = [s for s in prompt_template.sentences(prompt_template.strip_scaffolding(part))
                 if re.search(r"[^\W_]", s)]
         kept = [s for s in kept if not is_effort_modifier(s)] or kept
