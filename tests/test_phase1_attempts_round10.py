@@ -167,3 +167,18 @@ def test_a_read_too_large_for_one_call_then_read_in_parts_is_a_story_fixed() -> 
     [attempt] = log.extract().attempts
     assert attempt.range is not None and attempt.range[0] == start and attempt.outcome == "success"
     assert "retried with limit" in attempt.result
+
+
+# ---------------------------------------------------------------- a footer every run prints is no error still shown
+def test_a_clean_rerun_that_prints_the_same_footer_is_the_fix() -> None:
+    log = Log()
+    log.user("make credo pass")
+    start = log.bash("mix credo --strict lib/registry.ex 2>&1",
+                     "Checking 1 source file ...\n  Software Design\n  ┃ [D] ↘ Nested modules could be aliased at the top.\n"
+                     "Use `mix credo explain` to explain issues, `mix credo --help` for options.", exit_code=6)
+    log.edit("/w/lib/registry.ex")
+    fixed = log.bash("mix credo --strict lib/registry.ex 2>&1",
+                     "Checking 1 source file ...\nfound no issues.\n"
+                     "Use `mix credo explain` to explain issues, `mix credo --help` for options.")
+    [attempt] = log.extract().attempts
+    assert attempt.range == (start, fixed + 1) and attempt.outcome == "success"

@@ -192,7 +192,10 @@ def _shows_same_error(failed: Call, later: Call) -> bool:
     if failed.result is None or later.result is None:
         return False
     line = re.sub(r"^exit -?\d+: ", "", error_line(failed.result)).rstrip("…").strip()
-    return len(line) >= 20 and line in " ".join(later.result.text.replace("\\n", "\n").split())
+    # Only a line that says what failed: a tool's footer the failure ended on ("Use `mix credo explain`
+    # to explain issues") is printed by the clean run too.
+    return len(line) >= 20 and bool(_ERROR_HINT_RE.search(line) or _DIAGNOSTIC_RE.search(line)) and \
+        line in " ".join(later.result.text.replace("\\n", "\n").split())
 
 
 # A run that found nothing to check: it passed on nothing, so it verified no fix.
