@@ -96,3 +96,11 @@ def test_sure_with_a_detail_of_the_offer_still_answers_it() -> None:
     log.call("Write", {"file_path": "/w/test-secrets.txt", "content": "x"}, "File created")
     [request] = log.extract().requests
     assert request.range is not None and request.range[0] == first
+
+
+def test_diagnostics_pasted_as_the_first_message_are_the_request() -> None:
+    log = Log()
+    first = log.user("/w/README.md(46,1): warning InvalidFileLink: Invalid file link:(~/LICENSE).")
+    log.edit("/w/README.md")
+    [request] = log.extract().requests
+    assert request.range is not None and request.range[0] == first

@@ -179,13 +179,17 @@ _DIAGNOSTIC_LINE_RE = re.compile(r"^\s*\S+?(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?):?\
                                  re.IGNORECASE)
 
 
+def pasted_diagnostics(text: str) -> bool:
+    """Only a tool's diagnostic lines pasted, no sentence of the user's own (the warnings the user was
+    asked to paste, or announced in the message before)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return bool(lines) and all(_DIAGNOSTIC_LINE_RE.match(line) for line in lines)
+
+
 def pasted_terminal(text: str) -> bool:
     """Output pasted with no sentence of the user's own: a shell command line, then only what it
-    printed (error/warning lines, indented or marker lines) or more command lines; or only a tool's
-    diagnostic lines (the warnings the user was asked to paste)."""
+    printed (error/warning lines, indented or marker lines) or more command lines."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    if lines and all(_DIAGNOSTIC_LINE_RE.match(line) for line in lines):
-        return True
     if len(lines) < 2 or lines[0].split()[0].lstrip("$").lower() not in _SHELL_WORDS:
         return False
     return all(_OUTPUT_LINE_RE.match(line) or line.split()[0].lstrip("$").lower() in _SHELL_WORDS for line in lines[1:])
@@ -771,7 +775,8 @@ def extract_requests(entries: list[Entry]) -> list[Request]:
             interrupted = asked = acted = False
             said = ""
             continue
-        if is_trivial(text) or _CHAT_RE.match(prose(text).strip()) or pasted_terminal(text):
+        if is_trivial(text) or _CHAT_RE.match(prose(text).strip()) or pasted_terminal(text) or (
+                requests and pasted_diagnostics(text)):  # (pasted first, the warnings are what to fix)
             continue
         suggested = _suggested_command(text, said)
         if suggested:  # the user typed back a command the agent just showed: run it
