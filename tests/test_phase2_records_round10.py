@@ -286,3 +286,34 @@ def test_an_accepted_proposal_is_said_as_what_was_asked() -> None:
     assert asked_text("please — go ahead with what the agent proposed: lay out the remaining steps in order") == \
         "Lay out the remaining steps in order (the agent's proposal, accepted)."
     assert asked_text("Go ahead with what the agent proposed: add the cache").startswith("Add the cache (")
+
+
+# --- a title cut in mid-phrase takes its phrase back --------------------------------------------------
+
+
+def test_a_title_cut_in_mid_phrase_takes_back_the_words_that_finish_it() -> None:
+    from yoi_tui.core.phase2.request_text import whole_phrase
+
+    asked = "Use the wiki and read the api docs both rest and graphql to get a picture of the gaps. Report back."
+    assert whole_phrase("Use the wiki and read the api docs both rest", asked) == \
+        "Use the wiki and read the api docs both rest and graphql"
+    asked = "Work on phase 3 Export Integrations for US4 from t201a to t201k."
+    assert whole_phrase("Work on phase 3 Export Integrations for US4", asked) == \
+        "Work on phase 3 Export Integrations for US4 from t201a to t201k"
+
+
+def test_a_title_that_ends_where_a_clause_ends_or_would_grow_too_much_stays() -> None:
+    from yoi_tui.core.phase2.request_text import whole_phrase
+
+    # a clause opener, a comma, a bracket, "and" before a new verb: the title ended where a phrase ends
+    assert whole_phrase("I only care for the login scanner", "I only care for the login scanner if it runs.") == \
+        "I only care for the login scanner"
+    assert whole_phrase("Remove the fallback to the repo root", "Remove the fallback to the repo root, and then "
+                        "make the list dynamic.") == "Remove the fallback to the repo root"
+    assert whole_phrase("Narrow the cause down", "Narrow the cause down (e.g. verbose logs).") == \
+        "Narrow the cause down"
+    assert whole_phrase("Fix the parser", "Fix the parser and add a test for it.") == "Fix the parser"
+    # more than five words, a pasted path, or over the title's length: as it was
+    assert whole_phrase("Check the import of the settings", "Check the import of the settings held in the "
+                        "vscode folder of the repo.") == "Check the import of the settings"
+    assert whole_phrase("I ran it and got", "I ran it and got USER@dev~/proj>python -m app.main.") == "I ran it and got"

@@ -27,6 +27,7 @@ from ..store.titles import (
     _ANSWERED_RE,
     COMMAND_WORDS,
     IMPERATIVE_VERBS,
+    MAX_TITLE,
     capitalise,
     clean_title,
     decision_title,
@@ -758,3 +759,41 @@ def is_sent_again(request: object, earlier: object) -> bool:
     said = one_line(getattr(request, "summary", "") or "").lower()
     # Three words at least: "continue" or "try again" said twice are two turns of work, not one.
     return len(said.split()) >= _MIN_SENT_AGAIN and said == one_line(getattr(earlier, "summary", "") or "").lower()
+
+
+# Where a phrase cut off a title ends: the sentence's end, a comma or semicolon, a bracket, a clause
+# opener ("if", "so", "which", "und" …), or "to" before a verb (a purpose: "… to get a strong …").
+_CLAUSE_OPENERS = {"if", "so", "because", "since", "which", "where", "when", "while", "that", "but", "then", "who",
+                   "und", "oder", "e", "o", "et", "y", "ou", "pero", "aber", "ma"}
+_PLAIN_WORD_RE = re.compile(r"^[\w'’.-]+[,;.!?]?$")
+_MAX_REST = 5  # words a cut phrase may take back
+
+
+def whole_phrase(title: str, asked: str) -> str:
+    """``title`` with the words it was cut before given back, when it is the opening words of the
+    first sentence of ``asked`` cut in mid-phrase and at most five plain words finish that phrase
+    ("Use context7 and review te linear docs both sdk" of "… both sdk and regular to get a strong
+    understanding" → "… both sdk and regular"; "Work on phase 4 … for US2" of "… for US2 from t103a to
+    t103n." → "… from t103a to t103n"); as it is otherwise, and never over the title's length."""
+    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+    words, said = title.split(), first.split()
+    if not words or len(said) <= len(words) or ":" in title:
+        return title
+    if [w.lower().strip(".,;") for w in said[: len(words)]] != [w.lower().strip(".,;") for w in words] \
+            or said[len(words) - 1][-1:] in ",;:.!?)":
+        return title  # no cut of that sentence, or cut where a clause ends already
+    rest: list[str] = []
+    for at, word in enumerate(said[len(words):]):
+        low = word.lower().strip(",;.!?")
+        after = said[len(words) + at + 1].lower().strip(",;.!?") if len(words) + at + 1 < len(said) else ""
+        if (low in _CLAUSE_OPENERS or word.startswith(("(", "[", "\"", "`"))
+                or (low == "to" and (after in IMPERATIVE_VERBS or after in {"get", "be", "have", "see", "know"}))
+                or (low in {"and", "or"} and after in IMPERATIVE_VERBS)):
+            break
+        if not _PLAIN_WORD_RE.match(word) or len(rest) >= _MAX_REST:
+            return title  # a pasted path or prompt, or a phrase too long to take back
+        rest.append(word.rstrip(",;.!?"))
+        if word[-1:] in ",;.!?":
+            break
+    longer = " ".join([*words, *rest])
+    return longer if rest and len(longer) <= MAX_TITLE else title

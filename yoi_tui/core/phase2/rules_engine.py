@@ -78,6 +78,7 @@ from .request_text import (
     names_a_target,
     request_title,
     resolve_pronoun,
+    whole_phrase,
 )
 from .request_text import slug_text as request_slug_text
 from .run_context import Phase2Context
@@ -430,6 +431,8 @@ class RulesEngine:
             # "Edit it and add some content": "it" is what the request before made (its report names it).
             title = self._line(resolve_pronoun(title, one_line(before.done or "") if before else ""))
             title = trim_cut(title, one_line(request.summary))
+            # "… review te linear docs both sdk" of "… both sdk and regular to get …": the phrase whole.
+            title = self._line(whole_phrase(title, asked_text(one_line(request.summary))))
         elif target and not set(slugify(target).split("-")) <= set(slugify(intent).split("-")):
             # A bare verb ("fix", as the rules extractor gives) reads as a title only with its object.
             title = f"{intent} {target}" if len(intent.split()) <= 3 else f"{intent} ({target})"
