@@ -73,7 +73,7 @@ _ERROR_WORD_RE = re.compile(r"\berror\b|\bfatal\b|exception|traceback", re.IGNOR
 _WARNING_RE = re.compile(r"^(?:⚠|warn(?:ing)?\b)|\bwarn(?:ing)?:|will be ignored", re.IGNORECASE)
 _DIAGNOSTIC_RE = re.compile(r"^(?:\S+\.\w{1,5}:\d+(?::\d+)?:\s*\S|--- FAIL:|\S+Error: )")
 _NO_FAILURE_SHOWN = "no failing test in the output shown"
-_PASS_MARKS = ("✓", "✔", "√", "PASS", "ok ")
+_PASS_MARKS = ("✓", "✔", "√", "PASS")
 _UNMET_RE = re.compile(r"\bnot met\b|\bthreshold\b|\bFAIL\b|✕", re.IGNORECASE)
 _PASSED_LINE_RE = re.compile(r"^(?:[✓✔√]|PASS\b|ok\s)")
 _FAILED_TEST_RE = re.compile(r"^[✕✗✘]\s")  # a failing test as jest (✕) and others mark it
@@ -205,9 +205,16 @@ _NOTHING_CHECKED_RE = re.compile(r"\bno (?:test files|tests?|files|specs?|inputs
                                  re.IGNORECASE)
 
 
+_NOTHING_WORDS = ("found", "no tests", "collected 0", "ran 0 test", "no files")
+
+
 def _checked_nothing(call: Call) -> bool:
     """A passing run whose output says it found nothing to check (a glob matching no file, no test)."""
-    return call.result is not None and bool(_NOTHING_CHECKED_RE.search(call.result.text[:4000]))
+    if call.result is None:
+        return False
+    head = call.result.text[:4000]
+    low = head.lower()  # (substrings first: the regex runs only on an output that may hold one)
+    return any(word in low for word in _NOTHING_WORDS) and bool(_NOTHING_CHECKED_RE.search(head))
 
 
 _BUILD_WORDS = {"build", "compile", "bundle", "generate", "codegen", "install"}
@@ -836,6 +843,9 @@ _BLOCKED_RE = re.compile(r"\bblocked\b|\bcannot proceed\b|\bcan'?t proceed\b|\bu
                          r"\bhalt(?:ed|ing)?\b|\béchou|\barrêt\b|\bbloqué", re.IGNORECASE)
 
 
+_BLOCKED_WORDS = ("blocked", "proceed", "unable to continue", "halt", "échou", "arrêt", "bloqu")
+
+
 def _blocked_sentence(text: str) -> str:
     """The agent's sentence saying it is blocked, its markup dropped; a heading alone ("**Blocked**")
     with the sentence after it."""
@@ -853,36 +863,45 @@ def _blocked_attempts(entries: list[Entry], calls: list[Call], told: list[Attemp
     for the project's config that found nothing) — a look around on its own — after which the agent
     changed nothing and ended its turn saying it cannot go on: the work was tried and is blocked, a
     story not fixed. Only when no story of the turn tells a real failure already."""
-    failed = [c for c in calls if c.is_shell and c.failed and c.result is not None]  # (cheap first: most have none)
-    if not failed:
+    # The looks that found nothing (cheap first: most chunks have no failed shell call, fewer still a look).
+    looks_all = [c for c in calls if c.is_shell and c.failed and c.result is not None and not _is_failure(c)
+                 and not missing_tool(c.result.text, c.result.exit_code)]
+    if not looks_all:
         return []
     users = [e.index for e in entries if e.role == "user" and e.kind in (None, "message")]
-    last_look: dict[int, Call] = {}  # the turn (the user's next message, or none) -> its last failed look
-    for call in failed:
-        assert call.result is not None
-        if not _is_failure(call) and not missing_tool(call.result.text, call.result.exit_code):
-            last_look[bisect.bisect_right(users, call.entry.index)] = call
+    turns: dict[int, list[Call]] = {}  # the turn (the user's next message, or none) -> its looks that found nothing
+    for call in looks_all:
+        turns.setdefault(bisect.bisect_right(users, call.entry.index), []).append(call)
+    last_end: dict[int, int] = {}  # the turn -> the end of its last call
+    for call in calls:
+        turn = bisect.bisect_right(users, call.entry.index)
+        if turn in turns:
+            last_end[turn] = max(last_end.get(turn, -1), call.end)
+    spoken = [e for e in entries if e.role == "assistant" and e.kind in (None, "message")]
+    spoken_at = [e.index for e in spoken]
     found: list[Attempt] = []
-    for turn, look in last_look.items():
+    for turn, failures in turns.items():
         since = users[turn - 1] if turn > 0 else -1
         until = users[turn] if turn < len(users) else 1 << 60
-        later = [c for c in calls if look.entry.index < c.entry.index < until]
-        if any(c.succeeded and (c.is_edit or (c.is_shell and _changes(c))) for c in later):
-            continue  # something was changed after it: the agent got on with the work
-        if any(a.range and since < a.range[0] < until for a in told):
-            continue  # a story of the turn tells its real failure
-        after = max((c.end for c in later), default=look.end)
-        # the agent's last words of the turn, after its last call: it stopped there
-        words = [e for e in entries if after < e.index < until and e.role == "assistant" and e.kind in (None, "message")]
-        if not words or (turn == len(users) and entries[-1].index != words[-1].index):
+        # the agent's last words of the turn, after its last call: it stopped there (checked first: cheap)
+        at = bisect.bisect_left(spoken_at, until) - 1
+        if at < 0 or spoken_at[at] <= last_end[turn] or (turn == len(users) and entries[-1].index != spoken_at[at]):
             continue
-        said = _blocked_sentence(words[-1].text[:1500])
+        head = spoken[at].text[:1500]
+        low = head.lower()  # (substrings first: the regex and the sentences only for words that may say it)
+        said = _blocked_sentence(head) if any(word in low for word in _BLOCKED_WORDS) and _BLOCKED_RE.search(head) else ""
         if not said:
             continue
+        if any(a.range and since < a.range[0] < until for a in told):
+            continue  # a story of the turn tells its real failure
+        look = failures[-1]
+        if any(look.entry.index < c.entry.index < until and c.succeeded and (c.is_edit or (c.is_shell and _changes(c)))
+               for c in calls):
+            continue  # something was changed after it: the agent got on with the work
         shown = " ".join(_lines(look.result.text if look.result else ""))
         found.append(Attempt(trial=f"`{look.describe()}`", result=f"failed: {squash(shown, 120) or 'found nothing'}; "
                              f"not fixed — the agent stopped, blocked: {said}", outcome="failure",
-                             range=(look.entry.index, words[-1].index)))
+                             range=(look.entry.index, spoken_at[at])))
     return found
 
 
