@@ -182,3 +182,14 @@ def test_a_clean_rerun_that_prints_the_same_footer_is_the_fix() -> None:
                      "Use `mix credo explain` to explain issues, `mix credo --help` for options.")
     [attempt] = log.extract().attempts
     assert attempt.range == (start, fixed + 1) and attempt.outcome == "success"
+
+
+def test_a_status_table_is_told_by_its_failing_row() -> None:
+    log = Log()
+    log.user("get the pull request green")
+    log.bash("gh pr checks 18", "Lint\tfail\t26s\thttps://ci.example.org/job/1\n"
+             "Test (ubuntu-latest)\tpass\t41s\thttps://ci.example.org/job/2", exit_code=1)
+    log.edit("/w/src/export_test.go")
+    log.bash("gh pr checks 18", "Lint\tpass\t25s\thttps://ci.example.org/job/3")
+    [attempt] = log.extract().attempts
+    assert "failed: exit 1: Lint fail 26s" in attempt.result

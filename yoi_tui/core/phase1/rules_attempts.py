@@ -66,7 +66,7 @@ from .harness import (
 )
 from .text import sentences, squash
 
-_ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|exception|denied|cannot|can't|no such|invalid|"
+_ERROR_HINT_RE = re.compile(r"error|fatal|not found|failed|failure|\bfail\b|exception|denied|cannot|can't|no such|invalid|"
                             r"unknown|unrecognized|unrecognised|unsupported|not allowed|"
                             r"traceback|refused|timed out|exceeds|expected|assert", re.IGNORECASE)
 _ERROR_WORD_RE = re.compile(r"\berror\b|\bfatal\b|exception|traceback", re.IGNORECASE)
