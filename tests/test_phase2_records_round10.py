@@ -317,3 +317,14 @@ def test_a_title_that_ends_where_a_clause_ends_or_would_grow_too_much_stays() ->
     assert whole_phrase("Check the import of the settings", "Check the import of the settings held in the "
                         "vscode folder of the repo.") == "Check the import of the settings"
     assert whole_phrase("I ran it and got", "I ran it and got USER@dev~/proj>python -m app.main.") == "I ran it and got"
+
+
+def test_a_title_run_past_its_sentence_into_the_next_word_ends_with_its_sentence() -> None:
+    from yoi_tui.core.phase2.request_text import request_title
+
+    assert request_title("Try signing in again. error", "Try signing in again. error: 401 from /auth", "") == \
+        "Try signing in again"
+    # a version's dot, or no instruction before the stop: as it was
+    assert request_title("Bump the version to 1.2. now", "Bump the version to 1.2. now", "") == \
+        "Bump the version to 1.2. now"
+    assert request_title("Fix the login page", "Fix the login page.", "") == "Fix the login page"

@@ -567,12 +567,29 @@ def _done_title(done: str) -> str:
     return ""
 
 
+# A title that ran past its sentence's end into one or two words of the next ("Try logging in
+# again. error", the pasted error's first word): the sentence is the title.
+_TRAILING_FRAGMENT_RE = re.compile(r"^(?P<sentence>\S+(?:\s+\S+)+?[.!?])\s+(?P<rest>\S+(?:\s+\S+)?)$")
+
+
+def _without_trailing_fragment(title: str) -> str:
+    """``title`` without one or two words after its sentence's full stop ("Try logging in again.
+    error" → "Try logging in again"), when the sentence before is an instruction; as it is otherwise
+    (a version or a path holds dots of its own: "Bump to 1.2. now" is left alone unless it says
+    an instruction first)."""
+    cut = _TRAILING_FRAGMENT_RE.match(one_line(title))
+    if cut is None or not starts_with_verb(cut["sentence"]) or re.search(r"\d[.]$", cut["sentence"]):
+        return title
+    return cut["sentence"].rstrip(".!")
+
+
 def request_title(title: str, asked: str, done: str) -> str:
     """``title``, or (when it is template scaffolding) one read from ``asked`` and ``done``; a
     title that is no instruction ("I came from the future", an effort modifier "Think hard")
     takes the instruction said in the first sentences of ``asked`` when there is one."""
     if is_effort_modifier(title):
         return _instruction_in(asked, first_too=True) or title
+    title = _without_trailing_fragment(title)
     command = _command_heading_title(asked)
     if command:
         return command
