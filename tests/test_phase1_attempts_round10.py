@@ -193,3 +193,37 @@ def test_a_status_table_is_told_by_its_failing_row() -> None:
     log.bash("gh pr checks 18", "Lint\tpass\t25s\thttps://ci.example.org/job/3")
     [attempt] = log.extract().attempts
     assert "failed: exit 1: Lint fail 26s" in attempt.result
+
+
+# ---------------------------------------------------------------- a problem the agent's own look found still there
+def test_a_problem_the_agents_look_finds_still_there_then_worked_on_is_a_story_fixed() -> None:
+    log = Log()
+    log.user("make CI build the module again")
+    look = log.bash("head -5 src/go.mod", "module example.org/tool\n\ngo 1.24.0\n")
+    log.say("The go.mod still shows 1.24.0 after the merge, which CI cannot build.")
+    log.edit("/w/src/go.mod")
+    log.bash("git commit -am 'fix(deps): go 1.21'", "[main 01e0de5] fix(deps): go 1.21")
+    done = log.say("Downgraded go.mod to 1.21 and pushed.")
+    [attempt] = log.extract().attempts
+    assert attempt.range == (look, done) and attempt.outcome == "success"
+    assert "still there: The go.mod still shows 1.24.0" in attempt.result and "after editing go.mod" in attempt.result
+
+
+def test_a_problem_still_there_at_the_agents_last_words_is_not_fixed() -> None:
+    log = Log()
+    log.user("scrub the instructions from the exported session")
+    log.bash("python3 scrub.py session.jsonl > out.jsonl", "")
+    log.say("I found that strict mode still left long instruction text in the system messages.")
+    log.edit("/w/scrub.py")
+    log.bash("python3 scrub.py session.jsonl > out.jsonl", "")
+    log.say("The output still contains the base instructions; I could not get them out.")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "failure" and "the agent's last words say it still is" in attempt.result
+
+
+def test_a_problem_still_there_that_the_agent_only_talks_about_is_no_story() -> None:
+    log = Log()
+    log.user("check whether the old flag is used")
+    log.bash("rg -n legacy_flag src", "src/app.py:3: legacy_flag = True")
+    log.say("The code still shows legacy_flag in app.py; it is set but never read.")
+    assert log.extract().attempts == []

@@ -781,6 +781,7 @@ def _stories(entries: list[Entry], calls: list[Call], told: frozenset[int]
         start < a.range[0] < end for start, end in fixed_spans)]
     attempts.extend(_hook_attempts(entries, calls))
     attempts.extend(_blocked_attempts(entries, calls, attempts))
+    attempts.extend(_still_there_attempts(entries, calls, attempts))
     attempts.extend(_reported_attempts(entries, calls))
     attempts.extend(a for a in _stuck_edit_attempts(calls) if a.range and a.range[0] not in told)
     # (a look an earlier chunk carried here was told there)
@@ -902,6 +903,64 @@ def _blocked_attempts(entries: list[Entry], calls: list[Call], told: list[Attemp
         found.append(Attempt(trial=f"`{look.describe()}`", result=f"failed: {squash(shown, 120) or 'found nothing'}; "
                              f"not fixed — the agent stopped, blocked: {said}", outcome="failure",
                              range=(look.entry.index, spoken_at[at])))
+    return found
+
+
+# ---------------------------------------------------------------- a problem the agent's own look found still there
+# The agent's words right after a call that ran: what it looked at shows the problem is still there
+# ("I found that strict mode still left long instruction text", "The go.mod still shows 1.24.0").
+_STILL_THERE_RE = re.compile(r"\bstill (?:left|leaves|contains?|fails?|failing|shows?|showing|broken|errors?|"
+                             r"crash(?:es|ing)?|returns?|prints?|leaks?|missing)\b", re.IGNORECASE)
+
+
+def _still_there_attempts(entries: list[Entry], calls: list[Call], told: list[Attempt]) -> list[Attempt]:
+    """A problem the agent's own look found still there, told in its words right after a call that
+    ran, then worked on (an edit, a command that changes things) before the user spoke again: a story,
+    fixed when the agent did not find it still there again before the user's next message, not fixed
+    when its last words say it still is. Said in words and never acted on, it is no story; a call that
+    failed is told by its own story."""
+    if not any(e.role == "assistant" and "still" in e.text[:400] for e in entries):
+        return []  # (cheap first: most chunks have no such words)
+    found: list[Attempt] = []
+    after_call: dict[int, Call] = {}  # a result's entry index -> its call
+    for call in calls:
+        if call.result is not None:
+            after_call[call.result.index] = call
+    users = [e.index for e in entries if e.role == "user" and e.kind in (None, "message")]
+    last_tool = -1
+    for entry in entries:
+        if entry.role == "tool":
+            last_tool = entry.index
+            continue
+        if entry.role != "assistant" or entry.kind not in (None, "message") or "still" not in entry.text[:400]:
+            if entry.role != "assistant" or entry.kind not in ("thinking", None, "message"):
+                last_tool = -1  # (only the agent's thinking may come between the result and its words)
+            continue
+        match = _STILL_THERE_RE.search(entry.text[:400])
+        looked = after_call.get(last_tool)
+        last_tool = -1
+        if match is None or looked is None or looked.failed:  # (a redacted output says neither)
+            continue
+        if any(a.range and a.range[0] <= entry.index <= a.range[1] for a in told + found):
+            continue  # a story already tells it
+        until = next((i for i in users if i > entry.index), 1 << 60)
+        steps = [c for c in calls if entry.index < c.entry.index < until and c.succeeded
+                 and (c.is_edit or (c.is_shell and (_changes(c) or bool(written_files(c.command())))))]
+        if not steps:
+            continue  # said, never worked on: no story
+        said = next((squash(s, 160) for s in sentences(entry.text[:600]) if _STILL_THERE_RE.search(s)), "")
+        last_words = [e for e in entries if steps[-1].end < e.index < until and e.role == "assistant"
+                      and e.kind in (None, "message")]
+        again = bool(last_words) and bool(_STILL_THERE_RE.search(last_words[-1].text[:400]))
+        edited = [f for c in steps if c.is_edit for f in c.files()]
+        ran = [c.describe() for c in steps if c.is_shell]
+        how = "; ".join(_steps(edited, ran))
+        end = last_words[-1].index if last_words else steps[-1].end
+        trial = f"`{looked.describe()}`" if looked.is_shell and looked.command() else "the agent's own check"
+        found.append(Attempt(trial=trial, result=(f"still there: {said}; not fixed — {how}; the agent's last words "
+                                                  "say it still is") if again else
+                             f"still there: {said}; fixed — {how}; the agent did not find it again",
+                             outcome="failure" if again else "success", range=(looked.entry.index, end)))
     return found
 
 
