@@ -434,3 +434,25 @@ def test_a_recommendation_that_chooses_and_a_chosen_approach_are_still_decisions
                  "dependency.") == ["Stick with the csv module for now."]
     assert _said("## Chosen approach\n\nStream rows with the csv module and write them in batches of 500.") == [
         "Stream rows with the csv module and write them in batches of 500."]
+
+
+# ---------------------------------------------------------------- a look recommended and accepted
+
+
+def _accepted(proposal: str, reply: str) -> list[str]:
+    log = Log()
+    log.user("please add CSV import to the app")
+    log.bash("ls src", "app.py")
+    log.say(proposal)
+    log.user(reply)
+    log.say("Done.")
+    log.edit("src/app.py")
+    return [d.chosen for d in log.extract().decisions]
+
+
+def test_a_look_or_a_run_recommended_and_accepted_is_a_step() -> None:
+    for proposal in ("I'd recommend running the tests before pushing.", "I suggest we check the logs first.",
+                     "I recommend reviewing the diff before merging."):
+        assert _accepted(proposal, "ok") == [], proposal
+    assert _accepted("I'd recommend a dedicated test file rather than the README.", "Sure, put it in test-secrets.") \
+        == ["put it in test-secrets."]

@@ -183,7 +183,8 @@ def accepted_proposals(entries: list[Entry], calls: list[Call]) -> list[Decision
                 for message in said:
                     previous = ""
                     for sentence in sentences(prose(message.text)):
-                        if _RECOMMEND_RE.search(sentence) and not sentence.rstrip().endswith("?"):
+                        if _RECOMMEND_RE.search(sentence) and not sentence.rstrip().endswith("?") \
+                                and not _recommends_a_look(sentence):
                             proposal.append((message.index, sentence, previous))
                         previous = sentence
                 if proposal:
@@ -209,6 +210,20 @@ def _proposal_decision(proposal: list[tuple[int, str, str]], reply: Entry, calls
                     rationale=squash(f"the agent recommended it ({squash(why, 150)}); the user agreed: "
                                      f"{prose(reply.text)}", 240),
                     range=(proposal[0][0], _first_action_after(calls, reply.index)))
+
+
+# A look or a run recommended ("I'd recommend running the tests before pushing", "I suggest we check the
+# logs first", "I'd suggest you restart your terminal"): accepted, it is a step, not a choice.
+_LOOK_NEXT_RE = re.compile(r"^(?:(?:that|to|on|with)\s+)?(?:(?:we|you)\s+)?(?:should\s+|first\s+)?(?:run(?:ning)?|re-?run(?:ning)?|"
+                           r"test(?:ing)?|check(?:ing)?|review(?:ing)?|look(?:ing)?|verify(?:ing)?|read(?:ing)?|"
+                           r"inspect(?:ing)?|restart(?:ing)?|wait(?:ing)?|ask(?:ing)?|confirm(?:ing)?|tr(?:y|ying)|"
+                           r"investigat(?:e|ing)|debug(?:ging)?)\b", re.IGNORECASE)
+
+
+def _recommends_a_look(sentence: str) -> bool:
+    match = _RECOMMEND_RE.search(sentence)
+    rest = re.sub(r"\*\*|__", "", sentence[match.end():]).strip(" :,;—–-") if match else ""
+    return bool(rest) and bool(_LOOK_NEXT_RE.match(rest))
 
 
 def _recommended(sentence: str) -> str:
