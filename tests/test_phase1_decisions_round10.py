@@ -456,3 +456,18 @@ def test_a_look_or_a_run_recommended_and_accepted_is_a_step() -> None:
         assert _accepted(proposal, "ok") == [], proposal
     assert _accepted("I'd recommend a dedicated test file rather than the README.", "Sure, put it in test-secrets.") \
         == ["put it in test-secrets."]
+
+
+# ---------------------------------------------------------------- a Chinese description with a way set aside
+
+
+def test_what_the_code_does_told_in_chinese_with_a_way_set_aside_is_a_fact() -> None:
+    def said(text: str) -> list[str]:
+        log = Log()
+        log.user("帮我添加 CSV 导入功能")
+        log.bash("ls src", "app.py")
+        log.say(text)
+        log.edit("src/app.py")
+        return [d.chosen for d in log.extract().decisions]
+    assert said("这个函数使用 Redis 而不是内存缓存。") == []
+    assert said("导入会放在独立的模块里，而不是混进现有的解析器。") == ["导入会放在独立的模块里"]

@@ -40,6 +40,10 @@ _CHOICE_VERB_RE = re.compile(r"^(?:采用|使用|改用|改为|换成|选择|选
 _LOOKUP_RE = re.compile(r"^(?:先|再|现在|马上)?(?:检查|查看|确认|看|搜索|读|查|验证|运行|测试|等|调查|排查|了解|回读)")
 
 
+# The code or the project as the subject ("这个函数使用 …", "该服务 …", "它 …", "このモジュールは …"): a description.
+_DESCRIBED_RE = re.compile(r"^(?:这个|这些|那个|该|此|这里的|它们?|この|その)")
+
+
 def _clean(text: str) -> str:
     return " ".join(_SUBJECT_RE.sub("", text.strip(" ，,、：:")).split())
 
@@ -62,6 +66,8 @@ def _contrast(sentence: str) -> tuple[str, str] | None:
     told = _SO_RE.match(chosen)
     if told is not None:  # "这是首个版本，所以采用 X，而不是 Y": the reason before 所以
         why, chosen = told.group("why"), told.group("chosen")
+    if _DESCRIBED_RE.match(chosen.strip()):
+        return None  # "这个函数使用 Redis 而不是内存缓存": what the code does, nobody choosing
     chosen = _clean(chosen)
     if not _chosen_ok(chosen) or len(other) < 2:
         return None
