@@ -328,3 +328,41 @@ def test_a_title_run_past_its_sentence_into_the_next_word_ends_with_its_sentence
     assert request_title("Bump the version to 1.2. now", "Bump the version to 1.2. now", "") == \
         "Bump the version to 1.2. now"
     assert request_title("Fix the login page", "Fix the login page.", "") == "Fix the login page"
+
+
+# --- second helper: the intent said after the opening -------------------------------------------------
+
+
+def test_a_title_that_only_says_what_to_read_takes_the_problem_or_instruction_said_after_it() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text, request_title
+
+    asked = asked_text("Read AGENTS.md and docs/roadmap . There is one e2e test that keeps failing. "
+                       "I suspect the retry wrapper.")
+    assert request_title("Read AGENTS.md and docs/roadmap", asked, "") == "Fix the e2e test that keeps failing"
+    asked = asked_text("Look at README.md. Then rename the cli module to app.")
+    assert request_title("Look at README.md", asked, "") == "Rename the cli module to app"
+
+
+def test_a_read_that_is_the_work_or_names_no_document_stays() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text, request_title
+
+    # nothing asked after the reading: reading was the work
+    asked = asked_text("Read CHANGELOG.md. It is long.")
+    assert request_title("Read CHANGELOG.md", asked, "") == "Read CHANGELOG.md"
+    # more than names after the verb: an instruction of its own
+    asked = asked_text("Read the parser and summarize it. There is a bug in the lexer too.")
+    assert request_title("Read the parser and summarize it", asked, "") == "Read the parser and summarize it"
+
+
+def test_a_belief_voiced_as_a_question_is_asked_as_a_check() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text, request_title
+
+    asked = asked_text("I thought we already shipped the export step?")
+    assert request_title("I thought we already shipped the export step", asked, "") == \
+        "Check whether we already shipped the export step"
+    # said as a statement, or with an instruction after it: not this
+    asked = asked_text("I thought we already shipped the export step.")
+    assert request_title("I thought we already shipped the export step", asked, "") == \
+        "I thought we already shipped the export step"
+    asked = asked_text("I thought the export was done? Finish the export step.")
+    assert request_title("I thought the export was done", asked, "") == "Finish the export step"

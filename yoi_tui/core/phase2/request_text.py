@@ -421,6 +421,64 @@ def _there_is_title(title: str, asked: str) -> str:
     return clean_title(f"{said} {thing}")
 
 
+# An opening that only hands the agent its reading ("Read CLAUDE.md and docs/plan.", "Look at
+# README.md"): context for the work, never the work — what the message asks is said after it,
+# often as the problem it reports ("There is one CI test that keeps failing").
+_READ_FIRST_RE = re.compile(r"^(?:(?:first|please)[\s,]+)*(?:re-?read|read|review|look\s+(?:at|through|over)|go\s+through|"
+                            r"load|study|check\s+out)\s+(?P<what>\S.*)$", re.IGNORECASE)
+_DOC_NAME_RE = re.compile(r"^(?:`?@?[\w~-]*[./][\w./~-]*`?|(?:the\s+)?(?:docs?|readme|documentation|codebase|"
+                          r"project\s+plan|plan|spec))$", re.IGNORECASE)
+_NAMES_SPLIT_RE = re.compile(r"\s*(?:,|&|\band\b|\bthen\b)\s*", re.IGNORECASE)
+_PROBLEM_WORDS_RE = re.compile(r"\b(?:fail\w*|broken|error\w*|crash\w*|bugs?|wrong|flaky|hangs?|"
+                               r"(?:doesn't|does\s+not|don't|isn't|is\s+not)\s+work\w*|not\s+working)\b", re.IGNORECASE)
+_ONE_RE = re.compile(r"^(?:one|a|an)\s+(?=\S)", re.IGNORECASE)
+
+
+def _reads_only(title: str) -> bool:
+    """Whether ``title`` only tells the agent what to read: "Read" (or "Review", "Look at" …) and
+    nothing but names of files and documents ("claude.md and docs/project-plan")."""
+    read = _READ_FIRST_RE.match(one_line(title).rstrip(" ."))
+    names = [n for n in _NAMES_SPLIT_RE.split(read["what"]) if n] if read else []
+    return bool(names) and all(_DOC_NAME_RE.match(n.strip(" .")) for n in names)
+
+
+def _after_reading_title(title: str, asked: str) -> str:
+    """For a title that only tells the agent what to read, what the message asks after it: the
+    problem a later sentence reports ("There is one ci test that keeps failing" → "Fix the ci test
+    that keeps failing") or a later instruction; "" when it asks nothing more (reading was it)."""
+    if not _reads_only(title):
+        return ""
+    for sentence in prompt_template.sentences(asked.split(_REFINED, 1)[0])[1:_LOOK_AHEAD]:
+        there = _THERE_IS_RE.match(sentence)
+        if there and _PROBLEM_WORDS_RE.search(sentence):
+            problem = _CLAUSE_END_RE.sub("", sentence[there.end():].strip(" .!")).strip()
+            if 1 <= len(problem.split()) <= _MAX_WORDS:
+                return clean_title(f"Fix {_ONE_RE.sub('the ', problem, count=1)}")
+        candidate = clean_title(sentence)
+        if starts_with_verb(candidate):
+            return _shortened(candidate)
+    return ""
+
+
+# A belief the user voices as a question ("I thought we already planned phase 9?"): what is asked is
+# to check it — never the user's thought as a title.
+_BELIEF_RE = re.compile(r"^(?:(?:but|hmm+|wait|so)[\s,]+)*i\s+(?:thought|assumed|believed|figured|was\s+sure)\s+"
+                        r"(?:that\s+)?(?P<rest>(?:we|you|it|this|that|the|there|they|[\w.-]+\s+(?:was|were|is|are|had|has))\b.*?)"
+                        r"[\s?.!]*$", re.IGNORECASE)
+
+
+def _belief_title(title: str, asked: str) -> str:
+    """"Check whether we already planned phase 9" for a message opening "I thought we already
+    planned phase 9?"; "" when the title is no such belief."""
+    first = next(iter(prompt_template.sentences(asked.split(_REFINED, 1)[0])), "")
+    belief = _BELIEF_RE.match(one_line(title))
+    if not belief or not first.rstrip().endswith("?") or len(belief["rest"].split()) > _MAX_WORDS:
+        return ""
+    rest = belief["rest"]
+    rest = rest if rest[:2].isupper() else rest[:1].lower() + rest[1:]
+    return clean_title(f"Check whether {rest}")
+
+
 # A question said without its mark ("How can I install the generated casks so i can test it.").
 _QUESTION_OPENER_RE = re.compile(r"^(?:how|what|why|which|where|when|who|whose|is\s+there|are\s+there|"
                                  r"(?:can|could|should|would|do|does|did|am|is|are)\s+(?:i|we|you|it|this|that|they))\b",
@@ -610,10 +668,13 @@ def request_title(title: str, asked: str, done: str) -> str:
             return said
         if _THOUGHT_RE.match(title):  # a thought, nothing asked: what the agent did for it, if it said
             return _done_title(done) or title
+        after_reading = _after_reading_title(title, asked)  # "Read X and Y. There is one test failing …"
+        if after_reading:
+            return after_reading
         if starts_with_verb(title) or title.split(" ", 1)[0] in COMMAND_WORDS:
             return title
         # "I came from the future" of "I came from the future … now add another section …".
-        return _instruction_in(asked, first_too=False) or title
+        return _instruction_in(asked, first_too=False) or _belief_title(title, asked) or title
     for sentence in prompt_template.sentences(asked.split(_REFINED, 1)[0]):
         if _STEP_LABEL_RE.match(sentence):
             continue  # a template's own step ("Setup: Run the prerequisites script"), not the intent
