@@ -61,6 +61,9 @@ def _words(text: str) -> set[str]:
     ("make a task agent", "Make a task agent"),
     ("Next.js app router migration", "Next.js app router migration"),
     ("Support C++ builds", "Support C++ builds"),
+    ("... please fix the login bug", "Fix the login bug"),  # an ellipsis in front is a mark
+    (". fix the login bug", "Fix the login bug"),
+    (".env is read twice", ".env is read twice"),  # a dot before a word is part of it
 ])
 def test_a_title_loses_its_labels_openers_and_debris(raw: str, title: str) -> None:
     assert clean_title(raw) == title
@@ -144,6 +147,8 @@ def test_a_title_is_never_cut_inside_a_word_for_any_input(text: str) -> None:
 @given(_TEXT)
 @example("_ Please")  # an underscore used as a bullet is a mark, like "-" (found by hypothesis)
 @example("_ please rename the helper")
+@example("... Please")  # an ellipsis in front is a mark too (found by hypothesis)
+@example(". please fix it")
 def test_a_title_has_no_label_in_front_and_no_debris_at_the_end(text: str) -> None:
     title = clean_title(text)
     if not _words(strip_front(text)[0]):

@@ -30,7 +30,10 @@ _LABEL_RE = re.compile(r"^(?:(?:implementation\s+)?plan|proposal|feature|feat|ta
                        r"summary|goal|objective|remember|reminder|important|nb|ps)(?:\([^)\s]{0,40}\))?\s*[:—–]\s*",
                        re.IGNORECASE)
 _TICKET_RE = re.compile(r"^(?:\[[A-Za-z][A-Za-z0-9]*-\d+\]|\(?[A-Z][A-Z0-9]+-\d+\)?\s*[:—–-]|#\d+\s*[:—–-])\s*")
-_MARK_RE = re.compile(r"^(?:#{1,6}(?=\s)|\[[ xX]?\](?=\s)|[-*+•>◦▪_]+(?=\s)|\d{1,2}[.)](?=\s)|[^\w\s`\"'(\[@#/.~$-]+)\s*")
+# An ellipsis or a lone dot before a space is a mark too ("... please fix it"); a dot before a word
+# is not (".env", "./run.sh").
+_MARK_RE = re.compile(r"^(?:#{1,6}(?=\s)|\[[ xX]?\](?=\s)|[-*+•>◦▪_]+(?=\s)|\d{1,2}[.)](?=\s)|\.+(?=\s)|"
+                      r"[^\w\s`\"'(\[@#/.~$-]+)\s*")
 _POLITE_RE = re.compile(
     r"^(?:please|pls|plz|kindly|can you|could you|would you|will you|can u|could u|i want you to|i'd like you to|"
     r"i would like you to|i need you to|i'd love you to|let's|lets|ok(?:ay)?|now|then|also|and|so|hey|hi|hello|"
