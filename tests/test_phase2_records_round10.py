@@ -366,3 +366,34 @@ def test_a_belief_voiced_as_a_question_is_asked_as_a_check() -> None:
         "I thought we already shipped the export step"
     asked = asked_text("I thought the export was done? Finish the export step.")
     assert request_title("I thought the export was done", asked, "") == "Finish the export step"
+
+
+# --- second helper: a topic heading is no title of a choice ------------------------------------------
+
+
+def test_a_topic_heading_takes_the_chosen_first_step_as_its_title(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.decision_text import topic_title
+
+    assert topic_title("Webhook retry columns", "adding retry columns as integer fields to jobs and runs, "
+                       "allowing nulls where unset.") == "Add retry columns as integer fields to jobs and runs"
+    assert topic_title("Upload form wiring", "add a drop zone to the upload form to enable drag and drop, "
+                       "then update the handler") == "Add a drop zone to the upload form"
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 9, decisions=[_decision("Cache invalidation timing", "update the cache key on every "
+                                               "successful write, regardless of the payload size")])
+    run_phase2(ws, flush=True)
+    assert sorted(p.name for p in ws.decisions_dir.glob("*.md")) == \
+        ["update-the-cache-key-on-every-successful-write.md"]
+
+
+def test_a_title_that_says_a_choice_or_a_step_naming_nothing_of_it_stays() -> None:
+    from yoi_tui.core.phase2.decision_text import topic_title
+
+    # a title said as an instruction, a sentence, or with an article: not a topic heading
+    for title in ("Leave the lockfile out of the commit", "Keep atomic layout as-is", "Tests pass in CI",
+                  "For images, prefer thumbnails", "The cache layer"):
+        assert topic_title(title, "add a cache layer in front of the API") == title, title
+    # the first step names no word of the subject, or is no instruction
+    assert topic_title("Settings merge", "add helper functions for loading files, then merge them") == "Settings merge"
+    assert topic_title("Settings merge with clocks", "applySettings parses the settings") == \
+        "Settings merge with clocks"

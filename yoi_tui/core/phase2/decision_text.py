@@ -309,3 +309,56 @@ def settled(decisions: list[Any]) -> list[Any]:
                 kept[kept.index(later)] = later.model_copy(update={"options": options})
                 break
     return kept
+
+
+# A topic heading for a title ("Netlify form integration", "JSON clock columns": the bold heading a
+# Codex reasoning summary opens with), the choice said after it as what the agent does ("add a hidden
+# static form …, then update …"): the title names the subject, never what was chosen.
+_HEADING_WORD_RE = re.compile(r"^[\w'./+-]*[^\W_][\w'./+-]*$")
+_NOT_A_HEADING = {"for", "if", "when", "to", "with", "in", "on", "at", "by", "from", "of", "the", "a", "an", "this",
+                  "that", "these", "it", "we", "i", "you", "they", "no", "not", "keep", "leave", "stay", "avoid", "skip",
+                  "stick", "wrap", "go", "is", "are", "was", "were", "be", "will", "should", "can", "do", "does", "don't"}
+_MAX_HEADING_WORDS = 6
+# Where the chosen's first step ends: a comma or semicolon, "then", a purpose ("to enable …"), "and"
+# before a gerund ("… and emitting …").
+_STEP_END_RE = re.compile(r"[,;:]\s|\s(?:and\s+)?then\s|\s+to\s+(?P<verb>[a-z]+)\b(?![\w-])|\s+and\s+(?=\w+ing\b)|…",
+                          re.IGNORECASE)
+_PURPOSE_VERBS = {"enable", "keep", "ensure", "allow", "avoid", "send", "support", "prevent", "get", "be", "have", "let"}
+
+
+def _first_step(flat: str) -> str:
+    """The first step of a chosen that lists several ("add X to enable Y, then update Z" → "add X"):
+    up to a comma, "then", "and" before a gerund, or "to" before a verb (a purpose)."""
+    for end in _STEP_END_RE.finditer(flat):
+        verb = end["verb"]
+        if verb is None or verb.lower() in IMPERATIVE_VERBS or verb.lower() in _PURPOSE_VERBS:
+            return flat[: end.start()]
+    return flat
+
+
+def _is_topic_heading(title: str) -> bool:
+    """Whether ``title`` is a short noun phrase naming a subject ("Queue-cleared event emission"): two
+    to six plain words, no punctuation of a sentence, no article, no verb or pronoun opening it."""
+    words = title.split()
+    if not 2 <= len(words) <= _MAX_HEADING_WORDS or starts_with_verb(title) or _FIRST_PERSON_RE.match(title):
+        return False
+    low = [w.lower() for w in words]
+    return (low[0] not in _NOT_A_HEADING and not {"the", "a", "an"} & set(low)
+            and all(_HEADING_WORD_RE.match(w) for w in words) and not _imperative(words[0]))
+
+
+def topic_title(title: str, chosen: str) -> str:
+    """For a title that is a topic heading, the chosen's first step said as an instruction
+    ("JSON clock columns" + "adding clock columns as JSON-text fields to inbox_items, allowing nulls"
+    → "Add clock columns as JSON-text fields to inbox_items"), when that step starts with an
+    instruction verb and names a word of the heading; ``title`` as it is otherwise."""
+    if not _is_topic_heading(one_line(title)):
+        return title
+    flat = without_emphasis(one_line(chosen))
+    step = decision_title(_first_step(flat).strip(" .")) if flat else ""
+    if not step or not starts_with_verb(step) or len(step.split()) < 3:
+        return title
+    heading = _stems(title)
+    if not any(_takes({h}, _stems(step)) for h in heading):
+        return title  # the first step names nothing of the subject: it is no title for it
+    return step

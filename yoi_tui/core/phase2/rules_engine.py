@@ -64,6 +64,7 @@ from .decision_text import (
     rationale_text,
     settled,
     split_reason,
+    topic_title,
     without_emphasis,
 )
 from .record_fields import defang, one_line, summary_line
@@ -397,6 +398,8 @@ class RulesEngine:
         title = self._line(decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
         # A title cut before a preposition's object ("… the voice system through"): the preposition goes.
         title = trim_cut(title, one_line(decision.chosen), one_line(decision.rationale), *decision.options)
+        # "Netlify form integration": a topic heading; the chosen's first step is what was chosen.
+        title = self._line(topic_title(title, decision.chosen))
         said, why = split_reason(decision.chosen, decision.rationale)  # "X, which is the standard way": a reason
         chosen = self._line(chosen_text(said))
         has_choice = _has_choice(decision.chosen)
