@@ -104,3 +104,38 @@ def test_diagnostics_pasted_as_the_first_message_are_the_request() -> None:
     log.edit("/w/README.md")
     [request] = log.extract().requests
     assert request.range is not None and request.range[0] == first
+
+
+_PREAMBLE = "Operating rules.\nRule 1: report the plan and wait for y/n before any change.\nRule 2: never take a detour."
+
+
+def test_a_preamble_the_agent_opens_every_message_with_is_no_report() -> None:
+    # The agent's instructions make it repeat its rules at the top of each response: what it did is
+    # the rest of its last message, never the rules.
+    log = Log()
+    log.user("commit the spec changes and push them")
+    log.say(f"{_PREAMBLE}\nPlan: stage the three files, commit, push. OK? (y/n)")
+    log.user("y")
+    log.bash("git commit -am 'docs: spec'", "[main 1a2b3c4] docs: spec")
+    log.say(f"{_PREAMBLE}\nCommitted as 1a2b3c4. Push next? (y/n)")
+    log.user("y")
+    log.bash("git push", "To origin\n   0f0f0f0..1a2b3c4  main -> main")
+    log.say(f"{_PREAMBLE}\nPushed main to origin.")
+    [request] = log.extract().requests
+    assert "Pushed main to origin" in request.done
+    assert "Rule 1" not in request.done and "Operating rules" not in request.done
+
+
+def test_a_line_only_some_reports_share_stays_in_the_report() -> None:
+    log = Log()
+    for task in ("rename the config loader", "add a retry to the fetcher", "drop the legacy flag",
+                 "document the cache"):
+        log.user(task)
+        log.edit("/w/src/app.py")
+        log.say(f"Done with the change to {task.split()[-1]}.\nAll tests pass." if task != "document the cache"
+                else "The cache is documented in README.md.")
+    for _ in range(3):
+        log.say("Anything else?")
+    requests = log.extract().requests
+    assert len(requests) == 4
+    assert "All tests pass" in requests[0].done  # in 3 of 7 messages: a shared line, not a preamble

@@ -935,11 +935,42 @@ def _plan_summary(text: str, heading: str) -> str:
     return summary_of(body, MAX_SUMMARY, lead=f"Carry out the plan “{heading}”.")
 
 
+# A preamble line: among the first lines of at least this many of the agent's messages, and of at
+# least three quarters of them (a line some reports share, "All tests pass.", is not).
+_PREAMBLE_MESSAGES = 3
+_PREAMBLE_HEAD_LINES = 10
+
+
+def preamble_lines(entries: list[Entry]) -> frozenset[str]:
+    """Lines the agent opens (nearly) every message with - rules its instructions tell it to repeat
+    at the top of each response ("AI operating principles. 1st principle: …"): they say nothing of
+    what was done, so no report is made of them."""
+    messages = [entry.text for entry in entries
+                if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip()]
+    if len(messages) < _PREAMBLE_MESSAGES:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for text in messages:
+        for line in {line.strip() for line in text.split("\n", _PREAMBLE_HEAD_LINES)[:_PREAMBLE_HEAD_LINES]}:
+            if len(line) >= 4:
+                counts[line] = counts.get(line, 0) + 1
+    least = max(_PREAMBLE_MESSAGES, -(-3 * len(messages) // 4))
+    return frozenset(line for line, count in counts.items() if count >= least)
+
+
+def _without_preamble(text: str, preamble: frozenset[str]) -> str:
+    if not preamble:
+        return text
+    return "\n".join(line for line in text.split("\n") if line.strip() not in preamble)
+
+
 def _with_reports(requests: list[Request], entries: list[Entry]) -> list[Request]:
     """Each request with what the agent reported it did (``done``): its last message before the
     user's next request, in whole sentences, without its narration of next steps or its questions
     (``text.report_of``: "The branch is pushed. I'm doing a final check" says "The branch is
-    pushed."); none when that message reports nothing."""
+    pushed."), nor the preamble it opens every message with (``preamble_lines``); none when that
+    message reports nothing."""
+    preamble = preamble_lines(entries)
     starts = [r.range[0] if r.range else None for r in requests]
     reported: list[Request] = []
     for position, request in enumerate(requests):
@@ -958,8 +989,11 @@ def _with_reports(requests: list[Request], entries: list[Entry]) -> list[Request
             if entry.role == "user" and entry.kind in (None, "message") and is_question(entry.text):
                 break  # the user asked something else: what follows answers that
             if entry.role == "assistant" and entry.kind in (None, "message") and entry.text.strip():
-                last, last_index = entry.text, entry.index
-                refusals.extend(r for r in refusals_in(entry.text) if r not in refusals)
+                text = _without_preamble(entry.text, preamble)
+                if not text.strip():
+                    continue  # nothing but the preamble: the report is in an earlier message
+                last, last_index = text, entry.index
+                refusals.extend(r for r in refusals_in(text) if r not in refusals)
         done = report_of(last, MAX_DONE, also=refusals) if last or refusals else ""
         # The report's lines are part of what the record cites (its source reaches the message).
         reported.append(request.model_copy(update={"done": done, "range": (request.range[0], max(after, last_index))})
