@@ -227,3 +227,34 @@ def test_a_problem_still_there_that_the_agent_only_talks_about_is_no_story() -> 
     log.bash("rg -n legacy_flag src", "src/app.py:3: legacy_flag = True")
     log.say("The code still shows legacy_flag in app.py; it is set but never read.")
     assert log.extract().attempts == []
+
+
+# ---------------------------------------------------------------- the harness said no: nothing was tried
+def test_a_call_a_project_hook_blocked_is_no_story() -> None:
+    log = Log()
+    log.user("review the service for panics")
+    log.call("Read", {"file_path": "/w/.env"}, "Read operation blocked by hook:\n- [python hooks/guard.py]: checking\n"
+             "BLOCKED: secrets files may not be read\nUse the sample file instead", error=True)
+    log.call("Read", {"file_path": "/w/.env.sample"}, "API_URL=\n")
+    log.say("The service never panics outside tests.")
+    assert log.extract().attempts == []
+
+
+def test_the_warm_up_agents_replies_are_no_story() -> None:
+    log = Log()
+    log.user("Warmup")
+    log.call("Glob", {"pattern": "**/*"}, "Warmup", error=True)
+    log.bash("ls", "Warmup", exit_code=1)
+    log.say("Ready.")
+    assert log.extract().attempts == []
+
+
+def test_a_hook_named_in_a_real_failure_still_fails() -> None:
+    log = Log()
+    log.user("make the pre-commit hook pass")
+    log.bash("pre-commit run --all-files", "ruff....Failed\n- hook id: ruff\nsrc/app.py:3:1: F401 unused import",
+             exit_code=1)
+    log.edit("/w/src/app.py")
+    log.bash("pre-commit run --all-files", "ruff....Passed")
+    [attempt] = log.extract().attempts
+    assert attempt.outcome == "success"

@@ -6,7 +6,8 @@ Owns the texts that say no attempt was made or that the harness, not the project
   shell that already ended, an edit of a file not made yet; a read too large for one call is not one:
   the labels keep it, read again in parts, as a story fixed);
 - the client refusing or never running the call (``HARNESS_NOISE_RE``: an MCP server still
-  connecting, a permission nobody could grant, a denied command, an interrupt);
+  connecting, a permission nobody could grant, a denied command, an interrupt, a project hook's
+  refusal, the warm-up agent's "Warmup" replies);
 - a poll of a background task the harness no longer knows (``GONE_TASK_RE``);
 - Codex's sandbox refusing a command (``sandbox_refused``), the agent asking to run it outside the
   sandbox (``escalated``), and the stderr inside a newer build's debug print of a refusal
@@ -43,7 +44,11 @@ HARNESS_NOISE_RE = re.compile(r"still connecting \(try again or proceed without\
                                r"the user doesn't want to take this action right now|"
                                r"sandbox error: command was killed by a signal|"
                                r"permission to use \S+ (?:with command .{0,300}?)?has been denied|"
-                               r"was blocked\. for security, claude code may only",
+                               r"was blocked\. for security, claude code may only|"
+                               # a project's PreToolUse hook refusing the call (Claude Code: "Read operation
+                               # blocked by hook:"), and the harness's warm-up agent, every call of which
+                               # comes back "Warmup" (Claude Code 2.x subagent files): nothing ran
+                               r"^\s*\w+ operation blocked by hook:|^\s*warmup\s*$",
                                re.IGNORECASE | re.DOTALL)
 # An edit tool aimed at a file not made yet: a slip of the tool (the agent writes it whole instead).
 EDIT_MISSING_RE = re.compile(r"file does not exist|no such file or directory|enoent", re.IGNORECASE)
