@@ -397,3 +397,40 @@ def test_a_title_that_says_a_choice_or_a_step_naming_nothing_of_it_stays() -> No
     assert topic_title("Settings merge", "add helper functions for loading files, then merge them") == "Settings merge"
     assert topic_title("Settings merge with clocks", "applySettings parses the settings") == \
         "Settings merge with clocks"
+
+
+# --- second helper: a decision title cut at a word limit ---------------------------------------------
+
+
+def test_a_decision_title_cut_before_its_object_is_finished_by_the_chosen(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 9, decisions=[
+        # the option chosen is the object of the dangling "using"
+        _decision("Update the flush method to emit the 'cache:flushed' event using", "keys from all shards",
+                  options=["keys from all shards", "only the last shard"]),
+        # cut at the word limit in mid-phrase: the chosen finishes it, up to "and" before a gerund
+        _decision("Add rate limiting in the gateway by comparing it to the quota", "add rate limiting in the "
+                  "gateway by comparing it to the quota window and logging a warning when it is exceeded",
+                  rationale="the quota is per minute"),
+        # an unfinished relative clause that nothing finishes: it goes, from the title and the chosen
+        _decision("Add a new project setting called `strictMode` that switches between",
+                  rationale="`--lenient` (default) and `--strict`")])
+    run_phase2(ws, flush=True)
+    titles = sorted(p.read_text().split("\n# ", 1)[1].split("\n", 1)[0] for p in ws.decisions_dir.glob("*.md"))
+    assert titles == ["Add a new project setting called `strictMode`",
+                      "Add rate limiting in the gateway by comparing it to the quota window",
+                      "Update the flush method to emit the 'cache:flushed' event using keys from all shards"]
+    strict = next(p for p in ws.decisions_dir.glob("*strictmode*.md")).read_text()
+    assert "## Chosen\nAdd a new project setting called `strictMode`\n" in strict
+
+
+def test_a_short_decision_title_or_one_that_ends_whole_stays(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.decision_text import with_object
+
+    assert with_object("Walk the tree", [], "") == "Walk the tree"
+    # a dangling word with no clause to cut back to and no option: as it was
+    assert with_object("Sort records by date before", [], "") == "Sort records by date before"
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 9, decisions=[_decision("Run it", "run it for you")])  # a short title is whole
+    run_phase2(ws, flush=True)
+    assert sorted(p.name for p in ws.decisions_dir.glob("*.md")) == ["run-it.md"]

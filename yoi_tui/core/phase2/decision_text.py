@@ -21,7 +21,9 @@ from typing import Any
 
 from ..store.titles import (
     _FIRST_PERSON_RE,
+    CUT_TAIL,
     IMPERATIVE_VERBS,
+    MAX_TITLE,
     STOP_TAIL,
     _imperative,
     decision_title,
@@ -362,3 +364,28 @@ def topic_title(title: str, chosen: str) -> str:
     if not any(_takes({h}, _stems(step)) for h in heading):
         return title  # the first step names nothing of the subject: it is no title for it
     return step
+
+
+_CLAUSE_WORDS = {"that", "which", "who", "to", "so"}
+_CLAUSE_LOOK_BACK = 4  # words before the dangling one in which the unfinished clause opens
+
+
+def with_object(title: str, options: list[str], chosen: str) -> str:
+    """``title`` when it ends on a preposition with no object ("… emit the event using", "… a
+    setting called `x` that switches between"): finished by the option chosen when the choice is
+    that object ("… using" + chosen "IDs from all batches" → "… using IDs from all batches"), else
+    without the clause left unfinished ("… called `x`"); as it is when it ends otherwise."""
+    words = title.split()
+    if len(words) < 3 or words[-1].lower().strip(",;:") not in CUT_TAIL:
+        return title
+    said = option_text(chosen)
+    if (said and len(said.split()) <= _MAX_HEADING_WORDS and said.lower() not in title.lower()
+            and any(one_line(o).lower() == one_line(chosen).lower() for o in options)):
+        longer = f"{title} {said}"
+        if len(longer) <= MAX_TITLE:
+            return longer
+    opens = [at for at in range(max(1, len(words) - 1 - _CLAUSE_LOOK_BACK), len(words) - 1)
+             if words[at].lower() in _CLAUSE_WORDS]
+    if opens and opens[-1] >= 3:
+        return " ".join(words[: opens[-1]]).rstrip(",;:")
+    return title

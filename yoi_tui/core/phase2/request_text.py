@@ -28,6 +28,7 @@ from ..store.titles import (
     COMMAND_WORDS,
     IMPERATIVE_VERBS,
     MAX_TITLE,
+    _imperative,
     capitalise,
     clean_title,
     decision_title,
@@ -866,7 +867,7 @@ def whole_phrase(title: str, asked: str) -> str:
         after = said[len(words) + at + 1].lower().strip(",;.!?") if len(words) + at + 1 < len(said) else ""
         if (low in _CLAUSE_OPENERS or word.startswith(("(", "[", "\"", "`"))
                 or (low == "to" and (after in IMPERATIVE_VERBS or after in {"get", "be", "have", "see", "know"}))
-                or (low in {"and", "or"} and after in IMPERATIVE_VERBS)):
+                or (low in {"and", "or"} and (after in IMPERATIVE_VERBS or _imperative(after)))):  # "… and logging …"
             break
         if not _PLAIN_WORD_RE.match(word) or len(rest) >= _MAX_REST:
             return title  # a pasted path or prompt, or a phrase too long to take back

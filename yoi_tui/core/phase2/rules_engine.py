@@ -65,6 +65,7 @@ from .decision_text import (
     settled,
     split_reason,
     topic_title,
+    with_object,
     without_emphasis,
 )
 from .record_fields import defang, one_line, summary_line
@@ -87,6 +88,7 @@ from .run_context import Phase2Context
 _NO_CHOICE = {"", "none", "n/a", "na", "tbd", "undecided", "open", "pending", "unknown", "-"}
 _DIGITS_RE = re.compile(r"\d+")
 RELATE_RATIO = 60  # rapidfuzz token_set_ratio above which an attempt/discussion "names" a record
+_CUT_AT_WORDS = 8  # words a decision title has when Phase 1 may have cut it at its word limit
 KNOWLEDGE_KIND_FOR = {"decision": "policy", "request": "rule"}
 LESSONS_SLUG = "lessons-from-agent-sessions"
 
@@ -400,8 +402,13 @@ class RulesEngine:
         title = trim_cut(title, one_line(decision.chosen), one_line(decision.rationale), *decision.options)
         # "Netlify form integration": a topic heading; the chosen's first step is what was chosen.
         title = self._line(topic_title(title, decision.chosen))
+        # "… by comparing it to local" of the chosen "… to local time and logging …": the phrase whole;
+        # "… the event using" + the option chosen "IDs from all batches": its object.
+        if len(title.split()) >= _CUT_AT_WORDS:  # a title cut at a word limit ("Run it" is whole)
+            title = self._line(whole_phrase(title, chosen_text(one_line(decision.chosen))))
+        title = self._line(with_object(title, decision.options, decision.chosen))
         said, why = split_reason(decision.chosen, decision.rationale)  # "X, which is the standard way": a reason
-        chosen = self._line(chosen_text(said))
+        chosen = self._line(with_object(chosen_text(said), [], ""))  # "… that switches between": unfinished
         has_choice = _has_choice(decision.chosen)
         parts = [f"\n# {title}\n"]
         if has_choice:
