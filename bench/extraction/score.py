@@ -217,7 +217,7 @@ HALF_COLUMNS = (
     ("held-out", "held-out half ({n} sessions; studied while tuning since the fifth round)"),
     ("held-out-2", "second held-out half ({n} sessions, labelled before the first run; studied since the tenth round)"),
     ("held-out-3", "third held-out half ({n} sessions, labelled before the first run, its misses never read)"),
-    ("held-out-4", "fourth held-out half ({n} sessions, labelled before the first run)"),
+    ("held-out-4", "fourth held-out half ({n} sessions, labelled before the first run, its misses never read)"),
 )
 
 
