@@ -434,3 +434,21 @@ def test_a_short_decision_title_or_one_that_ends_whole_stays(tmp_path: Path) -> 
     stage(ws, "s1", 0, 9, decisions=[_decision("Run it", "run it for you")])  # a short title is whole
     run_phase2(ws, flush=True)
     assert sorted(p.name for p in ws.decisions_dir.glob("*.md")) == ["run-it.md"]
+
+
+# --- second helper: a request title whose object names nothing ----------------------------------------
+
+
+def test_a_title_whose_object_names_nothing_takes_the_work_the_report_tells_with_its_verb() -> None:
+    from yoi_tui.core.phase2.request_text import asked_text, done_text, request_title
+
+    asked = asked_text("yes — go ahead with what the agent proposed: implement this solution")
+    done = done_text("I've successfully implemented the `strictMode` flag for the exporter.")
+    assert request_title("Go ahead: implement this solution", asked, done) == \
+        "Implement the `strictMode` flag for the exporter"
+    assert request_title("Run it", "Run it", done_text("Ran the migration script: 3 tables changed.")) == \
+        "Run the migration script"
+    # another verb in the report, or an object that names something: as it was
+    assert request_title("Apply this fix", "Apply this fix", done_text("Reverted the lockfile.")) == "Apply this fix"
+    assert request_title("Implement the cache", "Implement the cache",
+                         done_text("Implemented the cache in `store.py`.")) == "Implement the cache"

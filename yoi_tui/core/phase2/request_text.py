@@ -626,6 +626,24 @@ def _done_title(done: str) -> str:
     return ""
 
 
+# A title whose object names nothing ("Go ahead: implement this solution", "Apply the fix", "Do
+# it"): what it was is what the agent's report says it did with the same verb ("I've implemented the
+# `skipPermissions` setting …" → "Implement the `skipPermissions` setting …").
+_VAGUE_OBJECT_RE = re.compile(r"^(?:go\s+ahead(?:\s*:\s*|\s+and\s+))?(?P<verb>[a-z]+)\s+(?:(?:this|that|the|your|the\s+proposed|"
+                              r"the\s+suggested)\s+)?(?:solution|plan|fix|approach|change|changes|proposal|idea|suggestion|"
+                              r"one|it|this|that)[.!]?$", re.IGNORECASE)
+
+
+def _vague_object_title(title: str, done: str) -> str:
+    """For a title whose object names nothing, the work the report opens with when it is told with
+    the title's own verb; "" otherwise (another verb may be other work)."""
+    vague = _VAGUE_OBJECT_RE.match(one_line(title))
+    if not vague or vague["verb"].lower() not in IMPERATIVE_VERBS:
+        return ""
+    said = _done_title(done).split(": ", 1)[0]  # "Ran the tests: 3 passed": the work, not its result
+    return said if said.split(" ", 1)[0].lower() == vague["verb"].lower() and len(said.split()) >= 3 else ""
+
+
 # A title that ran past its sentence's end into one or two words of the next ("Try logging in
 # again. error", the pasted error's first word): the sentence is the title.
 _TRAILING_FRAGMENT_RE = re.compile(r"^(?P<sentence>\S+(?:\s+\S+)+?[.!?])\s+(?P<rest>\S+(?:\s+\S+)?)$")
@@ -649,6 +667,9 @@ def request_title(title: str, asked: str, done: str) -> str:
     if is_effort_modifier(title):
         return _instruction_in(asked, first_too=True) or title
     title = _without_trailing_fragment(title)
+    vague = _vague_object_title(title, done)  # "Go ahead: implement this solution": what was implemented
+    if vague:
+        return vague
     command = _command_heading_title(asked)
     if command:
         return command
