@@ -452,3 +452,20 @@ def test_a_title_whose_object_names_nothing_takes_the_work_the_report_tells_with
     assert request_title("Apply this fix", "Apply this fix", done_text("Reverted the lockfile.")) == "Apply this fix"
     assert request_title("Implement the cache", "Implement the cache",
                          done_text("Implemented the cache in `store.py`.")) == "Implement the cache"
+
+
+def test_a_target_whose_object_names_nothing_is_not_written(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.request_text import names_a_target
+    from yoi_tui.core.store.staging import Request
+
+    assert not names_a_target("implement this solution", "Implement this solution (the agent's proposal, accepted).")
+    assert names_a_target("the exporter", "Add a strict mode to the exporter.")
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 9, requests=[Request(
+        intent="implement", target="implement this solution", title="Go ahead: implement this solution",
+        summary="yes — go ahead with what the agent proposed: implement this solution",
+        done="I've implemented the `strictMode` flag for the exporter.")])
+    run_phase2(ws, flush=True)
+    (record,) = ws.requests_dir.glob("*.md")
+    assert record.name == "implement-the-strictmode-flag-for-the-exporter.md"
+    assert "Target:" not in record.read_text()

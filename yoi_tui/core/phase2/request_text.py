@@ -733,6 +733,8 @@ def names_a_target(target: str, summary: str) -> bool:
     words = _words(target)
     if not words or is_template_title(target.lstrip("#* ")) or set(words) <= _OUTPUT_LABELS:
         return False
+    if _VAGUE_OBJECT_RE.match(one_line(target)):
+        return False  # "implement this solution": an object that names nothing
     rest, _fix = strip_front(target)
     if not re.search(r"[^\W_]", rest):
         return False
