@@ -469,3 +469,23 @@ def test_a_target_whose_object_names_nothing_is_not_written(tmp_path: Path) -> N
     (record,) = ws.requests_dir.glob("*.md")
     assert record.name == "implement-the-strictmode-flag-for-the-exporter.md"
     assert "Target:" not in record.read_text()
+
+
+# --- second helper: a problem the agent's own look found still there ----------------------------------
+
+
+def test_a_problem_found_still_there_then_fixed_is_told_as_its_story(tmp_path: Path) -> None:
+    from yoi_tui.core.store.staging import Attempt, Request
+
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 9, requests=[Request(intent="fix", target="the build", title="Fix the build",
+                                            summary="Fix the build.", range=(0, 1))],
+          attempts=[Attempt(trial="`make check`", outcome="success", range=(2, 8),
+                            result="still there: The lockfile still pins 2.1, which is odd.; fixed — after editing "
+                                   "requirements.lock; the agent did not find it again")])
+    run_phase2(ws, flush=True)
+    (record,) = ws.requests_dir.glob("*.md")
+    text = record.read_text()
+    assert "- `make check` still there: The lockfile still pins 2.1, which is odd.; fixed — after editing " \
+           "requirements.lock; the agent did not find it again." in text
+    assert "Fixed: `make check`" not in text

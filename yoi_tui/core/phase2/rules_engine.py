@@ -858,9 +858,11 @@ def is_status_poll(trial: str) -> bool:
 
 
 def _is_story(attempt: Attempt) -> bool:
-    """An attempt told whole by Phase 1 ("failed: …; fixed — …" or "…; not fixed in this range")."""
+    """An attempt told whole by Phase 1 ("failed: …; fixed — …" or "…; not fixed in this range"; a
+    problem the agent's own look found "still there: …; fixed — …")."""
     result = one_line(attempt.result).lower()
-    return result.startswith(("failed:", "failed (", "blocked:")) and ("fixed —" in result or "not fixed" in result)
+    return result.startswith(("failed:", "failed (", "blocked:", "still there:")) and \
+        ("fixed —" in result or "not fixed" in result)
 
 
 def _span(first: tuple[int, int] | None, second: tuple[int, int] | None) -> tuple[int, int] | None:
