@@ -489,3 +489,20 @@ def test_a_problem_found_still_there_then_fixed_is_told_as_its_story(tmp_path: P
     assert "- `make check` still there: The lockfile still pins 2.1, which is odd.; fixed — after editing " \
            "requirements.lock; the agent did not find it again." in text
     assert "Fixed: `make check`" not in text
+
+
+# --- second helper: a statement about a gerund ---------------------------------------------------------
+
+
+def test_a_statement_about_a_gerund_is_never_read_as_its_verb(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.decision_text import gerund_statement
+
+    assert gerund_statement("Removing the lock needs the `--force` flag, which skips the owner check") == \
+        "Remove the lock with the `--force` flag, which skips the owner check"
+    assert gerund_statement("Caching responses is simpler") == ""  # decision_title reads a verdict
+    assert gerund_statement("Caching the responses locally") == ""  # a gerund title: decision_title reads it
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 9, decisions=[_decision("Removing the lock needs the `--force` flag",
+                                               rationale="the lock file is owned by root")])
+    run_phase2(ws, flush=True)
+    assert sorted(p.name for p in ws.decisions_dir.glob("*.md")) == ["remove-the-lock-with-the-force-flag.md"]

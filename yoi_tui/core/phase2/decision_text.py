@@ -389,3 +389,21 @@ def with_object(title: str, options: list[str], chosen: str) -> str:
     if opens and opens[-1] >= 3:
         return " ".join(words[: opens[-1]]).rstrip(",;:")
     return title
+
+
+# A gerund that is the subject of what it needs ("Deleting it requires the `\\?\` path prefix, …"):
+# the gerund made the verb would read "Delete it requires …"; what it needs is how the thing is
+# done ("Delete it with the `\\?\` path prefix, …").
+_GERUND_SUBJECT_RE = re.compile(r"^(?P<gerund>[A-Za-z]+ing)\s+(?P<object>[^,;:]{1,40}?)\s+"
+                                r"(?P<verb>requires|needs)\s+(?P<rest>\S.*)$")
+
+
+def gerund_statement(title: str) -> str:
+    """``title`` said as an instruction when it is a statement of what a gerund needs: "<doing X>
+    requires / needs Y" → "<Do X> with Y"; "" when it is no such statement (``decision_title``
+    reads the rest: "Keeping the flag is clearer" → "Keep the flag")."""
+    said = _GERUND_SUBJECT_RE.match(one_line(title))
+    verb = _imperative(said["gerund"]) if said else None
+    if said is None or verb is None:
+        return ""
+    return f"{verb.capitalize()} {said['object']} with {said['rest']}"

@@ -57,6 +57,7 @@ from ..store.writer import new_record_text, render_record
 from .attempt_text import bypassed_by, truthful_result
 from .decision_text import (
     chosen_text,
+    gerund_statement,
     is_change_summary,
     is_document_heading,
     is_working_step,
@@ -397,7 +398,9 @@ class RulesEngine:
             # a commit or PR subject and what it changed, a document's heading, the agent's way of
             # working: no choice told
             return None
-        title = self._line(decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
+        # "Deleting it requires the prefix": a statement about a gerund, never "Delete it requires …"
+        stated = gerund_statement(decision.title)
+        title = self._line(stated or decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
         # A title cut before a preposition's object ("… the voice system through"): the preposition goes.
         title = trim_cut(title, one_line(decision.chosen), one_line(decision.rationale), *decision.options)
         # "Netlify form integration": a topic heading; the chosen's first step is what was chosen.
