@@ -506,3 +506,15 @@ def test_a_statement_about_a_gerund_is_never_read_as_its_verb(tmp_path: Path) ->
                                                rationale="the lock file is owned by root")])
     run_phase2(ws, flush=True)
     assert sorted(p.name for p in ws.decisions_dir.glob("*.md")) == ["remove-the-lock-with-the-force-flag.md"]
+
+
+# --- second helper: a report ending on the heading of the list it was cut before ----------------------
+
+
+def test_a_report_ending_on_an_emoji_heading_after_a_colon_loses_it() -> None:
+    from yoi_tui.core.phase2.request_text import done_text
+
+    assert done_text("I've sorted the finished tickets: 📁 New Layout.") == "I've sorted the finished tickets."
+    # a heading without a mark may be a name, a colon before plain words is what was done: as they were
+    assert done_text("Renamed the module: Core Parser.") == "Renamed the module: Core Parser."
+    assert done_text("Cleared the cache: 3 entries removed.") == "Cleared the cache: 3 entries removed."

@@ -163,7 +163,8 @@ def _report_sentences(done: str) -> list[str]:
         return []  # only a heading ("Models Available.", "Spec & Checklist."): it says nothing done
     if kept:  # "… was done: Changes Made; 1." inside the last sentence: what follows the colon goes
         head, colon, tail = kept[-1].rpartition(": ")
-        if colon and head and _LIST_OPENING_RE.match(tail):
+        # ("… the completed work: 📁 New Structure.": a heading an emoji marks, the list's, after it)
+        if colon and head and (_LIST_OPENING_RE.match(tail) or (_LEAD_MARK_RE.match(tail) and _report_heading(tail))):
             kept[-1] = head.rstrip() + "."
     return kept
 
