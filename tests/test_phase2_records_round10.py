@@ -518,3 +518,21 @@ def test_a_report_ending_on_an_emoji_heading_after_a_colon_loses_it() -> None:
     # a heading without a mark may be a name, a colon before plain words is what was done: as they were
     assert done_text("Renamed the module: Core Parser.") == "Renamed the module: Core Parser."
     assert done_text("Cleared the cache: 3 entries removed.") == "Cleared the cache: 3 entries removed."
+
+
+# --- second helper: a config line chosen, its comment the title -----------------------------------------
+
+
+def test_a_config_line_chosen_under_its_comment_is_titled_by_the_setting(tmp_path: Path) -> None:
+    from yoi_tui.core.phase2.decision_text import config_title
+
+    assert config_title("Raised for cold starts", "request_timeout: ${REQUEST_TIMEOUT:90}", "Raised for cold starts") \
+        == "Set `request_timeout` to `${REQUEST_TIMEOUT:90}`"
+    # a title of its own, or a chosen that is no config line: not this
+    assert config_title("Raise the request timeout", "request_timeout: 90", "Raised for cold starts") == ""
+    assert config_title("Raised for cold starts", "raise it to 90", "Raised for cold starts") == ""
+    ws = make_ws(tmp_path)
+    stage(ws, "s1", 0, 9, decisions=[_decision("Raised for cold starts", "request_timeout: 90",
+                                               rationale="Raised for cold starts")])
+    run_phase2(ws, flush=True)
+    assert sorted(p.name for p in ws.decisions_dir.glob("*.md")) == ["set-request-timeout-to-90.md"]

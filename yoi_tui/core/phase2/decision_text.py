@@ -407,3 +407,17 @@ def gerund_statement(title: str) -> str:
     if said is None or verb is None:
         return ""
     return f"{verb.capitalize()} {said['object']} with {said['rest']}"
+
+
+# A config line staged as the choice, its comment as both title and reason ("scan_prompt_timeout:
+# ${SCAN_PROMPT_TIMEOUT:120}" under "Increased for model loading"): the setting is what was chosen.
+_CONFIG_LINE_RE = re.compile(r"^(?P<key>[A-Za-z][\w-]*(?:[_.][\w-]+)+)\s*[:=]\s*(?P<value>[^\s`][^`]{0,60})$")
+
+
+def config_title(title: str, chosen: str, rationale: str) -> str:
+    """"Set `key` to `value`" for a decision whose chosen is one config line and whose title only
+    repeats its reason (the line's comment); "" otherwise."""
+    line = _CONFIG_LINE_RE.match(one_line(chosen))
+    if line is None or one_line(title).lower().rstrip(".") != one_line(rationale).lower().rstrip("."):
+        return ""
+    return f"Set `{line['key']}` to `{line['value'].strip()}`"

@@ -57,6 +57,7 @@ from ..store.writer import new_record_text, render_record
 from .attempt_text import bypassed_by, truthful_result
 from .decision_text import (
     chosen_text,
+    config_title,
     gerund_statement,
     is_change_summary,
     is_document_heading,
@@ -399,7 +400,7 @@ class RulesEngine:
             # working: no choice told
             return None
         # "Deleting it requires the prefix": a statement about a gerund, never "Delete it requires …"
-        stated = gerund_statement(decision.title)
+        stated = gerund_statement(decision.title) or config_title(decision.title, decision.chosen, decision.rationale)
         title = self._line(stated or decision_title(decision.title)) if one_line(decision.title) else "Untitled decision"
         # A title cut before a preposition's object ("… the voice system through"): the preposition goes.
         title = trim_cut(title, one_line(decision.chosen), one_line(decision.rationale), *decision.options)
