@@ -149,10 +149,11 @@ def test_a_title_is_never_cut_inside_a_word_for_any_input(text: str) -> None:
 @example("_ please rename the helper")
 @example("... Please")  # an ellipsis in front is a mark too (found by hypothesis)
 @example(". please fix it")
+@example("` Please `")  # an opener in code marks is still only an opener (found by hypothesis)
 def test_a_title_has_no_label_in_front_and_no_debris_at_the_end(text: str) -> None:
     title = clean_title(text)
-    if not _words(strip_front(text)[0]):
-        return  # nothing but labels and openers ("Please"): the title is those words
+    if not _words(strip_front(text.replace("`", " "))[0]):
+        return  # nothing but labels and openers ("Please", "` Please `"): the title is those words
     assert not re.match(r"^(?:fix|plan|bug fix|feat(?:\([^)]*\))?)\s*:", title, re.IGNORECASE), title
     assert not re.match(r"^(?:please|can you|#+\s|-\s)", title, re.IGNORECASE), title
     assert not title.endswith((".", ",", ";", ":", "!", "?", "…", "-", "—", "(")), title
